@@ -1,0 +1,40 @@
+# kubectl-triage. `make demo` shows it working; `make test` runs every test.
+GO      ?= go
+PKG     := github.com/kubectl-triage/kubectl-triage
+BIN     := bin/kubectl-triage
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+VERSION ?= $(shell git describe --tags --match 'v*' 2>/dev/null || echo v0.0.0-$(COMMIT))
+LDFLAGS := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.Commit=$(COMMIT)
+# The control plane binaries (etcd, kube-apiserver, kubectl) for tests and the
+# demo; built once from the Go module proxy and cached outside the repo.
+TESTBIN  = $(shell ./hack/testbin.sh)
+
+.PHONY: all build test unit testbin demo vet clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-triage
+
+vet:
+	$(GO) vet ./...
+
+testbin:
+	./hack/testbin.sh
+
+# Every test: unit tests and the end-to-end tests against a real
+# kube-apiserver + etcd started by the tests themselves.
+test: build vet
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
+
+# Only the tests that need no control plane.
+unit:
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)
+
+# A throwaway control plane, a broken workload on it, and kubectl triage's
+# report on it with the builtin agent.
+demo: build
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) run ./test/demo -plugin $(CURDIR)/$(BIN)
+
+clean:
+	rm -rf bin dist

@@ -1,0 +1,157 @@
+// Package bundle collects the evidence about a target into a context bundle:
+// the object, its owner chain, its pods and their nodes, the events of every
+// involved object and container logs. Everything is redacted as it is
+// collected, so no later stage ever holds a credential.
+package bundle
+
+import (
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+)
+
+// Bundle is the collected evidence. Typed slices hold each kind once; the
+// target itself is also among them when its kind is known.
+type Bundle struct {
+	Target      fault.Resource
+	Object      *unstructured.Unstructured
+	CollectedAt time.Time
+	Cluster     ClusterInfo
+
+	Pods         []*corev1.Pod
+	ReplicaSets  []*appsv1.ReplicaSet
+	Deployments  []*appsv1.Deployment
+	StatefulSets []*appsv1.StatefulSet
+	DaemonSets   []*appsv1.DaemonSet
+	Jobs         []*batchv1.Job
+	CronJobs     []*batchv1.CronJob
+	Nodes        []*corev1.Node
+
+	// Events about the involved objects, oldest first.
+	Events []corev1.Event
+	Logs   []ContainerLog
+
+	// Problems lists what could not be collected; the report says it is
+	// degraded when something important is missing.
+	Problems []Problem
+	// Requests counts API requests made during collection.
+	Requests int
+}
+
+// ClusterInfo is context/cluster-info.json.
+type ClusterInfo struct {
+	Context       string           `json:"context,omitempty"`
+	Cluster       string           `json:"cluster,omitempty"`
+	Server        string           `json:"server,omitempty"` // host only: no path, no credentials
+	ServerVersion string           `json:"serverVersion,omitempty"`
+	Namespace     string           `json:"namespace,omitempty"`
+	Involved      []fault.Resource `json:"involvedResources"`
+}
+
+// ContainerLog is a bounded tail of one container's log.
+type ContainerLog struct {
+	Namespace string `json:"namespace"`
+	Pod       string `json:"pod"`
+	Container string `json:"container"`
+	Init      bool   `json:"init,omitempty"`
+	Previous  bool   `json:"previous,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Problem is something the collector could not get.
+type Problem struct {
+	What      string `json:"what"`
+	Error     string `json:"error"`
+	Forbidden bool   `json:"forbidden,omitempty"`
+}
+
+// Pod returns the pod with this name, or nil.
+func (b *Bundle) Pod(name string) *corev1.Pod {
+	for _, p := range b.Pods {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Node returns the node with this name, or nil.
+func (b *Bundle) Node(name string) *corev1.Node {
+	for _, n := range b.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// EventsFor returns the events whose involved object has this uid, oldest first.
+func (b *Bundle) EventsFor(uid string) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range b.Events {
+		if string(e.InvolvedObject.UID) == uid {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// LogsFor returns the collected logs of one container.
+func (b *Bundle) LogsFor(pod, container string) (current, previous *ContainerLog) {
+	for i := range b.Logs {
+		l := &b.Logs[i]
+		if l.Pod != pod || l.Container != container {
+			continue
+		}
+		if l.Previous {
+			previous = l
+		} else {
+			current = l
+		}
+	}
+	return current, previous
+}
+
+// EventTime is the most recent time an event was seen.
+func EventTime(e *corev1.Event) time.Time {
+	switch {
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	case !e.FirstTimestamp.IsZero():
+		return e.FirstTimestamp.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// FirstSeen is the first time an event was seen.
+func FirstSeen(e *corev1.Event) time.Time {
+	switch {
+	case !e.FirstTimestamp.IsZero():
+		return e.FirstTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return EventTime(e)
+}
+
+func sortEvents(evs []corev1.Event) {
+	sort.SliceStable(evs, func(i, j int) bool {
+		ti, tj := EventTime(&evs[i]), EventTime(&evs[j])
+		if ti.Equal(tj) {
+			return evs[i].Name < evs[j].Name
+		}
+		return ti.Before(tj)
+	})
+}

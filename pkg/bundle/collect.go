@@ -1,0 +1,651 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+)
+
+// Options bound what is collected.
+type Options struct {
+	TailLines   int64 // lines of log per container and instance
+	LimitBytes  int64 // bytes of log per container and instance
+	MaxPods     int   // pods of a workload whose events and logs are read
+	Concurrency int   // requests in flight at once
+}
+
+// DefaultOptions are tuned for a report a human reads and an agent can
+// afford to load.
+func DefaultOptions() Options {
+	return Options{TailLines: 200, LimitBytes: 256 << 10, MaxPods: 5, Concurrency: 8}
+}
+
+// Collect gathers the bundle for the target object through cs, which must be
+// a read-only client. It fails only when the context is cancelled; anything
+// it cannot read becomes a Problem in the bundle.
+func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.Unstructured, cluster ClusterInfo, opts Options) (*Bundle, error) {
+	if opts.Concurrency <= 0 {
+		opts = DefaultOptions()
+	}
+	c := &collector{cs: cs, opts: opts, b: &Bundle{
+		Target: fault.Resource{
+			APIVersion: target.GetAPIVersion(), Kind: target.GetKind(), Name: target.GetName(),
+			Namespace: target.GetNamespace(), UID: string(target.GetUID()),
+		},
+		CollectedAt: time.Now().UTC(),
+		Cluster:     cluster,
+	}, seen: map[types.UID]bool{}}
+
+	obj := target.DeepCopy()
+	redact.Object(obj.Object)
+	c.b.Object = obj
+	c.add(obj)
+
+	// Walk up the controller chain, then down to the pods a workload runs:
+	// each step needs the previous one's answer, so these are sequential.
+	c.owners(ctx, target.GetNamespace(), target.GetOwnerReferences())
+	c.children(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// Nodes, events and logs are independent: fetch them in parallel.
+	c.parallel(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sortEvents(c.b.Events)
+	c.b.Cluster.Involved = c.involved()
+	return c.b, nil
+}
+
+type collector struct {
+	cs   kubernetes.Interface
+	opts Options
+	mu   sync.Mutex
+	b    *Bundle
+	seen map[types.UID]bool
+}
+
+func (c *collector) problem(what string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Problems = append(c.b.Problems, Problem{What: what, Error: err.Error(), Forbidden: apierrors.IsForbidden(err)})
+}
+
+func (c *collector) count() {
+	c.mu.Lock()
+	c.b.Requests++
+	c.mu.Unlock()
+}
+
+// add files a typed copy of obj into the bundle, once per uid.
+func (c *collector) add(obj *unstructured.Unstructured) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if uid := obj.GetUID(); uid != "" {
+		if c.seen[uid] {
+			return
+		}
+		c.seen[uid] = true
+	}
+	conv := runtime.DefaultUnstructuredConverter
+	switch obj.GroupVersionKind() {
+	case corev1.SchemeGroupVersion.WithKind("Pod"):
+		var p corev1.Pod
+		if conv.FromUnstructured(obj.Object, &p) == nil {
+			c.b.Pods = append(c.b.Pods, &p)
+		}
+	case corev1.SchemeGroupVersion.WithKind("Node"):
+		var n corev1.Node
+		if conv.FromUnstructured(obj.Object, &n) == nil {
+			c.b.Nodes = append(c.b.Nodes, &n)
+		}
+	case appsv1.SchemeGroupVersion.WithKind("ReplicaSet"):
+		var r appsv1.ReplicaSet
+		if conv.FromUnstructured(obj.Object, &r) == nil {
+			c.b.ReplicaSets = append(c.b.ReplicaSets, &r)
+		}
+	case appsv1.SchemeGroupVersion.WithKind("Deployment"):
+		var d appsv1.Deployment
+		if conv.FromUnstructured(obj.Object, &d) == nil {
+			c.b.Deployments = append(c.b.Deployments, &d)
+		}
+	case appsv1.SchemeGroupVersion.WithKind("StatefulSet"):
+		var s appsv1.StatefulSet
+		if conv.FromUnstructured(obj.Object, &s) == nil {
+			c.b.StatefulSets = append(c.b.StatefulSets, &s)
+		}
+	case appsv1.SchemeGroupVersion.WithKind("DaemonSet"):
+		var d appsv1.DaemonSet
+		if conv.FromUnstructured(obj.Object, &d) == nil {
+			c.b.DaemonSets = append(c.b.DaemonSets, &d)
+		}
+	case batchv1.SchemeGroupVersion.WithKind("Job"):
+		var j batchv1.Job
+		if conv.FromUnstructured(obj.Object, &j) == nil {
+			c.b.Jobs = append(c.b.Jobs, &j)
+		}
+	case batchv1.SchemeGroupVersion.WithKind("CronJob"):
+		var j batchv1.CronJob
+		if conv.FromUnstructured(obj.Object, &j) == nil {
+			c.b.CronJobs = append(c.b.CronJobs, &j)
+		}
+	}
+}
+
+// addTyped redacts a typed object fetched through the clientset (which
+// leaves TypeMeta empty), stamps its kind and files it.
+func (c *collector) addTyped(obj runtime.Object, gvk schema.GroupVersionKind) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	redact.Object(u.Object)
+	c.add(u)
+}
+
+var (
+	gvkPod         = corev1.SchemeGroupVersion.WithKind("Pod")
+	gvkNode        = corev1.SchemeGroupVersion.WithKind("Node")
+	gvkReplicaSet  = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+	gvkDeployment  = appsv1.SchemeGroupVersion.WithKind("Deployment")
+	gvkStatefulSet = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
+	gvkDaemonSet   = appsv1.SchemeGroupVersion.WithKind("DaemonSet")
+	gvkJob         = batchv1.SchemeGroupVersion.WithKind("Job")
+	gvkCronJob     = batchv1.SchemeGroupVersion.WithKind("CronJob")
+)
+
+// owners follows controller ownerReferences upward: Pod → ReplicaSet →
+// Deployment, Pod → StatefulSet/DaemonSet/Job → CronJob.
+func (c *collector) owners(ctx context.Context, ns string, refs []metav1.OwnerReference) {
+	for depth := 0; depth < 4; depth++ {
+		ref := controllerOf(refs)
+		if ref == nil || c.seen[ref.UID] {
+			return
+		}
+		get, gvk, known := c.ownerGetter(ns, ref.Kind)
+		if !known {
+			return // a custom controller: named in the object, not followed
+		}
+		c.count()
+		obj, err := get(ctx, ref.Name)
+		what := fmt.Sprintf("%s %s/%s", ref.Kind, ns, ref.Name)
+		if err != nil {
+			c.problem("owner "+what, err)
+			return
+		}
+		c.addTyped(obj.(runtime.Object), gvk)
+		refs = obj.GetOwnerReferences()
+	}
+}
+
+type getter func(ctx context.Context, name string) (metav1.Object, error)
+
+func (c *collector) ownerGetter(ns, kind string) (getter, schema.GroupVersionKind, bool) {
+	opts := metav1.GetOptions{}
+	apps, batch := c.cs.AppsV1(), c.cs.BatchV1()
+	switch kind {
+	case "ReplicaSet":
+		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.ReplicaSets(ns).Get(ctx, n, opts) }, gvkReplicaSet, true
+	case "Deployment":
+		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.Deployments(ns).Get(ctx, n, opts) }, gvkDeployment, true
+	case "StatefulSet":
+		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.StatefulSets(ns).Get(ctx, n, opts) }, gvkStatefulSet, true
+	case "DaemonSet":
+		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.DaemonSets(ns).Get(ctx, n, opts) }, gvkDaemonSet, true
+	case "Job":
+		return func(ctx context.Context, n string) (metav1.Object, error) { return batch.Jobs(ns).Get(ctx, n, opts) }, gvkJob, true
+	case "CronJob":
+		return func(ctx context.Context, n string) (metav1.Object, error) { return batch.CronJobs(ns).Get(ctx, n, opts) }, gvkCronJob, true
+	}
+	return nil, schema.GroupVersionKind{}, false
+}
+
+func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if refs[i].Controller != nil && *refs[i].Controller {
+			return &refs[i]
+		}
+	}
+	return nil
+}
+
+// children lists what a workload target runs: ReplicaSets and pods of a
+// Deployment, pods of a ReplicaSet/StatefulSet/DaemonSet/Job, Jobs of a
+// CronJob. Lists are by label selector, never the whole namespace.
+func (c *collector) children(ctx context.Context) {
+	ns := c.b.Target.Namespace
+	switch c.b.Target.Kind {
+	case "Deployment":
+		if len(c.b.Deployments) == 0 {
+			return
+		}
+		d := c.b.Deployments[0]
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil {
+			c.problem("selector of deployment "+d.Name, err)
+			return
+		}
+		c.count()
+		rsl, err := c.cs.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+		if err != nil {
+			c.problem("replicasets of deployment "+d.Name, err)
+		} else {
+			for i := range rsl.Items {
+				if ownedBy(&rsl.Items[i], d.UID) {
+					c.addTyped(&rsl.Items[i], gvkReplicaSet)
+				}
+			}
+		}
+		c.pods(ctx, ns, sel.String(), func(p *corev1.Pod) bool {
+			ref := controllerOf(p.OwnerReferences)
+			if ref == nil {
+				return false
+			}
+			for _, rs := range c.b.ReplicaSets {
+				if rs.UID == ref.UID {
+					return true
+				}
+			}
+			return false
+		})
+	case "ReplicaSet", "StatefulSet", "DaemonSet", "Job":
+		sel := selectorOfTarget(c.b)
+		if sel == "" {
+			return
+		}
+		uid := types.UID(c.b.Target.UID)
+		c.pods(ctx, ns, sel, func(p *corev1.Pod) bool {
+			ref := controllerOf(p.OwnerReferences)
+			return ref != nil && ref.UID == uid
+		})
+	case "CronJob":
+		c.count()
+		jobs, err := c.cs.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			c.problem("jobs of cronjob "+c.b.Target.Name, err)
+			return
+		}
+		var owned []*batchv1.Job
+		for i := range jobs.Items {
+			if ownedBy(&jobs.Items[i], types.UID(c.b.Target.UID)) {
+				owned = append(owned, &jobs.Items[i])
+			}
+		}
+		sort.Slice(owned, func(i, j int) bool {
+			return owned[i].CreationTimestamp.After(owned[j].CreationTimestamp.Time)
+		})
+		if len(owned) > c.opts.MaxPods {
+			owned = owned[:c.opts.MaxPods]
+		}
+		for _, j := range owned {
+			c.addTyped(j, gvkJob)
+		}
+		if len(owned) > 0 && owned[0].Spec.Selector != nil {
+			newest := owned[0]
+			if sel, err := metav1.LabelSelectorAsSelector(newest.Spec.Selector); err == nil {
+				c.pods(ctx, ns, sel.String(), func(p *corev1.Pod) bool {
+					ref := controllerOf(p.OwnerReferences)
+					return ref != nil && ref.UID == newest.UID
+				})
+			}
+		}
+	}
+}
+
+func selectorOfTarget(b *Bundle) string {
+	var ls *metav1.LabelSelector
+	switch {
+	case len(b.ReplicaSets) > 0 && b.Target.Kind == "ReplicaSet":
+		ls = b.ReplicaSets[0].Spec.Selector
+	case len(b.StatefulSets) > 0 && b.Target.Kind == "StatefulSet":
+		ls = b.StatefulSets[0].Spec.Selector
+	case len(b.DaemonSets) > 0 && b.Target.Kind == "DaemonSet":
+		ls = b.DaemonSets[0].Spec.Selector
+	case len(b.Jobs) > 0 && b.Target.Kind == "Job":
+		ls = b.Jobs[0].Spec.Selector
+	}
+	if ls == nil {
+		return ""
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil {
+		return ""
+	}
+	return sel.String()
+}
+
+func ownedBy(obj metav1.Object, uid types.UID) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// pods lists a workload's pods by selector, keeps those keep accepts, and of
+// those the unhealthy first, up to MaxPods.
+func (c *collector) pods(ctx context.Context, ns, selector string, keep func(*corev1.Pod) bool) {
+	c.count()
+	list, err := c.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		c.problem("pods matching "+selector, err)
+		return
+	}
+	var kept []*corev1.Pod
+	for i := range list.Items {
+		if keep(&list.Items[i]) {
+			kept = append(kept, &list.Items[i])
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		hi, hj := podHealthy(kept[i]), podHealthy(kept[j])
+		if hi != hj {
+			return !hi
+		}
+		return kept[i].CreationTimestamp.After(kept[j].CreationTimestamp.Time)
+	})
+	if len(kept) > c.opts.MaxPods {
+		kept = kept[:c.opts.MaxPods]
+	}
+	for _, p := range kept {
+		c.addTyped(p, gvkPod)
+	}
+}
+
+func podHealthy(p *corev1.Pod) bool {
+	if p.Status.Phase == corev1.PodSucceeded {
+		return true
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// parallel fetches nodes, events and logs with bounded concurrency.
+func (c *collector) parallel(ctx context.Context) {
+	sem := make(chan struct{}, c.opts.Concurrency)
+	var wg sync.WaitGroup
+	run := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			f()
+		}()
+	}
+
+	c.mu.Lock()
+	pods := append([]*corev1.Pod(nil), c.b.Pods...)
+	c.mu.Unlock()
+
+	if unscheduled(pods) {
+		// The scheduler's "Insufficient cpu" only means something next to
+		// what the nodes offer; one list of nodes, bounded.
+		c.nodes(ctx)
+	}
+	nodeNames := map[string]bool{}
+	podNodes := map[string]bool{}
+	for _, p := range pods {
+		podNodes[p.Spec.NodeName] = p.Spec.NodeName != ""
+	}
+	for _, p := range pods {
+		if n := p.Spec.NodeName; n != "" && !nodeNames[n] && c.b.Node(n) == nil {
+			nodeNames[n] = true
+			run(func() { c.node(ctx, n) })
+		}
+	}
+	for _, p := range pods {
+		for _, l := range logRequests(p) {
+			run(func() { c.log(ctx, p.Namespace, p.Name, l) })
+		}
+	}
+	wg.Wait() // nodes must be known before their events are read
+
+	quiet := idleOldReplicaSets(c.b.ReplicaSets)
+	for _, ref := range c.involved() {
+		if ref.UID == "" || quiet[ref.UID] {
+			continue
+		}
+		// Only the nodes the pods run on: a listed node pool is context for
+		// the scheduler's message, not a suspect.
+		if ref.Kind == "Node" && ref.UID != c.b.Target.UID && !nodeNames[ref.Name] && !podNodes[ref.Name] {
+			continue
+		}
+		run(func() { c.events(ctx, ref) })
+	}
+	wg.Wait()
+}
+
+// idleOldReplicaSets are scaled-down revisions other than the newest: their
+// events, if any survive, say nothing about today, and reading them would
+// make the cost grow with the rollout history.
+func idleOldReplicaSets(rss []*appsv1.ReplicaSet) map[string]bool {
+	out := map[string]bool{}
+	newest := NewestReplicaSet(rss)
+	for _, rs := range rss {
+		if rs != newest && rs.Status.Replicas == 0 && (rs.Spec.Replicas == nil || *rs.Spec.Replicas == 0) {
+			out[string(rs.UID)] = true
+		}
+	}
+	return out
+}
+
+// NewestReplicaSet is the one with the highest revision annotation (creation
+// time breaks ties).
+func NewestReplicaSet(rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	var best *appsv1.ReplicaSet
+	bestRev := int64(-1)
+	for _, rs := range rss {
+		rev := Revision(rs)
+		if best == nil || rev > bestRev || (rev == bestRev && rs.CreationTimestamp.After(best.CreationTimestamp.Time)) {
+			best, bestRev = rs, rev
+		}
+	}
+	return best
+}
+
+// Revision reads deployment.kubernetes.io/revision, 0 when absent.
+func Revision(obj metav1.Object) int64 {
+	v, err := strconv.ParseInt(obj.GetAnnotations()["deployment.kubernetes.io/revision"], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+func unscheduled(pods []*corev1.Pod) bool {
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+const maxNodes = 500
+
+func (c *collector) nodes(ctx context.Context) {
+	c.count()
+	list, err := c.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: maxNodes})
+	if err != nil {
+		c.problem("nodes", err)
+		return
+	}
+	for i := range list.Items {
+		c.addTyped(&list.Items[i], gvkNode)
+	}
+}
+
+func (c *collector) node(ctx context.Context, name string) {
+	c.count()
+	n, err := c.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		c.problem("node "+name, err)
+		return
+	}
+	c.addTyped(n, gvkNode)
+}
+
+// events lists the events of one object by uid inside its namespace (node
+// events live in "default"): a field-selected list, never a cluster-wide one.
+func (c *collector) events(ctx context.Context, ref fault.Resource) {
+	ns := ref.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	c.count()
+	sel := fields.OneTermEqualSelector("involvedObject.uid", ref.UID).String()
+	list, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	if err != nil {
+		c.problem(fmt.Sprintf("events of %s/%s", strings.ToLower(ref.Kind), ref.Name), err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range list.Items {
+		e.ManagedFields = nil
+		e.Message, _ = redact.Text(e.Message)
+		c.b.Events = append(c.b.Events, e)
+	}
+}
+
+type logRequest struct {
+	container string
+	init      bool
+	previous  bool
+}
+
+// logRequests asks only for logs that can exist: the current instance of a
+// container that has started, the previous one of a container that has
+// terminated before. Asking for others only earns a 400 from the kubelet.
+func logRequests(p *corev1.Pod) []logRequest {
+	var out []logRequest
+	add := func(statuses []corev1.ContainerStatus, init bool) {
+		for _, s := range statuses {
+			if s.State.Running != nil || s.State.Terminated != nil {
+				out = append(out, logRequest{container: s.Name, init: init})
+			}
+			if s.LastTerminationState.Terminated != nil || s.RestartCount > 0 {
+				out = append(out, logRequest{container: s.Name, init: init, previous: true})
+			}
+		}
+	}
+	add(p.Status.InitContainerStatuses, true)
+	add(p.Status.ContainerStatuses, false)
+	return out
+}
+
+func (c *collector) log(ctx context.Context, ns, pod string, r logRequest) {
+	c.count()
+	opts := &corev1.PodLogOptions{
+		Container:  r.container,
+		Previous:   r.previous,
+		TailLines:  &c.opts.TailLines,
+		LimitBytes: &c.opts.LimitBytes,
+		Timestamps: true,
+	}
+	entry := ContainerLog{Namespace: ns, Pod: pod, Container: r.container, Init: r.init, Previous: r.previous}
+	stream, err := c.cs.CoreV1().Pods(ns).GetLogs(pod, opts).Stream(ctx)
+	if err == nil {
+		var data []byte
+		data, err = io.ReadAll(io.LimitReader(stream, c.opts.LimitBytes+1))
+		stream.Close()
+		if int64(len(data)) > c.opts.LimitBytes {
+			data = data[:c.opts.LimitBytes]
+			entry.Truncated = true
+		}
+		entry.Text, _ = redact.Text(string(data))
+	}
+	if err != nil {
+		entry.Error = logError(err)
+	}
+	c.mu.Lock()
+	c.b.Logs = append(c.b.Logs, entry)
+	c.mu.Unlock()
+}
+
+func logError(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+// involved lists every object in the bundle, target first.
+func (c *collector) involved() []fault.Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.b
+	out := []fault.Resource{b.Target}
+	addMeta := func(kind, apiVersion string, o metav1.Object) {
+		if string(o.GetUID()) == b.Target.UID {
+			return
+		}
+		out = append(out, fault.Resource{APIVersion: apiVersion, Kind: kind, Name: o.GetName(), Namespace: o.GetNamespace(), UID: string(o.GetUID())})
+	}
+	for _, o := range b.CronJobs {
+		addMeta("CronJob", "batch/v1", o)
+	}
+	for _, o := range b.Jobs {
+		addMeta("Job", "batch/v1", o)
+	}
+	for _, o := range b.Deployments {
+		addMeta("Deployment", "apps/v1", o)
+	}
+	for _, o := range b.StatefulSets {
+		addMeta("StatefulSet", "apps/v1", o)
+	}
+	for _, o := range b.DaemonSets {
+		addMeta("DaemonSet", "apps/v1", o)
+	}
+	for _, o := range b.ReplicaSets {
+		addMeta("ReplicaSet", "apps/v1", o)
+	}
+	for _, o := range b.Pods {
+		addMeta("Pod", "v1", o)
+	}
+	for _, o := range b.Nodes {
+		addMeta("Node", "v1", o)
+	}
+	return out
+}

@@ -1,0 +1,46 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/go-logr/logr"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+)
+
+// Execute runs kubectl triage with the process's arguments and returns the
+// exit code. The first Ctrl-C cancels gracefully (the incident ends
+// cancelled); a second one kills as usual.
+func Execute() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	return Run(ctx, streams, os.Args[1:])
+}
+
+// Run executes the command tree with args; tests call it in-process.
+func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string) int {
+	// client-go logs transport retries through klog; the error we return
+	// says it once, in one line.
+	klog.SetLogger(logr.Discard())
+	root := NewCmdTriage(streams)
+	root.SetArgs(args)
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
+		}
+		return codeOf(err)
+	}
+	return ExitResolved
+}

@@ -1,0 +1,301 @@
+// Package cmd holds the kubectl triage commands: options structs with
+// Complete/Validate/Run in the kubectl style, over the engine in pkg/triage.
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
+	"github.com/kubectl-triage/kubectl-triage/pkg/target"
+	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
+	"github.com/kubectl-triage/kubectl-triage/pkg/version"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
+)
+
+// Environment variables, named as in the seed specifications so existing
+// deployments carry over.
+const (
+	envAgent   = "AGENT_CLI"
+	envTimeout = "AGENT_TIMEOUT"
+	envLogLvl  = "LOG_LEVEL"
+)
+
+const defaultTimeout = 10 * time.Minute
+
+var triageLong = `Investigate why a Kubernetes resource is failing and print a report: symptom,
+evidence, timeline, hypotheses checked, root cause with a confidence, and the
+fix a human should apply.
+
+kubectl triage never changes the cluster. It reads through a client that
+refuses every write, collects the evidence into an incident workspace, and
+runs a read-only agent on it (the builtin investigator by default).
+
+The report goes to stdout; progress goes to stderr.`
+
+var triageExample = `  # Why is this pod crash-looping?
+  kubectl triage pod/checkout-7d9f -n shop
+
+  # A bare name means a pod, as with kubectl logs
+  kubectl triage checkout-7d9f -n shop
+
+  # A workload, in either TYPE/NAME or TYPE NAME form
+  kubectl triage deploy/checkout -n shop
+  kubectl triage deployment checkout -n shop
+
+  # Save the report for a ticket
+  kubectl triage pod/checkout-7d9f -n shop > report.md`
+
+// TriageOptions are the options of `kubectl triage TYPE/NAME`.
+type TriageOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+
+	Args          []string
+	AgentName     string
+	Timeout       time.Duration
+	WorkspaceRoot string
+	Quiet         bool
+
+	namespace string
+	agent     agent.Agent
+	getEnv    func(string) string
+}
+
+// NewTriageOptions returns options with defaults.
+func NewTriageOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *TriageOptions {
+	return &TriageOptions{
+		configFlags: flags,
+		IOStreams:   streams,
+		AgentName:   agent.BuiltinName,
+		Timeout:     defaultTimeout,
+		getEnv:      os.Getenv,
+	}
+}
+
+// NewCmdTriage is the root command: `kubectl triage`.
+func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
+	flags := genericclioptions.NewConfigFlags(true)
+	// Every client this process builds goes through the read-only transport.
+	flags.WrapConfigFn = func(c *rest.Config) *rest.Config {
+		c = readonly.Config(c)
+		c.UserAgent = version.UserAgent()
+		return c
+	}
+	o := NewTriageOptions(flags, streams)
+
+	cmd := &cobra.Command{
+		Use:                   "triage [TYPE/NAME | TYPE NAME | POD] [flags]",
+		Annotations:           map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl triage"},
+		// Arguments that are not subcommands name the resource to triage.
+		Args: cobra.ArbitraryArgs,
+		DisableFlagsInUseLine: true,
+		Short:                 "Find out why a Kubernetes resource is broken, read-only",
+		Long:                  triageLong,
+		Example:               triageExample,
+		SilenceUsage:          true,
+		SilenceErrors:         true,
+		Version:               version.Version,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(c, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	cmd.SetVersionTemplate("kubectl-triage {{.Version}}\n")
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())
+	})
+	o.AddFlags(cmd)
+	flags.AddFlags(cmd.PersistentFlags())
+	cmd.AddCommand(NewCmdVersion(streams))
+	return cmd
+}
+
+// AddFlags registers the triage flags.
+func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.AgentName, "agent", o.AgentName, fmt.Sprintf("Agent that investigates (%s). Env: %s", strings.Join(agent.Names(), ", "), envAgent))
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long. Env: "+envTimeout)
+	f.StringVar(&o.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "Print only the report: no progress on stderr")
+}
+
+// Complete fills the options from flags, environment and kubeconfig.
+func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.Args = args
+	fromEnv := func(flag, env string, set func(string) error) error {
+		if cmd.Flags().Changed(flag) {
+			return nil
+		}
+		if v := o.getEnv(env); v != "" {
+			if err := set(v); err != nil {
+				return fmt.Errorf("invalid %s=%q: %w", env, v, err)
+			}
+		}
+		return nil
+	}
+	if err := fromEnv("agent", envAgent, func(v string) error { o.AgentName = v; return nil }); err != nil {
+		return err
+	}
+	if err := fromEnv("timeout", envTimeout, func(v string) error {
+		d, err := time.ParseDuration(v)
+		o.Timeout = d
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := fromEnv("workspace-root", workspace.EnvWorkspaceRoot, func(v string) error { o.WorkspaceRoot = v; return nil }); err != nil {
+		return err
+	}
+	if o.WorkspaceRoot == "" {
+		root, err := workspace.DefaultRoot()
+		if err != nil {
+			return err
+		}
+		o.WorkspaceRoot = root
+	}
+	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return fmt.Errorf("read kubeconfig: %w", err)
+	}
+	o.namespace = ns
+	return nil
+}
+
+// Validate checks the options before anything touches the cluster or disk.
+func (o *TriageOptions) Validate() error {
+	if _, err := target.Normalize(o.Args); err != nil {
+		return err
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive, got %s", o.Timeout)
+	}
+	a, err := agent.New(o.AgentName)
+	if err != nil {
+		return err
+	}
+	o.agent = a
+	return nil
+}
+
+// Run resolves the target, triages it and prints the report.
+func (o *TriageOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	progress := o.progress()
+	progress("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
+	t, err := target.Resolve(o.configFlags, o.namespace, o.Args)
+	if err != nil {
+		return err
+	}
+	cfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	info := o.clusterInfo(cfg, cs)
+	ref := t.Ref()
+	faultType, severity, message := fault.Classify(t.Object)
+	clusterName := info.Cluster
+	if clusterName == "" {
+		clusterName = info.Context
+	}
+	ev, err := fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now())
+	if err != nil {
+		return err
+	}
+
+	res, err := triage.Run(ctx, cs, ev, t.Object, triage.Options{
+		WorkspaceRoot: o.WorkspaceRoot,
+		Agent:         o.agent,
+		Timeout:       o.Timeout,
+		Cluster:       info,
+		Progress:      progress,
+		Logger:        o.logger(),
+	})
+	if err != nil {
+		return err
+	}
+	return o.finish(res)
+}
+
+func (o *TriageOptions) finish(res *triage.Result) error {
+	inc := res.Incident
+	code := exitCodeFor(inc)
+	switch inc.Status {
+	case incident.Resolved:
+		fmt.Fprint(o.Out, res.Report)
+		o.progress()("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause)
+		return nil
+	case incident.AgentFailed:
+		return &exitError{code: code, err: fmt.Errorf("the %s agent produced no valid report (%s); see %s", inc.Agent.Name, inc.FailureReason, inc.Workspace)}
+	}
+	return &exitError{code: code, err: fmt.Errorf("incident %s failed: %s; workspace %s", inc.IncidentID, inc.FailureReason, inc.Workspace)}
+}
+
+func (o *TriageOptions) progress() func(string, ...any) {
+	if o.Quiet {
+		return func(string, ...any) {}
+	}
+	return func(format string, a ...any) {
+		fmt.Fprintf(o.ErrOut, format+"\n", a...)
+	}
+}
+
+func (o *TriageOptions) logger() *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.getEnv(envLogLvl))); err != nil || o.getEnv(envLogLvl) == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return slog.New(slog.NewTextHandler(o.ErrOut, &slog.HandlerOptions{Level: level}))
+}
+
+// clusterInfo names the cluster for the report: context and cluster from the
+// kubeconfig, the server's host (never its credentials) and version.
+func (o *TriageOptions) clusterInfo(cfg *rest.Config, cs kubernetes.Interface) bundle.ClusterInfo {
+	info := bundle.ClusterInfo{Namespace: o.namespace}
+	if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		info.Context = raw.CurrentContext
+		if o.configFlags.Context != nil && *o.configFlags.Context != "" {
+			info.Context = *o.configFlags.Context
+		}
+		if c, ok := raw.Contexts[info.Context]; ok {
+			info.Cluster = c.Cluster
+		}
+		if o.configFlags.ClusterName != nil && *o.configFlags.ClusterName != "" {
+			info.Cluster = *o.configFlags.ClusterName
+		}
+	}
+	if u, err := url.Parse(cfg.Host); err == nil {
+		info.Server = u.Host
+	}
+	if v, err := cs.Discovery().ServerVersion(); err == nil {
+		info.ServerVersion = v.GitVersion
+	}
+	return info
+}

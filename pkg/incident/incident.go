@@ -1,0 +1,137 @@
+// Package incident is the incident record (incident.json, DESIGN.md §4): the
+// response to one fault, its lifecycle and the atomic store that keeps it.
+package incident
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+)
+
+// Status is the incident's lifecycle state.
+type Status string
+
+const (
+	Investigating Status = "investigating"
+	Resolved      Status = "resolved"
+	Failed        Status = "failed"
+	AgentFailed   Status = "agent_failed"
+)
+
+// AgentState is the agent run's lifecycle state.
+type AgentState string
+
+const (
+	AgentCreated   AgentState = "created"
+	AgentStarting  AgentState = "starting"
+	AgentRunning   AgentState = "running"
+	AgentSuccess   AgentState = "success"
+	AgentFailure   AgentState = "failed"
+	AgentTimeout   AgentState = "timeout"
+	AgentCancelled AgentState = "cancelled"
+)
+
+// Failure reasons recorded in failureReason for the failed status.
+const (
+	ReasonTimeout   = "timeout"
+	ReasonCancelled = "cancelled"
+)
+
+// FileName is the record's name inside a workspace.
+const FileName = "incident.json"
+
+// Agent describes the agent run.
+type Agent struct {
+	Name     string     `json:"name"`
+	Command  []string   `json:"command,omitempty"`
+	Model    string     `json:"model,omitempty"`
+	State    AgentState `json:"state"`
+	PID      int        `json:"pid,omitempty"`
+	ExitCode *int       `json:"exitCode,omitempty"`
+	Signal   string     `json:"signal,omitempty"`
+}
+
+// ReportRef points at the report and carries its headline.
+type ReportRef struct {
+	Path            string  `json:"path"`
+	RootCause       string  `json:"rootCause,omitempty"`
+	Confidence      float64 `json:"confidence,omitempty"`
+	ConfidenceLevel string  `json:"confidenceLevel,omitempty"`
+}
+
+// Incident is the record kept in incident.json.
+type Incident struct {
+	IncidentID        string         `json:"incidentId"`
+	TriggeringEventID string         `json:"triggeringEventId"`
+	Status            Status         `json:"status"`
+	FailureReason     string         `json:"failureReason,omitempty"`
+	Cluster           string         `json:"cluster,omitempty"`
+	Context           string         `json:"context,omitempty"`
+	Namespace         string         `json:"namespace,omitempty"`
+	Resource          fault.Resource `json:"resource"`
+	FaultType         string         `json:"faultType"`
+	Severity          string         `json:"severity"`
+	Message           string         `json:"message,omitempty"`
+	Timestamp         time.Time      `json:"timestamp"`
+	CreatedAt         time.Time      `json:"createdAt"`
+	StartedAt         *time.Time     `json:"startedAt,omitempty"`
+	CompletedAt       *time.Time     `json:"completedAt,omitempty"`
+	Agent             Agent          `json:"agent"`
+	Sandbox           string         `json:"sandbox,omitempty"`
+	Workspace         string         `json:"workspace"`
+	Report            *ReportRef     `json:"report,omitempty"`
+}
+
+// New makes the record for a fault, copying (flattening) what it needs so the
+// event itself is never modified.
+func New(id string, ev *fault.Event, contextName, agentName string, now time.Time) *Incident {
+	inc := &Incident{
+		IncidentID:        id,
+		TriggeringEventID: ev.EventID,
+		Status:            Investigating,
+		Cluster:           ev.Cluster,
+		Context:           contextName,
+		Namespace:         ev.Namespace(),
+		FaultType:         ev.FaultType,
+		Severity:          ev.Severity,
+		Message:           ev.Context,
+		Timestamp:         ev.Timestamp,
+		CreatedAt:         now.UTC(),
+		Agent:             Agent{Name: agentName, State: AgentCreated},
+	}
+	if ev.Resource != nil {
+		inc.Resource = *ev.Resource
+	}
+	return inc
+}
+
+// Finished reports whether the incident reached a final status.
+func (i *Incident) Finished() bool { return i.Status != Investigating }
+
+// Save writes the record to path atomically: a temp file in the same
+// directory, fsync, rename. A crash leaves the old or the new record, never a
+// torn one.
+func Save(path string, inc *Incident) error {
+	data, err := json.MarshalIndent(inc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode incident %s: %w", inc.IncidentID, err)
+	}
+	return atomicfile.Write(path, append(data, '\n'), 0o600)
+}
+
+// Load reads a record.
+func Load(path string) (*Incident, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var inc Incident
+	if err := json.Unmarshal(data, &inc); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return &inc, nil
+}

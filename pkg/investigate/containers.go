@@ -1,0 +1,324 @@
+package investigate
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+)
+
+// exitCode is one row of the exit-code table.
+type exitCode struct {
+	Meaning string
+	Hint    string
+}
+
+// exitCodes explains the exit codes containers commonly die with; 128+n is a
+// death by signal n.
+var exitCodes = map[int32]exitCode{
+	0:   {"exited successfully", "the main process finished; with restartPolicy Always the kubelet restarts it, so a process that is meant to run forever is returning early (a script that ends, a server started in the background)"},
+	1:   {"general application error", "the application exited on an error of its own"},
+	2:   {"misuse or invalid arguments", "the command line or shell script given to the container is wrong"},
+	126: {"command not executable", "the entrypoint exists but cannot be executed (permissions, wrong binary format)"},
+	127: {"command not found", "the entrypoint or a command it runs does not exist in the image"},
+	130: {"interrupted (SIGINT)", "the process received SIGINT"},
+	134: {"aborted (SIGABRT)", "the process aborted itself, usually a failed assertion or a runtime abort"},
+	137: {"killed (SIGKILL)", "something killed the process with SIGKILL: a failed liveness probe after the grace period, a preStop timeout, or a kill from outside; OOM kills report reason OOMKilled"},
+	139: {"segmentation fault (SIGSEGV)", "the process accessed invalid memory: a native crash, often a binary built for another libc or CPU"},
+	143: {"terminated (SIGTERM)", "the process was asked to stop with SIGTERM: a liveness probe failure, a rollout or a node drain"},
+	255: {"exit status 255", "the process exited with -1/255, often a generic fatal error or an exec failure in a wrapper"},
+}
+
+func explainExit(code int32) exitCode {
+	if e, ok := exitCodes[code]; ok {
+		return e
+	}
+	if code > 128 && code < 160 {
+		return exitCode{fmt.Sprintf("killed by signal %d", code-128), "the process died from a signal"}
+	}
+	return exitCode{fmt.Sprintf("exit code %d", code), "the application chose this exit code; its documentation or logs say what it means"}
+}
+
+func podRef(p *corev1.Pod) string { return "pod/" + p.Name }
+
+func nsFlag(p *corev1.Pod) string { return "-n " + p.Namespace }
+
+func statusCmd(p *corev1.Pod, container, field string) string {
+	return fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.containerStatuses[?(@.name=="%s")].%s}'`, p.Name, nsFlag(p), container, field)
+}
+
+func logsCmd(p *corev1.Pod, container string, previous bool) string {
+	prev := ""
+	if previous {
+		prev = " --previous"
+	}
+	return fmt.Sprintf("kubectl logs %s %s -c %s%s --tail=50", p.Name, nsFlag(p), container, prev)
+}
+
+func specOf(p *corev1.Pod, name string) *corev1.Container {
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == name {
+			return &p.Spec.Containers[i]
+		}
+	}
+	for i := range p.Spec.InitContainers {
+		if p.Spec.InitContainers[i].Name == name {
+			return &p.Spec.InitContainers[i]
+		}
+	}
+	return nil
+}
+
+// ownerName is the workload to change for a pod: its top controller in the
+// bundle, or the pod itself.
+func ownerName(c *Context, p *corev1.Pod) (kind, name string) {
+	b := c.B
+	switch {
+	case len(b.Deployments) > 0:
+		return "deployment", b.Deployments[0].Name
+	case len(b.StatefulSets) > 0:
+		return "statefulset", b.StatefulSets[0].Name
+	case len(b.DaemonSets) > 0:
+		return "daemonset", b.DaemonSets[0].Name
+	case len(b.CronJobs) > 0:
+		return "cronjob", b.CronJobs[0].Name
+	case len(b.Jobs) > 0:
+		return "job", b.Jobs[0].Name
+	}
+	return "pod", p.Name
+}
+
+// checkOOMKilled: a container killed by the kernel's OOM killer at its limit.
+func checkOOMKilled(c *Context) []Finding {
+	var out []Finding
+	for _, p := range c.B.Pods {
+		for _, cs := range allStatuses(p) {
+			st := cs.status
+			term, current := st.LastTerminationState.Terminated, false
+			if st.State.Terminated != nil && st.State.Terminated.Reason == "OOMKilled" {
+				term, current = st.State.Terminated, true
+			}
+			if term == nil || term.Reason != "OOMKilled" {
+				continue
+			}
+			if st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" {
+				current = true
+			}
+			limit := "no memory limit"
+			if spec := specOf(p, st.Name); spec != nil {
+				if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
+					limit = "memory limit " + q.String()
+				}
+			}
+			e1 := c.Evidence(
+				fmt.Sprintf("Container %s last terminated with reason OOMKilled, exit code %d, at %s (%d restarts)", st.Name, term.ExitCode, term.FinishedAt.UTC().Format("15:04:05"), st.RestartCount),
+				fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", podRef(p), st.Name),
+				statusCmd(p, st.Name, "lastState.terminated"))
+			e2 := c.Evidence(fmt.Sprintf("Container %s has %s", st.Name, limit),
+				fmt.Sprintf("%s .spec.containers[%s].resources", podRef(p), st.Name),
+				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].resources}'`, p.Name, nsFlag(p), st.Name))
+			kind, owner := ownerName(c, p)
+			newLimit := "<a higher limit, e.g. 2x the current one>"
+			if spec := specOf(p, st.Name); spec != nil {
+				if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
+					d := q.DeepCopy()
+					d.Add(q)
+					newLimit = d.String()
+				}
+			}
+			out = append(out, Finding{
+				Category:   "OOMKilled",
+				Hypothesis: fmt.Sprintf("Container %s is killed for exceeding its memory (%s)", st.Name, limit),
+				Verdict:    report.Validated, Confidence: 0.95, Evidence: []string{e1, e2},
+				Title:   fmt.Sprintf("container %s is OOMKilled at its %s", st.Name, limit),
+				Summary: fmt.Sprintf("Container %s of pod %s uses more memory than its %s allows; the kernel OOM killer ends it (exit code 137) and the kubelet restarts it.", st.Name, p.Name, limit),
+				Mechanism: "When a container's memory usage reaches its cgroup limit, the kernel kills its process (SIGKILL, exit 137) and the kubelet records reason OOMKilled. " +
+					"Either the limit is too low for the workload's real peak, or the application leaks memory.",
+				Culprit: fmt.Sprintf("%s container %s resources.limits.memory (%s)", podRef(p), st.Name, strings.TrimPrefix(limit, "memory limit ")),
+				Actions: []report.Action{
+					raiseMemory(p, kind, owner, st.Name, newLimit),
+					{Kind: report.LongTerm, Description: "Measure the container's real memory use under load (kubectl top pod, or your metrics) and fix a leak or size the limit and any runtime heap setting (-Xmx, GOMEMLIMIT) to it.",
+						Commands: []string{fmt.Sprintf("kubectl top pod %s %s --containers", p.Name, nsFlag(p))}},
+				},
+				Current: current, Depth: 2, Subject: p.Name + "/" + st.Name,
+			})
+		}
+	}
+	return out
+}
+
+// raiseMemory proposes a higher limit on the workload, or, for a bare pod
+// whose limits cannot be changed by `kubectl set resources`, a recreate.
+func raiseMemory(p *corev1.Pod, kind, owner, container, limit string) report.Action {
+	a := report.Action{Kind: report.Immediate,
+		Description: fmt.Sprintf("Raise the memory limit of container %s so it fits the workload's peak.", container),
+		Commands:    []string{fmt.Sprintf("kubectl set resources %s/%s %s -c %s --limits=memory=%s", kind, owner, nsFlag(p), container, limit)},
+		Risk:        "the pods restart with the new limit; a higher limit needs room on the node and may leave a leak unfixed"}
+	if kind == "pod" {
+		a.Description += " A bare pod's limits cannot be set in place: change the manifest and recreate the pod."
+		a.Commands = []string{
+			fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.limits.memory: %s for container %s", p.Name, nsFlag(p), p.Name, limit, container),
+			fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name),
+		}
+		a.Risk = "replace --force deletes and recreates the pod; a higher limit needs room on the node and may leave a leak unfixed"
+	}
+	return a
+}
+
+// checkCrashLoop: a container that keeps exiting, classified by exit code
+// and by the decisive line of its last log.
+func checkCrashLoop(c *Context) []Finding {
+	var out []Finding
+	for _, p := range c.B.Pods {
+		for _, cs := range allStatuses(p) {
+			st := cs.status
+			waiting := st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
+			term := st.LastTerminationState.Terminated
+			if term == nil && st.State.Terminated != nil && st.State.Terminated.ExitCode != 0 {
+				term = st.State.Terminated
+			}
+			if !waiting && (term == nil || st.RestartCount == 0) {
+				continue
+			}
+			if term != nil && term.Reason == "OOMKilled" {
+				continue // checkOOMKilled explains it
+			}
+			out = append(out, crashFinding(c, p, st, term, waiting))
+		}
+	}
+	return out
+}
+
+func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated, waiting bool) Finding {
+	kind, owner := ownerName(c, p)
+	f := Finding{Category: "CrashLoop", Current: waiting || st.State.Terminated != nil, Depth: 1, Subject: p.Name + "/" + st.Name}
+	var evidence []string
+	if waiting {
+		evidence = append(evidence, c.Evidence(
+			fmt.Sprintf("Container %s is in CrashLoopBackOff after %d restarts", st.Name, st.RestartCount),
+			fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", podRef(p), st.Name),
+			statusCmd(p, st.Name, "state.waiting")))
+	}
+	var code exitCode
+	if term != nil {
+		code = explainExit(term.ExitCode)
+		evidence = append(evidence, c.Evidence(
+			fmt.Sprintf("Its last run ended with exit code %d (%s, reason %s) at %s", term.ExitCode, code.Meaning, orDash(term.Reason), term.FinishedAt.UTC().Format("15:04:05")),
+			fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", podRef(p), st.Name),
+			statusCmd(p, st.Name, "lastState.terminated")))
+		f.Category = fmt.Sprintf("CrashLoop/Exit%d", term.ExitCode)
+	}
+
+	// The previous instance's log says why it died; the current one may be
+	// empty if it is waiting in back-off.
+	cur, prev := c.B.LogsFor(p.Name, st.Name)
+	var dec *decisive
+	var fromPrev bool
+	for _, l := range []struct {
+		log  bool
+		prev bool
+	}{{true, true}, {true, false}} {
+		logEntry := cur
+		if l.prev {
+			logEntry = prev
+		}
+		if logEntry == nil || logEntry.Error != "" {
+			continue
+		}
+		if d := findDecisive(logEntry.Text); d != nil {
+			dec, fromPrev = d, l.prev
+			break
+		}
+	}
+
+	switch {
+	case term != nil && term.ExitCode == 0:
+		f.Category = "CrashLoop/Exit0"
+		f.Title = fmt.Sprintf("container %s exits successfully (code 0) and is restarted: its command does not keep running", st.Name)
+		f.Hypothesis = fmt.Sprintf("Container %s's main process returns instead of running forever", st.Name)
+		f.Summary = fmt.Sprintf("Container %s of pod %s exits with code 0, and restartPolicy %s restarts it until the kubelet backs off.", st.Name, p.Name, p.Spec.RestartPolicy)
+		f.Mechanism = code.Hint + "."
+		f.Confidence = 0.85
+		f.Culprit = fmt.Sprintf("%s container %s command/args", podRef(p), st.Name)
+		f.Actions = []report.Action{
+			{Kind: report.Immediate, Description: "Make the container's command run in the foreground (no `&`, no daemonizing) or, for a one-off task, run it as a Job instead of a Deployment.",
+				Commands: []string{fmt.Sprintf(`kubectl get %s/%s %s -o jsonpath='{.spec.template.spec.containers[?(@.name=="%s")].command}'`, kind, owner, nsFlag(p), st.Name)}},
+		}
+	case dec != nil && dec.Pattern.Priority > 10:
+		logEv := c.Evidence(fmt.Sprintf("Log line: %q", dec.Line),
+			fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)),
+			logsCmd(p, st.Name, fromPrev))
+		evidence = append(evidence, logEv)
+		f.Category += "/" + dec.Pattern.Class
+		what := dec.Pattern.Explains
+		detail := ""
+		if subj := subjectOf(dec.Pattern.Class, dec.Line); subj != "" {
+			detail = " (" + subj + ")"
+		}
+		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, exitSuffix(term), what, detail)
+		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)
+		f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting%s because %s%s. Its log says: %q.", st.Name, p.Name, exitSuffix(term), what, detail, dec.Line)
+		f.Mechanism = "The container's process fails at startup and exits; the kubelet restarts it with growing back-off (CrashLoopBackOff)."
+		if term != nil {
+			f.Mechanism += fmt.Sprintf(" Exit code %d means %s: %s.", term.ExitCode, code.Meaning, code.Hint)
+		}
+		f.Culprit = fmt.Sprintf("log line of %s container %s: %s", podRef(p), st.Name, dec.Line)
+		f.Confidence = 0.9
+		f.Depth = 2
+		f.Actions = []report.Action{
+			{Kind: report.Immediate, Description: dec.Pattern.Fix,
+				Commands: []string{logsCmd(p, st.Name, fromPrev), fmt.Sprintf("kubectl describe %s %s %s", kind, owner, nsFlag(p))}},
+			{Kind: report.LongTerm, Description: "If a recent rollout introduced this, roll back while the fix is prepared.",
+				Commands: []string{fmt.Sprintf("kubectl rollout undo %s/%s %s", kind, owner, nsFlag(p))},
+				Risk:     "rolls the whole workload back to the previous revision"},
+		}
+		if kind == "pod" || kind == "job" || kind == "cronjob" {
+			f.Actions = f.Actions[:1]
+		}
+	default:
+		f.Hypothesis = fmt.Sprintf("Container %s exits with an application error", st.Name)
+		f.Confidence = 0.6
+		meaning := "an unknown exit"
+		if term != nil {
+			meaning = fmt.Sprintf("exit code %d (%s)", term.ExitCode, code.Meaning)
+			f.Mechanism = fmt.Sprintf("Exit code %d: %s. The kubelet restarts the container with growing back-off (CrashLoopBackOff).", term.ExitCode, code.Hint)
+		}
+		f.Title = fmt.Sprintf("container %s crash-loops with %s", st.Name, meaning)
+		f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; the logs collected do not say why.", st.Name, p.Name, meaning)
+		if dec != nil {
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last error-like log line: %q", dec.Line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)), logsCmd(p, st.Name, fromPrev)))
+			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last error line is %q.", st.Name, p.Name, meaning, dec.Line)
+			f.Confidence = 0.7
+		} else if prev == nil || prev.Error != "" {
+			f.Contributing = append(f.Contributing, "The previous instance's logs could not be read, so the reason for the exit is not confirmed.")
+		}
+		f.Culprit = fmt.Sprintf("%s container %s", podRef(p), st.Name)
+		f.Actions = []report.Action{
+			{Kind: report.Immediate, Description: "Read the full log of the previous run and the container's command; run the image locally with the same arguments to reproduce.",
+				Commands: []string{logsCmd(p, st.Name, true), fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, nsFlag(p), st.Name)}},
+		}
+	}
+	f.Evidence = evidence
+	f.Verdict = report.Validated
+	if term != nil && code.Meaning != "" {
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Exit code %d: %s.", term.ExitCode, code.Meaning))
+	}
+	return f
+}
+
+func exitSuffix(t *corev1.ContainerStateTerminated) string {
+	if t == nil {
+		return ""
+	}
+	return fmt.Sprintf(" with exit code %d", t.ExitCode)
+}
+
+func instance(previous bool) string {
+	if previous {
+		return "previous"
+	}
+	return "current"
+}

@@ -1,0 +1,149 @@
+package investigate
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+)
+
+// pullFailure is one row of the image-pull classification table.
+type pullFailure struct {
+	Class    string
+	re       *regexp.Regexp
+	Title    string // with %s = image
+	Mech     string
+	Fix      string
+	Conf     float64
+}
+
+// pullFailures are matched against the kubelet's pull error, in order.
+var pullFailures = []pullFailure{
+	{"InvalidName", regexp.MustCompile(`(?i)InvalidImageName|invalid reference format|couldn't parse image (reference|name)`),
+		"image reference %s is not a valid image name",
+		"The kubelet cannot parse the image reference, so it never tries to pull it.",
+		"Correct the image reference in the pod template (registry/repository:tag or @sha256:digest, lower-case repository).", 0.95},
+	{"Auth", regexp.MustCompile(`(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|insufficient_scope|access denied|denied: requested access|pull access denied`),
+		"the registry refuses to serve image %s without valid credentials",
+		"The registry answered the pull with an authentication/authorization error: the node has no credentials for it, or the pod's imagePullSecrets are missing, wrong or expired.",
+		"Create or fix the pull secret for this registry and reference it in the pod's imagePullSecrets (or its ServiceAccount's).", 0.85},
+	{"NotFound", regexp.MustCompile(`(?i)manifest unknown|manifest for \S+ not found|not found: manifest|repository does not exist|name unknown|: not found|code = NotFound|404 Not Found`),
+		"image %s does not exist in its registry (wrong tag or repository)",
+		"The registry has no manifest for this repository and tag: the tag was never pushed, was deleted, or the name is misspelled.",
+		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", 0.9},
+	{"Unreachable", regexp.MustCompile(`(?i)no such host|i/o timeout|connection refused|network is unreachable|TLS handshake timeout|dial tcp|x509:|certificate signed by unknown authority|context deadline exceeded|server misbehaving`),
+		"the node cannot reach the registry serving image %s",
+		"The kubelet's pull failed at the network or TLS level before the registry could answer: DNS, firewall/egress policy, proxy, or an untrusted registry certificate.",
+		"Check DNS and egress from the node to the registry, the registry's certificate, and any proxy or mirror configuration of the container runtime.", 0.85},
+}
+
+// checkImagePull: a container stuck pulling its image, split by why.
+func checkImagePull(c *Context) []Finding {
+	var out []Finding
+	for _, p := range c.B.Pods {
+		for _, cs := range allStatuses(p) {
+			st := cs.status
+			w := st.State.Waiting
+			if w == nil || (w.Reason != "ImagePullBackOff" && w.Reason != "ErrImagePull" && w.Reason != "InvalidImageName") {
+				continue
+			}
+			image := st.Image
+			if spec := specOf(p, st.Name); spec != nil {
+				image = spec.Image
+			}
+			evidence := []string{c.Evidence(
+				fmt.Sprintf("Container %s is waiting: %s: %s", st.Name, w.Reason, w.Message),
+				fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", podRef(p), st.Name),
+				statusCmd(p, st.Name, "state.waiting"))}
+			// The pull error itself is in the kubelet's Failed event; the
+			// waiting message often only says "Back-off pulling image".
+			text := w.Reason + " " + w.Message
+			for _, e := range c.B.EventsFor(string(p.UID)) {
+				if e.Reason == "Failed" && strings.Contains(e.Message, image) || e.Reason == "InspectFailed" || e.Reason == "ErrImageNeverPull" {
+					text += " " + e.Message
+					evidence = append(evidence, c.Evidence(
+						fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
+						fmt.Sprintf("event on %s", podRef(p)),
+						fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason)))
+				}
+			}
+			out = append(out, pullFinding(c, p, st, image, text, evidence))
+		}
+	}
+	return out
+}
+
+func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, text string, evidence []string) Finding {
+	kind, owner := ownerName(c, p)
+	f := Finding{
+		Category: "ImagePull", Verdict: report.Validated, Current: true, Depth: 2,
+		Subject: p.Name + "/" + st.Name, Evidence: evidence,
+		Culprit: fmt.Sprintf("%s container %s image %s", podRef(p), st.Name, image),
+	}
+	var match *pullFailure
+	for i := range pullFailures {
+		if pullFailures[i].re.MatchString(text) {
+			match = &pullFailures[i]
+			break
+		}
+	}
+	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, nsFlag(p), st.Name)
+	if match == nil {
+		f.Category += "/Unknown"
+		f.Hypothesis = fmt.Sprintf("Image %s cannot be pulled", image)
+		f.Title = fmt.Sprintf("container %s cannot pull image %s", st.Name, image)
+		f.Summary = fmt.Sprintf("The kubelet cannot pull image %s for container %s of pod %s; the error does not say whether the tag, the credentials or the network is at fault.", image, st.Name, p.Name)
+		f.Mechanism = "The kubelet retries the pull with growing back-off (ImagePullBackOff); the container cannot start until the pull succeeds."
+		f.Confidence = 0.6
+		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the full pull error in the pod's events.",
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}}
+		return f
+	}
+	f.Category += "/" + match.Class
+	f.Title = fmt.Sprintf("container %s cannot start: %s", st.Name, fmt.Sprintf(match.Title, image))
+	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", fmt.Sprintf(match.Title, image))
+	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start because %s.", st.Name, p.Name, fmt.Sprintf(match.Title, image))
+	f.Mechanism = match.Mech + " The kubelet retries with growing back-off (ImagePullBackOff)."
+	f.Confidence = match.Conf
+	fix := report.Action{Kind: report.Immediate, Description: match.Fix}
+	switch match.Class {
+	case "NotFound", "InvalidName":
+		fix.Commands = []string{setImage}
+		fix.Risk = "starts a rollout with the new image"
+	case "Auth":
+		if len(p.Spec.ImagePullSecrets) == 0 {
+			f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets (its ServiceAccount may still provide some).")
+			evidence = append(evidence, c.Evidence("Pod has no imagePullSecrets", podRef(p)+" .spec.imagePullSecrets",
+				fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, nsFlag(p))))
+			f.Evidence = evidence
+		} else {
+			var names []string
+			for _, s := range p.Spec.ImagePullSecrets {
+				names = append(names, s.Name)
+			}
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The pod uses imagePullSecrets %s: check they hold credentials for this registry.", strings.Join(names, ", ")))
+		}
+		fix.Commands = []string{
+			fmt.Sprintf("kubectl create secret docker-registry regcred %s --docker-server=%s --docker-username=<user> --docker-password=<token>", nsFlag(p), registryOf(image)),
+			fmt.Sprintf(`kubectl patch %s/%s %s --type=merge -p '{"spec":{"template":{"spec":{"imagePullSecrets":[{"name":"regcred"}]}}}}'`, kind, owner, nsFlag(p)),
+		}
+		fix.Risk = "stores registry credentials in the namespace; the patch starts a rollout"
+	case "Unreachable":
+		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}
+	}
+	f.Actions = []report.Action{fix}
+	return f
+}
+
+// registryOf returns the registry host of an image reference (docker.io when
+// none is named).
+func registryOf(image string) string {
+	first, _, found := strings.Cut(image, "/")
+	if found && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return first
+	}
+	return "docker.io"
+}

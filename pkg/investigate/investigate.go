@@ -1,0 +1,310 @@
+// Package investigate is the builtin investigator: a deterministic catalogue
+// of rules that turn a context bundle into hypotheses with verdicts, and the
+// ranking that picks the root cause. It needs no AI and no network: only the
+// bundle.
+package investigate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+)
+
+// Finding is one rule's verdict on one hypothesis.
+type Finding struct {
+	Rule       string
+	Category   string // root-cause class, e.g. "CrashLoop/MissingEnv", "OOMKilled"
+	Hypothesis string
+	Verdict    report.Verdict
+	Confidence float64
+	Evidence   []string // evidence IDs
+
+	// For validated findings: what the report says when this one wins.
+	Title        string
+	Summary      string
+	Mechanism    string
+	Culprit      string
+	Contributing []string
+	Actions      []report.Action
+
+	// Current is true when the finding explains the present state, false when
+	// it is history (an old event, a past restart).
+	Current bool
+	// Depth ranks causes over the symptoms they produce: a rule that explains
+	// another rule's symptom returns a higher depth.
+	Depth int
+	// Subject is what the finding is about (pod/container), for merging the
+	// same finding across a workload's pods.
+	Subject string
+}
+
+// Rule is one check of the catalogue.
+type Rule struct {
+	Name  string
+	Check func(*Context) []Finding
+}
+
+// Rules is the catalogue, in the order its hypotheses are reported.
+var Rules = []Rule{
+	{"container-oomkilled", checkOOMKilled},
+	{"container-crashloop", checkCrashLoop},
+	{"container-image-pull", checkImagePull},
+	{"pod-unschedulable", checkUnschedulable},
+}
+
+// Context is what a rule sees: the bundle and an evidence registry.
+type Context struct {
+	B   *bundle.Bundle
+	Now time.Time
+
+	evidence []report.Evidence
+	byFact   map[string]string
+}
+
+// Evidence records a fact and returns its ID (E1, E2, …); the same fact from
+// the same source gets the same ID.
+func (c *Context) Evidence(fact, source, command string) string {
+	key := fact + "\x00" + source
+	if id, ok := c.byFact[key]; ok {
+		return id
+	}
+	id := fmt.Sprintf("E%d", len(c.evidence)+1)
+	c.evidence = append(c.evidence, report.Evidence{ID: id, Fact: fact, Source: source, Command: command})
+	c.byFact[key] = id
+	return id
+}
+
+// Options for an investigation.
+type Options struct {
+	IncidentID string
+	Agent      string
+	Severity   string
+	Now        time.Time
+}
+
+// Investigate runs the catalogue over the bundle and writes the report.
+func Investigate(b *bundle.Bundle, opts Options) *report.Report {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	c := &Context{B: b, Now: opts.Now, byFact: map[string]string{}}
+	r := &report.Report{
+		IncidentID: opts.IncidentID,
+		Cluster:    b.Cluster.Cluster,
+		Context:    b.Cluster.Context,
+		Agent:      opts.Agent,
+		Time:       opts.Now.UTC(),
+		Severity:   opts.Severity,
+		Resource: report.Resource{
+			APIVersion: b.Target.APIVersion, Kind: b.Target.Kind,
+			Name: b.Target.Name, Namespace: b.Target.Namespace,
+		},
+	}
+
+	symptoms := collectSymptoms(c)
+	r.Symptoms = symptoms.lines
+	r.Complete(report.SymptomVerified)
+	if len(b.Pods) > 0 || b.Target.Kind == "Pod" {
+		r.Complete(report.ScopeAssessed)
+	}
+
+	var findings []Finding
+	for _, rule := range Rules {
+		for _, f := range rule.Check(c) {
+			f.Rule = rule.Name
+			findings = append(findings, f)
+		}
+	}
+	findings = merge(findings)
+
+	r.Timeline = timeline(c)
+	if len(r.Timeline) > 0 {
+		r.Complete(report.TimelineEstablished)
+	}
+	if changes := changes(c); len(changes) > 0 {
+		r.Complete(report.ChangesIdentified)
+		r.Timeline = append(r.Timeline, changes...)
+		sortTimeline(r.Timeline)
+	}
+
+	for _, f := range findings {
+		r.Hypotheses = append(r.Hypotheses, report.Hypothesis{
+			Statement: f.Hypothesis, Verdict: f.Verdict, Confidence: f.Confidence, Evidence: f.Evidence,
+		})
+		if f.Verdict == report.Refuted {
+			r.RuledOut = append(r.RuledOut, f.Hypothesis)
+		}
+	}
+	r.RuledOut = append(r.RuledOut, ruledOut(c)...)
+
+	best := rank(findings)
+	switch {
+	case best != nil:
+		applyFinding(r, best, symptoms)
+	case len(symptoms.lines) == 0 || symptoms.healthy:
+		applyHealthy(r, c)
+	default:
+		applyDegraded(r, c, symptoms, findings)
+	}
+	if len(b.Problems) > 0 {
+		r.Degraded = true
+		for _, p := range b.Problems {
+			r.DegradedReasons = append(r.DegradedReasons, fmt.Sprintf("could not read %s (%s)", p.What, p.Error))
+		}
+	}
+	r.Evidence = c.evidence
+	return r
+}
+
+// rank picks the root cause: validated findings only; one that explains the
+// present beats history; a deeper cause beats the symptom it explains; then
+// confidence.
+func rank(fs []Finding) *Finding {
+	var cands []*Finding
+	for i := range fs {
+		if fs[i].Verdict == report.Validated {
+			cands = append(cands, &fs[i])
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if a.Current != b.Current {
+			return a.Current
+		}
+		if a.Depth != b.Depth {
+			return a.Depth > b.Depth
+		}
+		return a.Confidence > b.Confidence
+	})
+	return cands[0]
+}
+
+// merge folds the same finding about several pods of a workload into one,
+// noting how many pods it covers.
+func merge(fs []Finding) []Finding {
+	var out []Finding
+	index := map[string]int{}
+	counts := map[string]int{}
+	for _, f := range fs {
+		key := f.Rule + "\x00" + f.Category + "\x00" + string(f.Verdict) + "\x00" + f.Culprit
+		if i, ok := index[key]; ok && f.Culprit != "" {
+			counts[key]++
+			out[i].Evidence = appendUnique(out[i].Evidence, f.Evidence...)
+			continue
+		}
+		index[key] = len(out)
+		counts[key] = 1
+		out = append(out, f)
+	}
+	for key, i := range index {
+		if n := counts[key]; n > 1 {
+			out[i].Contributing = append(out[i].Contributing, fmt.Sprintf("The same cause is seen in %d pods of this workload.", n))
+		}
+	}
+	return out
+}
+
+func appendUnique(dst []string, src ...string) []string {
+	for _, s := range src {
+		found := false
+		for _, d := range dst {
+			if d == s {
+				found = true
+				break
+			}
+		}
+		if !found {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+func applyFinding(r *report.Report, f *Finding, s symptomSet) {
+	r.Title = f.Title
+	r.Summary = f.Summary
+	r.SetConfidence(f.Confidence)
+	r.Ongoing = f.Current && !s.healthy
+	r.RootCause = report.RootCause{
+		Statement: f.Title, Mechanism: f.Mechanism, Culprit: f.Culprit, Category: f.Category,
+		Contributing: f.Contributing, Evidence: f.Evidence,
+	}
+	r.Actions = f.Actions
+	r.Complete(report.RootCauseIdentified)
+	if len(f.Actions) > 0 {
+		r.Complete(report.SolutionProposed)
+	}
+}
+
+func applyHealthy(r *report.Report, c *Context) {
+	r.Healthy = true
+	r.Title = "healthy: no fault found"
+	r.Summary = fmt.Sprintf("%s looks healthy: no failing condition, waiting or crashing container, or warning event explains a fault.", r.Resource)
+	r.SetConfidence(0.9)
+	r.RootCause = report.RootCause{
+		Statement: "No fault found: the resource is healthy.",
+		Mechanism: "Every check in the catalogue came back negative; nothing needs fixing.",
+		Category:  "Healthy",
+	}
+	if warn := warningEvents(c.B); len(warn) > 0 {
+		r.RootCause.Contributing = append(r.RootCause.Contributing,
+			fmt.Sprintf("%d older warning event(s) exist but do not describe the current state.", len(warn)))
+	}
+	r.Complete(report.RootCauseIdentified)
+}
+
+// applyDegraded is the fallback when something is wrong but no rule explains
+// it: say so, list what was seen, and what a human should look at next.
+func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
+	r.Degraded = true
+	r.DegradedReasons = append(r.DegradedReasons, "no rule in the builtin catalogue explains the symptoms")
+	r.Ongoing = true
+	r.Title = "cause not determined: " + s.lines[0]
+	r.Summary = "The builtin investigator found symptoms but no rule explains them. The hypotheses below are speculation; the checks listed under recommended actions are where a human should look next."
+	best := 0.3
+	var evidence []string
+	for _, f := range fs {
+		if f.Verdict == report.Inconclusive && f.Confidence > 0 {
+			evidence = append(evidence, f.Evidence...)
+		}
+	}
+	for _, e := range warningEvents(c.B) {
+		count := e.Count
+		if count == 0 {
+			count = 1
+		}
+		evidence = append(evidence, c.Evidence(
+			fmt.Sprintf("Warning %s ×%d: %s", e.Reason, count, e.Message),
+			fmt.Sprintf("event on %s/%s", strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name),
+			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s", e.Namespace, e.InvolvedObject.Name)))
+	}
+	r.SetConfidence(best)
+	r.RootCause = report.RootCause{
+		Statement: "Undetermined (speculation): " + s.lines[0],
+		Mechanism: "No rule validated a cause; see the symptoms and the warning events.",
+		Category:  "Unknown",
+		Evidence:  evidence,
+	}
+	ref := r.Resource
+	ns := ""
+	if ref.Namespace != "" {
+		ns = " -n " + ref.Namespace
+	}
+	r.Actions = append(r.Actions,
+		report.Action{Kind: report.Check, Description: "Read the full object description and its recent events.",
+			Commands: []string{fmt.Sprintf("kubectl describe %s %s%s", strings.ToLower(ref.Kind), ref.Name, ns)}},
+		report.Action{Kind: report.Check, Description: "Look at recent warning events in the namespace for related failures.",
+			Commands: []string{fmt.Sprintf("kubectl get events%s --field-selector type=Warning --sort-by=.lastTimestamp", ns)}},
+	)
+	if ref.Kind == "Pod" {
+		r.Actions = append(r.Actions, report.Action{Kind: report.Check, Description: "Read the logs of every container, including the previous instance.",
+			Commands: []string{fmt.Sprintf("kubectl logs %s%s --all-containers --previous", ref.Name, ns), fmt.Sprintf("kubectl logs %s%s --all-containers", ref.Name, ns)}})
+	}
+}

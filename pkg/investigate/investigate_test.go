@@ -1,0 +1,408 @@
+package investigate
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var now = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+
+func ts(d time.Duration) metav1.Time { return metav1.NewTime(now.Add(d)) }
+
+func pod(name string, mutate ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID("uid-" + name), CreationTimestamp: ts(-30 * time.Minute)},
+		Spec: corev1.PodSpec{
+			NodeName:      "node-1",
+			RestartPolicy: corev1.RestartPolicyAlways,
+			Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/shop/api:1.4.2",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}}},
+		},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &metav1.Time{Time: now.Add(-30 * time.Minute)}},
+	}
+	for _, m := range mutate {
+		m(p)
+	}
+	return p
+}
+
+func crashing(code int32, reason string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: "app", Image: p.Spec.Containers[0].Image, RestartCount: 5,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 2m40s restarting failed container"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: code, Reason: reason, StartedAt: ts(-2 * time.Minute), FinishedAt: ts(-time.Minute)}},
+		}}
+	}
+}
+
+func waiting(reason, msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodPending
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: "app", Image: p.Spec.Containers[0].Image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}},
+		}}
+	}
+}
+
+func unscheduled(msg string, cpu string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.NodeName = ""
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}
+		p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
+			Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg, LastTransitionTime: ts(-20 * time.Minute)}}}
+	}
+}
+
+func healthy(p *corev1.Pod) {
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Ready: true, Started: boolPtr(true),
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: ts(-29 * time.Minute)}}}}
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+func node(name, cpu string) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
+		Status: corev1.NodeStatus{
+			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("8Gi")},
+			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+		},
+	}
+}
+
+func event(p *corev1.Pod, typ, reason, msg string, count int32) corev1.Event {
+	return corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: p.Name + "." + strings.ToLower(reason), Namespace: p.Namespace},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: p.Name, Namespace: p.Namespace, UID: p.UID},
+		Type:           typ, Reason: reason, Message: msg, Count: count,
+		FirstTimestamp: ts(-25 * time.Minute), LastTimestamp: ts(-time.Minute),
+	}
+}
+
+func podBundle(p *corev1.Pod, mutate ...func(*bundle.Bundle)) *bundle.Bundle {
+	b := &bundle.Bundle{
+		Target:  fault.Resource{APIVersion: "v1", Kind: "Pod", Name: p.Name, Namespace: p.Namespace, UID: string(p.UID)},
+		Cluster: bundle.ClusterInfo{Context: "prod", Cluster: "prod-east"},
+		Pods:    []*corev1.Pod{p},
+		Nodes:   []*corev1.Node{node("node-1", "4")},
+	}
+	for _, m := range mutate {
+		m(b)
+	}
+	return b
+}
+
+func withLogs(previous bool, text string) func(*bundle.Bundle) {
+	return func(b *bundle.Bundle) {
+		p := b.Pods[0]
+		b.Logs = append(b.Logs, bundle.ContainerLog{Namespace: p.Namespace, Pod: p.Name, Container: "app", Previous: previous, Text: text})
+	}
+}
+
+func withEvents(evs ...corev1.Event) func(*bundle.Bundle) {
+	return func(b *bundle.Bundle) { b.Events = append(b.Events, evs...) }
+}
+
+func TestInvestigate(t *testing.T) {
+	tests := []struct {
+		name         string
+		bundle       *bundle.Bundle
+		wantCategory string   // prefix of the root cause category
+		wantCulprit  []string // substrings of the culprit
+		wantTitle    []string // substrings of the one-line root cause
+		minConf      float64
+		healthy      bool
+		degraded     bool
+	}{
+		{
+			name:         "crashloop exit 1 with missing env line",
+			bundle:       podBundle(pod("api", crashing(1, "Error")), withLogs(true, "2026-11-21T14:58:59Z starting api v1.4.2\n2026-11-21T14:59:00Z FATAL config: required env DATABASE_URL is empty\n")),
+			wantCategory: "CrashLoop/Exit1/MissingEnv",
+			wantCulprit:  []string{"DATABASE_URL"},
+			wantTitle:    []string{"exit code 1", "environment variable"},
+			minConf:      0.9,
+		},
+		{
+			name:         "crashloop connection refused names host and port",
+			bundle:       podBundle(pod("api", crashing(1, "Error")), withLogs(true, "connecting to postgres\nerror: dial tcp 10.0.0.12:5432: connect: connection refused\n")),
+			wantCategory: "CrashLoop/Exit1/ConnectionRefused",
+			wantTitle:    []string{"10.0.0.12:5432"},
+			minConf:      0.9,
+		},
+		{
+			name:         "crashloop go panic picks the panic line",
+			bundle:       podBundle(pod("api", crashing(2, "Error")), withLogs(true, "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation]\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d\n")),
+			wantCategory: "CrashLoop/Exit2/Panic",
+			wantCulprit:  []string{"panic: runtime error"},
+			minConf:      0.9,
+		},
+		{
+			name:         "crashloop missing config file",
+			bundle:       podBundle(pod("api", crashing(1, "Error")), withLogs(true, "open /etc/app/config.yaml: no such file or directory\n")),
+			wantCategory: "CrashLoop/Exit1/MissingFile",
+			wantCulprit:  []string{"/etc/app/config.yaml"},
+		},
+		{
+			name:         "crashloop command not found",
+			bundle:       podBundle(pod("api", crashing(127, "Error"))),
+			wantCategory: "CrashLoop/Exit127",
+			wantTitle:    []string{"command not found"},
+			minConf:      0.5,
+		},
+		{
+			name:         "crashloop exit 0 under restartPolicy Always",
+			bundle:       podBundle(pod("api", crashing(0, "Completed"))),
+			wantCategory: "CrashLoop/Exit0",
+			wantTitle:    []string{"code 0"},
+		},
+		{
+			name:         "oomkilled names container and limit",
+			bundle:       podBundle(pod("worker", crashing(137, "OOMKilled"))),
+			wantCategory: "OOMKilled",
+			wantCulprit:  []string{"container app", "64Mi"},
+			wantTitle:    []string{"OOMKilled", "64Mi"},
+			minConf:      0.9,
+		},
+		{
+			name: "image tag not found",
+			bundle: podBundle(pod("api", waiting("ImagePullBackOff", `Back-off pulling image "registry.example.com/shop/api:1.4.2"`)),
+				func(b *bundle.Bundle) {
+					b.Events = append(b.Events, event(b.Pods[0], "Warning", "Failed", `Failed to pull image "registry.example.com/shop/api:1.4.2": rpc error: code = NotFound desc = failed to pull and unpack image: manifest unknown`, 3))
+				}),
+			wantCategory: "ImagePull/NotFound",
+			wantCulprit:  []string{"registry.example.com/shop/api:1.4.2"},
+			minConf:      0.9,
+		},
+		{
+			name: "image pull auth",
+			bundle: podBundle(pod("api", waiting("ErrImagePull", `failed to pull and unpack image "registry.example.com/shop/api:1.4.2": failed to authorize: 401 Unauthorized`))),
+			wantCategory: "ImagePull/Auth",
+			wantCulprit:  []string{"registry.example.com/shop/api:1.4.2"},
+		},
+		{
+			name:         "image pull registry unreachable",
+			bundle:       podBundle(pod("api", waiting("ErrImagePull", `failed to resolve reference "registry.example.com/shop/api:1.4.2": dial tcp: lookup registry.example.com: no such host`))),
+			wantCategory: "ImagePull/Unreachable",
+		},
+		{
+			name:         "invalid image name",
+			bundle:       podBundle(pod("api", waiting("InvalidImageName", `Failed to apply default image tag "Shop/API:latest": couldn't parse image name "Shop/API:latest": invalid reference format: repository name must be lowercase`))),
+			wantCategory: "ImagePull/InvalidName",
+		},
+		{
+			name:         "unschedulable insufficient cpu compares request with allocatable",
+			bundle:       podBundle(pod("batch", unscheduled("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", "64"))),
+			wantCategory: "Unschedulable/InsufficientCpu",
+			wantCulprit:  []string{"requests.cpu", "64"},
+			wantTitle:    []string{"cpu 64", "node-1", "4"},
+			minConf:      0.9,
+		},
+		{
+			name:         "unschedulable taint",
+			bundle:       podBundle(pod("batch", unscheduled("0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", "100m"))),
+			wantCategory: "Unschedulable/Taint",
+			wantTitle:    []string{"{dedicated: gpu}"},
+		},
+		{
+			name:    "healthy pod",
+			bundle:  podBundle(pod("api", healthy)),
+			healthy: true,
+		},
+		{
+			name: "running but not ready falls back to degraded",
+			bundle: podBundle(pod("api", func(p *corev1.Pod) {
+				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: ts(-10 * time.Minute)}}}}
+			}), withEvents(event(pod("api"), "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 30))),
+			degraded: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Investigate(tt.bundle, Options{IncidentID: "test", Agent: "builtin", Now: now})
+			if err := report.Validate(r.Markdown()); err != nil {
+				t.Fatalf("rendered report is invalid: %v", err)
+			}
+			if r.Healthy != tt.healthy {
+				t.Fatalf("healthy = %v, want %v (title %q)", r.Healthy, tt.healthy, r.Title)
+			}
+			if tt.degraded {
+				if !r.Degraded || r.ConfidenceLevel != report.Speculation {
+					t.Fatalf("want a degraded report at speculation, got degraded=%v level=%s title=%q", r.Degraded, r.ConfidenceLevel, r.Title)
+				}
+				if !strings.Contains(r.Markdown(), "Readiness probe failed") {
+					t.Errorf("degraded report should list the warning events")
+				}
+				return
+			}
+			if tt.healthy {
+				if len(r.Actions) != 0 || r.RootCause.Category != "Healthy" {
+					t.Errorf("healthy report proposes actions or a cause: %+v", r.RootCause)
+				}
+				return
+			}
+			if !strings.HasPrefix(r.RootCause.Category, tt.wantCategory) {
+				t.Errorf("category = %q, want prefix %q (title %q)", r.RootCause.Category, tt.wantCategory, r.Title)
+			}
+			for _, s := range tt.wantCulprit {
+				if !strings.Contains(r.RootCause.Culprit, s) {
+					t.Errorf("culprit %q lacks %q", r.RootCause.Culprit, s)
+				}
+			}
+			for _, s := range tt.wantTitle {
+				if !strings.Contains(r.Title, s) {
+					t.Errorf("title %q lacks %q", r.Title, s)
+				}
+			}
+			if r.Confidence < tt.minConf {
+				t.Errorf("confidence %.2f < %.2f", r.Confidence, tt.minConf)
+			}
+			if len(r.RootCause.Evidence) == 0 || len(r.Evidence) == 0 {
+				t.Errorf("root cause cites no evidence")
+			}
+			for _, id := range r.RootCause.Evidence {
+				if !hasEvidence(r, id) {
+					t.Errorf("root cause cites %s, which is not in the evidence list", id)
+				}
+			}
+			if len(r.Actions) == 0 {
+				t.Errorf("no recommended action")
+			}
+		})
+	}
+}
+
+func hasEvidence(r *report.Report, id string) bool {
+	for _, e := range r.Evidence {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOOMOutranksCrashLoop: the crash loop is the symptom, the OOM kill the cause.
+func TestOOMOutranksCrashLoop(t *testing.T) {
+	b := podBundle(pod("worker", crashing(137, "OOMKilled")), withLogs(true, "error: something failed\n"))
+	r := Investigate(b, Options{Now: now})
+	if r.RootCause.Category != "OOMKilled" {
+		t.Fatalf("root cause %q, want OOMKilled", r.RootCause.Category)
+	}
+}
+
+func TestWorkloadFindingsMerge(t *testing.T) {
+	p1, p2 := pod("web-1", crashing(137, "OOMKilled")), pod("web-2", crashing(137, "OOMKilled"))
+	b := &bundle.Bundle{Target: fault.Resource{Kind: "Deployment", Name: "web", Namespace: "shop", UID: "dep"}, Pods: []*corev1.Pod{p1, p2}}
+	r := Investigate(b, Options{Now: now})
+	oom := 0
+	for _, h := range r.Hypotheses {
+		if strings.Contains(h.Statement, "memory") {
+			oom++
+		}
+	}
+	if oom != 2 {
+		// Two pods, two distinct culprits (pod names differ): both are listed.
+		t.Fatalf("got %d OOM hypotheses, want 2", oom)
+	}
+}
+
+func TestParseSchedulerMessage(t *testing.T) {
+	total, parts := parseSchedulerMessage("0/5 nodes are available: 1 Insufficient memory, 2 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")
+	if total != 5 {
+		t.Errorf("total = %d, want 5", total)
+	}
+	want := []schedReason{{1, "Insufficient memory"}, {2, "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"}, {2, "node(s) didn't match Pod's node affinity/selector"}}
+	if len(parts) != len(want) {
+		t.Fatalf("parts = %+v", parts)
+	}
+	for i := range want {
+		if parts[i] != want[i] {
+			t.Errorf("part %d = %+v, want %+v", i, parts[i], want[i])
+		}
+	}
+}
+
+func TestExitCodeTable(t *testing.T) {
+	for code, want := range map[int32]string{0: "success", 1: "general", 2: "invalid", 126: "not executable", 127: "not found", 137: "SIGKILL", 139: "SIGSEGV", 143: "SIGTERM", 134: "SIGABRT", 131: "signal 3", 42: "exit code 42"} {
+		if got := explainExit(code).Meaning; !strings.Contains(got, want) {
+			t.Errorf("exit %d: %q lacks %q", code, got, want)
+		}
+	}
+}
+
+func TestFindDecisive(t *testing.T) {
+	tests := []struct{ log, class, line string }{
+		{"ok\nError: EADDRINUSE: address already in use :::8080\n", "AddressInUse", "Error: EADDRINUSE: address already in use :::8080"},
+		{"open /data/db: permission denied\n", "PermissionDenied", "open /data/db: permission denied"},
+		{"Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'DB_HOST'\n", "Panic", "KeyError: 'DB_HOST'"},
+		{"INFO starting\nERROR could not do the thing\nINFO shutting down\n", "ErrorLine", "ERROR could not do the thing"},
+		{"2026-11-21T14:59:00.123456789Z dial tcp: lookup db.shop.svc on 10.0.0.10:53: no such host\n", "DNS", "dial tcp: lookup db.shop.svc on 10.0.0.10:53: no such host"},
+		{"all good\n", "", ""},
+	}
+	for _, tt := range tests {
+		d := findDecisive(tt.log)
+		if tt.class == "" {
+			if d != nil {
+				t.Errorf("%q: got %s, want nothing", tt.log, d.Pattern.Class)
+			}
+			continue
+		}
+		if d == nil || d.Pattern.Class != tt.class || d.Line != tt.line {
+			t.Errorf("%q: got %+v, want %s %q", tt.log, d, tt.class, tt.line)
+		}
+	}
+}
+
+// TestGoldenReports renders representative reports and compares them with
+// testdata; run with -update to rewrite after an intended change.
+func TestGoldenReports(t *testing.T) {
+	cases := map[string]*bundle.Bundle{
+		"crashloop-missing-env": podBundle(pod("api", crashing(1, "Error")),
+			withLogs(true, "2026-11-21T14:58:59Z starting api v1.4.2\n2026-11-21T14:59:00Z FATAL config: required env DATABASE_URL is empty\n"),
+			withEvents(event(pod("api"), "Warning", "BackOff", "Back-off restarting failed container app in pod api_shop(uid-api)", 42))),
+		"oomkilled":     podBundle(pod("worker", crashing(137, "OOMKilled"))),
+		"unschedulable": podBundle(pod("batch", unscheduled("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", "64"))),
+		"healthy":       podBundle(pod("api", healthy)),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := Investigate(b, Options{IncidentID: "00000000-0000-4000-8000-000000000000", Agent: "builtin", Severity: "critical", Now: now})
+			r.Duration = 1234 * time.Millisecond
+			got := r.Markdown()
+			path := filepath.Join("testdata", name+".md")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("report differs from %s (run go test ./pkg/investigate -update and review the diff):\n%s", path, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package investigate
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// logPattern is one row of the decisive-log-line table: a line matching re
+// explains why a container exited.
+type logPattern struct {
+	Class    string // category suffix, e.g. "MissingEnv"
+	re       *regexp.Regexp
+	Explains string // what the line means, for the report
+	Fix      string // what a human should change
+	// Priority orders classes when several match: a specific line beats a
+	// generic "error" line.
+	Priority int
+}
+
+// logPatterns is the decisive-line catalogue, most specific first.
+var logPatterns = []logPattern{
+	{"MissingEnv", regexp.MustCompile(`(?i)(env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?\s+(is\s+)?(not set|unset|missing|empty|required)|(required|missing|mandatory)\s+env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(env(ironment)? var(iable)?\s+)?(is\s+)?(not set|must be set|is required|is empty))`),
+		"the application requires an environment variable that is unset or empty",
+		"Set the variable in the pod template (env or envFrom), or fix the ConfigMap/Secret it is read from.", 90},
+	{"MissingFile", regexp.MustCompile(`(?i)((no such file or directory|cannot find|could not find|not found|failed to (open|read|load)|unable to (open|read|load))[^\n]*(\.ya?ml|\.json|\.conf|\.toml|\.ini|\.properties|\.cfg|\.env|config)|(open|stat|read) [^\s:]+: no such file or directory)`),
+		"the application cannot find a file it needs (usually a config file expected from a mounted ConfigMap/Secret)",
+		"Mount the file (ConfigMap/Secret volume with the right key and mountPath) or correct the path the application reads.", 85},
+	{"ConnectionRefused", regexp.MustCompile(`(?i)(connection refused|ECONNREFUSED|connect: connection refused|could not connect to|failed to connect to|unable to connect to)`),
+		"the application cannot reach a dependency it needs at startup",
+		"Check that the dependency's Service exists, has ready endpoints and listens on that port; make the application retry instead of exiting.", 80},
+	{"DNS", regexp.MustCompile(`(?i)(no such host|name or service not known|temporary failure in name resolution|could not resolve host|getaddrinfo ENOTFOUND)`),
+		"the application cannot resolve a host name it needs",
+		"Check the host name in the configuration and that the Service it names exists in the expected namespace.", 80},
+	{"PermissionDenied", regexp.MustCompile(`(?i)(permission denied|EACCES|operation not permitted|read-only file system)`),
+		"the process is denied access to a file, directory or operation",
+		"Check the container's securityContext (runAsUser, fsGroup, readOnlyRootFilesystem) and the ownership of the mounted paths.", 75},
+	{"AddressInUse", regexp.MustCompile(`(?i)(address already in use|EADDRINUSE|bind: address)`),
+		"the process cannot bind its listening port because another process already holds it",
+		"Make sure only one process (or container sharing the pod network) listens on that port; check hostNetwork and sidecars.", 75},
+	{"OutOfMemory", regexp.MustCompile(`(?i)(java\.lang\.OutOfMemoryError|fatal error: runtime: out of memory|JavaScript heap out of memory|Cannot allocate memory|MemoryError)`),
+		"the process ran out of memory inside its own runtime",
+		"Raise the memory limit or lower the runtime's heap size (e.g. -Xmx, --max-old-space-size) to fit within the container limit.", 70},
+	{"Panic", regexp.MustCompile(`(^panic: |^fatal error: |goroutine \d+ \[running\]|^Traceback \(most recent call last\)|Exception in thread "|^Unhandled exception|^thread '.*' panicked at|Segmentation fault|core dumped)`),
+		"the application crashed with an unhandled panic or exception",
+		"Fix the crash in the application code (the stack trace in the logs points at the failing line) or roll back to the last good version.", 60},
+	{"ErrorLine", regexp.MustCompile(`(?i)\b(fatal|critical|error|exception|failed)\b`),
+		"the application logged an error just before exiting",
+		"Read the error and fix the configuration or code it names.", 10},
+}
+
+// decisive is a matched log line.
+type decisive struct {
+	Pattern *logPattern
+	Line    string    // without the timestamp prefix
+	Time    time.Time // from the kubelet's timestamp prefix, when present
+}
+
+// findDecisive scans a log tail and returns its most telling line: the most
+// specific pattern wins; among equals, the last line (closest to the exit).
+func findDecisive(text string) *decisive {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	var best *decisive
+	for i := len(lines) - 1; i >= 0; i-- {
+		at, line := splitTimestamp(lines[i])
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for pi := range logPatterns {
+			p := &logPatterns[pi]
+			if best != nil && p.Priority <= best.Pattern.Priority {
+				break
+			}
+			if p.re.MatchString(line) {
+				best = &decisive{Pattern: p, Line: line, Time: at}
+				// A panic's first line is more telling than its stack frames.
+				if p.Class == "Panic" {
+					best.Line = panicHeadline(lines, i)
+				}
+				break
+			}
+		}
+	}
+	return best
+}
+
+// panicHeadline returns the line that names a panic, not a stack frame: the
+// "panic:" line above a goroutine dump, or the last line of a Python
+// traceback block.
+func panicHeadline(lines []string, i int) string {
+	_, line := splitTimestamp(lines[i])
+	line = strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(line, "Traceback"):
+		for j := i + 1; j < len(lines); j++ {
+			_, l := splitTimestamp(lines[j])
+			if l != "" && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "\t") {
+				return strings.TrimSpace(l)
+			}
+		}
+	case strings.HasPrefix(line, "goroutine "):
+		for j := i - 1; j >= 0; j-- {
+			_, l := splitTimestamp(lines[j])
+			if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+				return strings.TrimSpace(l)
+			}
+		}
+	}
+	return line
+}
+
+// splitTimestamp removes the RFC3339 prefix the kubelet adds with
+// timestamps=true.
+func splitTimestamp(line string) (time.Time, string) {
+	if i := strings.IndexByte(line, ' '); i >= 20 && i <= 40 {
+		if t, err := time.Parse(time.RFC3339Nano, line[:i]); err == nil {
+			return t, line[i+1:]
+		}
+	}
+	return time.Time{}, line
+}
+
+var (
+	envNameRe = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,})\b`)
+	pathRe    = regexp.MustCompile(`(/[\w.@-]+)+`)
+)
+
+// subjectOf names what a decisive line is about: the variable, the file, the
+// endpoint. Empty when the line does not say.
+func subjectOf(class, line string) string {
+	switch class {
+	case "MissingEnv":
+		for _, m := range envNameRe.FindAllString(line, -1) {
+			switch m {
+			case "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "ENV", "PANIC", "CRITICAL":
+				continue
+			}
+			return "environment variable " + m
+		}
+	case "MissingFile", "PermissionDenied":
+		if m := pathRe.FindString(line); m != "" {
+			return m
+		}
+	case "ConnectionRefused", "DNS":
+		return endpointIn(line)
+	}
+	return ""
+}
+
+// hostPortRe finds the endpoint a connection error names.
+var hostPortRe = regexp.MustCompile(`(?:dial tcp |connect to |connecting to |to |host )?\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+)\]?:(\d{2,5})\b`)
+
+// endpointIn returns "host:port" named in a log line, if any.
+func endpointIn(line string) string {
+	if m := hostPortRe.FindStringSubmatch(line); m != nil {
+		return m[1] + ":" + m[2]
+	}
+	return ""
+}

@@ -1,0 +1,90 @@
+package readonly
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+func TestAllowed(t *testing.T) {
+	tests := []struct {
+		method, path string
+		want         bool
+	}{
+		{"GET", "/api/v1/namespaces/x/pods", true},
+		{"GET", "/api/v1/namespaces/x/pods/p/log", true},
+		{"HEAD", "/version", true},
+		{"POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", true},
+		{"POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", true},
+		{"POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", false},
+		{"POST", "/api/v1/namespaces/x/pods", false},
+		{"POST", "/api/v1/namespaces/x/pods/p/exec", false},
+		{"POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews/../../../../api/v1/namespaces/x/pods", false},
+		{"PUT", "/api/v1/namespaces/x/pods/p", false},
+		{"PATCH", "/api/v1/namespaces/x/pods/p", false},
+		{"DELETE", "/api/v1/namespaces/x/pods/p", false},
+		{"OPTIONS", "/api/v1", false},
+		{"CONNECT", "/api/v1/namespaces/x/pods/p/portforward", false},
+	}
+	for _, tt := range tests {
+		if got := Allowed(tt.method, tt.path); got != tt.want {
+			t.Errorf("Allowed(%s %s) = %v, want %v", tt.method, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestConfigRefusesWritesBeforeTheNetwork proves a write never reaches the
+// server: the server counts every request it sees.
+func TestConfigRefusesWritesBeforeTheNetwork(t *testing.T) {
+	var seen atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"x"}}`))
+	}))
+	defer srv.Close()
+
+	cs, err := kubernetes.NewForConfig(Config(&rest.Config{Host: srv.URL}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Pods("x").Get(ctx, "p", metav1.GetOptions{}); err != nil {
+		t.Fatalf("GET was refused: %v", err)
+	}
+	writes := map[string]func() error{
+		"create": func() error {
+			_, err := cs.CoreV1().Pods("x").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "q"}}, metav1.CreateOptions{})
+			return err
+		},
+		"delete": func() error { return cs.CoreV1().Pods("x").Delete(ctx, "p", metav1.DeleteOptions{}) },
+		"update": func() error {
+			_, err := cs.CoreV1().Pods("x").Update(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}}, metav1.UpdateOptions{})
+			return err
+		},
+		"patch": func() error {
+			_, err := cs.CoreV1().Pods("x").Patch(ctx, "p", "application/merge-patch+json", []byte(`{}`), metav1.PatchOptions{})
+			return err
+		},
+		"evict": func() error {
+			return cs.CoreV1().Pods("x").EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "p"}})
+		},
+	}
+	for name, do := range writes {
+		if err := do(); !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: err = %v, want ErrRefused", name, err)
+		}
+	}
+	if n := seen.Load(); n != 1 {
+		t.Errorf("server saw %d requests, want only the GET", n)
+	}
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ErrInvalid is wrapped by every validation failure.
+var ErrInvalid = errors.New("invalid investigation report")
+
+var heading = regexp.MustCompile(`^#{1,3}\s+(.+?)\s*#*\s*$`)
+
+// Sections splits a markdown report into its level-2/3 headed sections, keyed
+// by lower-cased heading text. Text before the first heading is under "".
+func Sections(md string) map[string]string {
+	out := map[string]string{}
+	cur := ""
+	var body strings.Builder
+	flush := func() {
+		if _, seen := out[cur]; !seen {
+			out[cur] = strings.TrimSpace(body.String())
+		}
+		body.Reset()
+	}
+	sc := bufio.NewScanner(strings.NewReader(md))
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	inFence := false
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+		}
+		if m := heading.FindStringSubmatch(line); m != nil && !inFence && strings.HasPrefix(line, "##") {
+			flush()
+			cur = strings.ToLower(m[1])
+			continue
+		}
+		body.WriteString(line)
+		body.WriteByte('\n')
+	}
+	flush()
+	return out
+}
+
+// Validate reports whether md is a usable report: non-empty, with a Summary
+// and a non-empty Root cause section. Any agent's output goes through it.
+func Validate(md string) error {
+	if strings.TrimSpace(md) == "" {
+		return fmt.Errorf("%w: the report is empty", ErrInvalid)
+	}
+	s := Sections(md)
+	if _, ok := s["summary"]; !ok {
+		return fmt.Errorf("%w: no \"## Summary\" section", ErrInvalid)
+	}
+	rc, ok := s["root cause"]
+	if !ok {
+		return fmt.Errorf("%w: no \"## Root cause\" section", ErrInvalid)
+	}
+	if rc == "" {
+		return fmt.Errorf("%w: the \"## Root cause\" section is empty", ErrInvalid)
+	}
+	return nil
+}
+
+var confidenceRe = regexp.MustCompile(`(?i)\b(speculation|probable|confident|verified)\b(?:\s*\(?\s*(0?\.\d+|1(?:\.0+)?)\)?)?`)
+
+// RootCauseLine extracts the root-cause statement and confidence level from
+// any valid report, so incident.json can carry them for external agents too.
+func RootCauseLine(md string) (statement string, level Level) {
+	rc := Sections(md)["root cause"]
+	for _, line := range strings.Split(rc, "\n") {
+		line = strings.TrimSpace(strings.Trim(strings.TrimSpace(line), "*_"))
+		if line != "" {
+			statement = line
+			break
+		}
+	}
+	if m := confidenceRe.FindStringSubmatch(rc); m != nil {
+		level = Level(strings.ToLower(m[1]))
+	}
+	return statement, level
+}

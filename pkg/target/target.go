@@ -1,0 +1,192 @@
+// Package target turns the user's TYPE/NAME arguments into the one object to
+// triage, the way kubectl resolves its arguments (cli-runtime's resource
+// builder: short names, kind.group, CRDs).
+package target
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+)
+
+// Target is the resolved object.
+type Target struct {
+	Mapping *meta.RESTMapping
+	Object  *unstructured.Unstructured
+}
+
+// Ref names the target in the incident's terms.
+func (t *Target) Ref() fault.Resource {
+	return fault.Resource{
+		APIVersion: t.Object.GetAPIVersion(),
+		Kind:       t.Object.GetKind(),
+		Name:       t.Object.GetName(),
+		Namespace:  t.Object.GetNamespace(),
+		UID:        string(t.Object.GetUID()),
+	}
+}
+
+// UsageError marks errors in the arguments themselves.
+type UsageError struct{ msg string }
+
+func (e *UsageError) Error() string { return e.msg }
+
+// Normalize checks the argument forms kubectl triage accepts — TYPE/NAME,
+// TYPE NAME, or a bare NAME meaning a pod (as with `kubectl logs NAME`) — and
+// returns them in the form the resource builder takes.
+func Normalize(args []string) ([]string, error) {
+	switch len(args) {
+	case 0:
+		return nil, &UsageError{"you must name one resource to triage: TYPE/NAME (e.g. pod/web-0, deploy/web), TYPE NAME, or a pod NAME"}
+	case 1:
+		a := args[0]
+		if a == "" || strings.HasPrefix(a, "/") || strings.HasSuffix(a, "/") || strings.Count(a, "/") > 1 {
+			return nil, &UsageError{fmt.Sprintf("%q is not a resource: use TYPE/NAME (e.g. pod/web-0), TYPE NAME, or a pod NAME", a)}
+		}
+		if !strings.Contains(a, "/") {
+			return []string{"pods", a}, nil
+		}
+		return args, nil
+	case 2:
+		if !strings.Contains(args[0], "/") && !strings.Contains(args[1], "/") {
+			return args, nil
+		}
+	}
+	return nil, &UsageError{fmt.Sprintf("kubectl triage takes exactly one resource, got %d (%s): run it once per resource", targetCount(args), strings.Join(args, " "))}
+}
+
+func targetCount(args []string) int {
+	if len(args) > 1 && !strings.Contains(args[0], "/") {
+		return len(args) - 1 // TYPE NAME1 NAME2 …
+	}
+	return len(args)
+}
+
+// Resolve fetches the single object the arguments name. namespace is the one
+// from -n or the kubeconfig context. Errors read like kubectl's and say what
+// to do.
+func Resolve(getter genericclioptions.RESTClientGetter, namespace string, args []string) (*Target, error) {
+	norm, err := Normalize(args)
+	if err != nil {
+		return nil, err
+	}
+	r := resource.NewBuilder(getter).
+		Unstructured().
+		NamespaceParam(namespace).DefaultNamespace().
+		ResourceTypeOrNameArgs(false, norm...).
+		SingleResourceType().
+		Flatten().
+		Do()
+	infos, err := r.Infos()
+	if err != nil {
+		return nil, Explain(err, getter, namespace, norm)
+	}
+	if len(infos) != 1 {
+		return nil, &UsageError{fmt.Sprintf("kubectl triage takes exactly one resource, but %s matched %d", strings.Join(args, " "), len(infos))}
+	}
+	obj, ok := infos[0].Object.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("unexpected object type %T for %s", infos[0].Object, strings.Join(args, " "))
+	}
+	return &Target{Mapping: infos[0].Mapping, Object: obj}, nil
+}
+
+// Explain rewrites an error from talking to the cluster into a one-line
+// message that says what went wrong and what to do about it.
+func Explain(err error, getter genericclioptions.RESTClientGetter, namespace string, args []string) error {
+	server := "the cluster"
+	if cfg, cerr := getter.ToRESTConfig(); cerr == nil && cfg.Host != "" {
+		server = cfg.Host
+	}
+	typ, name := "", ""
+	if len(args) == 2 {
+		typ, name = args[0], args[1]
+	} else if len(args) == 1 {
+		typ, name, _ = strings.Cut(args[0], "/")
+	}
+	var status apierrors.APIStatus
+	switch {
+	case apierrors.IsNotFound(err):
+		details := ""
+		if errors.As(err, &status) && status.Status().Details != nil {
+			details = status.Status().Details.Kind
+		}
+		if details == "" {
+			details = typ
+		}
+		hint := fmt.Sprintf("list them with: kubectl get %s -n %s", details, namespace)
+		if typ == "pods" && len(args) == 2 && !strings.Contains(strings.Join(args, ""), "/") {
+			hint += fmt.Sprintf(", or if %q is not a pod, give its type (e.g. deploy/%s)", name, name)
+		}
+		return fmt.Errorf("%s %q not found in namespace %q: %s; use -n to pick another namespace", details, name, namespace, hint)
+	case isUnknownType(err):
+		return fmt.Errorf("unknown resource type %q: run 'kubectl api-resources' to list the types %s serves", typ, server)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("forbidden: %s; kubectl triage needs read access (get, list) to %s in namespace %q", statusMessage(err), typ, namespace)
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("unauthorized: %s rejected your credentials (%s); log in again or check --context/--kubeconfig", server, statusMessage(err))
+	case isUnreachable(err):
+		return fmt.Errorf("cannot reach the cluster at %s: %s; check that it is running and that --context/--kubeconfig point at it", server, rootCause(err))
+	}
+	return err
+}
+
+func statusMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+func isUnknownType(err error) bool {
+	if meta.IsNoMatchError(err) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "doesn't have a resource type")
+}
+
+func isUnreachable(err error) bool {
+	var netErr net.Error
+	var urlErr *url.Error
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return true
+	case errors.As(err, &opErr), errors.As(err, &urlErr), errors.As(err, &netErr):
+		return true
+	}
+	// Discovery wraps transport errors as text.
+	msg := err.Error()
+	for _, s := range []string{"connection refused", "no such host", "i/o timeout", "couldn't get current server API group list", "x509:", "tls:"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// rootCause strips client-go's repeated wrapping down to the transport error.
+func rootCause(err error) string {
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return opErr.Error()
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "dial tcp"); i >= 0 {
+		return msg[i:]
+	}
+	return msg
+}

@@ -1,0 +1,241 @@
+// Package triage is the engine of one run: incident → workspace → bundle →
+// agent → report, with incident.json kept current at every step. The CLI
+// and watch mode both drive it.
+package triage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/google/uuid"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
+)
+
+// Options configure a run.
+type Options struct {
+	WorkspaceRoot string
+	Agent         agent.Agent
+	Timeout       time.Duration
+	Cluster       bundle.ClusterInfo
+	Bundle        bundle.Options
+	// Progress reports steps to the user; nil means silent.
+	Progress func(format string, a ...any)
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// Result is how a run ended.
+type Result struct {
+	Incident  *incident.Incident
+	Workspace *workspace.Workspace
+	Report    string // the markdown report, when valid
+}
+
+// Run triages one fault whose resource is obj (already fetched through the
+// read-only client cs). It returns an error only when no incident could be
+// created; every later failure is recorded in the incident and its Result.
+func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *unstructured.Unstructured, opts Options) (*Result, error) {
+	if opts.Progress == nil {
+		opts.Progress = func(string, ...any) {}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Bundle.Concurrency == 0 {
+		opts.Bundle = bundle.DefaultOptions()
+	}
+	id := uuid.NewString()
+	inc := incident.New(id, ev, opts.Cluster.Context, opts.Agent.Name(), opts.Now())
+	inc.Agent.Command = opts.Agent.Command()
+	inc.Agent.Model = opts.Agent.Model()
+	log := opts.Logger.With("incident_id", id, "cluster", inc.Cluster)
+
+	ws, err := workspace.Create(opts.WorkspaceRoot, id, func(tmp *workspace.Workspace, final string) error {
+		inc.Workspace = final
+		return populate(tmp, inc, ev)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create incident workspace: %w", err)
+	}
+	log = log.With("workspace", ws.Dir)
+	log.Info("incident created", "event", ev.EventID, "resource", inc.Resource.Kind+"/"+inc.Resource.Name)
+	opts.Progress("Incident %s (workspace %s)", id, ws.Dir)
+
+	r := &runner{ws: ws, inc: inc, log: log, opts: opts}
+	return r.run(ctx, cs, obj)
+}
+
+// populate writes what must exist from the first moment: the incident
+// record, the verbatim event, the prompt and the read-only instructions.
+func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event) error {
+	if err := incident.Save(ws.MustPath(workspace.IncidentFile), inc); err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		workspace.EventFile:        ev.Raw,
+		workspace.PromptFile:       []byte(prompt.Build(inc)),
+		workspace.InstructionsFile: []byte(prompt.SystemInstructions),
+	}
+	for rel, data := range files {
+		if err := atomicfile.Write(ws.MustPath(rel), data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	ws   *workspace.Workspace
+	inc  *incident.Incident
+	log  *slog.Logger
+	opts Options
+}
+
+func (r *runner) save() {
+	if err := incident.Save(r.ws.MustPath(workspace.IncidentFile), r.inc); err != nil {
+		r.log.Error("save incident", "error", err)
+	}
+}
+
+func (r *runner) setState(s incident.AgentState) {
+	r.inc.Agent.State = s
+	r.log.Info("agent state", "state", string(s), "agent", r.inc.Agent.Name, "at", r.opts.Now().UTC().Format(time.RFC3339Nano))
+	r.save()
+}
+
+func (r *runner) finish(status incident.Status, reason string) {
+	now := r.opts.Now().UTC()
+	r.inc.Status = status
+	r.inc.FailureReason = reason
+	r.inc.CompletedAt = &now
+	r.log.Info("incident finished", "status", string(status), "reason", reason)
+	r.save()
+}
+
+func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstructured.Unstructured) (*Result, error) {
+	res := &Result{Incident: r.inc, Workspace: r.ws}
+
+	start := time.Now()
+	b, err := bundle.Collect(ctx, cs, obj, r.opts.Cluster, r.opts.Bundle)
+	if err == nil {
+		err = b.Write(r.ws.MustPath(workspace.ContextDir))
+	}
+	if err != nil {
+		r.setState(stateFor(ctx, err))
+		r.finish(incident.Failed, reasonFor(ctx, "collect evidence", err))
+		return res, nil
+	}
+	r.opts.Progress("Collected %d objects, %d events, %d log streams (%d requests, %s)",
+		len(b.Cluster.Involved), len(b.Events), len(b.Logs), b.Requests, time.Since(start).Round(time.Millisecond))
+	for _, p := range b.Problems {
+		r.opts.Progress("warning: could not read %s: %s", p.What, p.Error)
+	}
+
+	actx := ctx
+	if r.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		actx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
+		defer cancel()
+	}
+	r.setState(incident.AgentStarting)
+	r.opts.Progress("Investigating with the %s agent…", r.inc.Agent.Name)
+	run := &agent.Run{
+		Workspace: r.ws, Incident: *r.inc, Bundle: b, Progress: r.opts.Progress,
+		Started: func(pid int) {
+			now := r.opts.Now().UTC()
+			r.inc.StartedAt = &now
+			r.inc.Agent.PID = pid
+			r.setState(incident.AgentRunning)
+		},
+	}
+	out, err := r.opts.Agent.Run(actx, run)
+	if out != nil {
+		code := out.ExitCode
+		r.inc.Agent.ExitCode = &code
+		r.inc.Agent.Signal = out.Signal
+	}
+	switch {
+	case err != nil || actx.Err() != nil:
+		if err == nil {
+			err = actx.Err()
+		}
+		r.setState(stateFor(actx, err))
+		r.finish(incident.Failed, reasonFor(actx, "agent", err))
+		return res, nil
+	case out.ExitCode != 0:
+		r.setState(incident.AgentFailure)
+		r.finish(incident.Failed, fmt.Sprintf("agent exited with code %d", out.ExitCode))
+		return res, nil
+	}
+	r.setState(incident.AgentSuccess)
+
+	md, err := os.ReadFile(r.ws.MustPath(workspace.ReportFile))
+	if err == nil {
+		err = report.Validate(string(md))
+	}
+	if err != nil {
+		r.finish(incident.AgentFailed, "missing or invalid investigation report: "+err.Error())
+		return res, nil
+	}
+	stmt, level := report.RootCauseLine(string(md))
+	r.inc.Report = &incident.ReportRef{Path: r.ws.MustPath(workspace.ReportFile), RootCause: stmt, ConfidenceLevel: string(level)}
+	if rep := readJSONReport(r.ws); rep != nil {
+		r.inc.Report.RootCause = rep.RootCause.Statement
+		r.inc.Report.Confidence = rep.Confidence
+		r.inc.Report.ConfidenceLevel = string(rep.ConfidenceLevel)
+	}
+	r.finish(incident.Resolved, "")
+	res.Report = string(md)
+	return res, nil
+}
+
+func stateFor(ctx context.Context, err error) incident.AgentState {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return incident.AgentTimeout
+	case errors.Is(ctx.Err(), context.Canceled) || errors.Is(err, context.Canceled):
+		return incident.AgentCancelled
+	}
+	return incident.AgentFailure
+}
+
+func reasonFor(ctx context.Context, step string, err error) string {
+	switch stateFor(ctx, err) {
+	case incident.AgentTimeout:
+		return incident.ReasonTimeout
+	case incident.AgentCancelled:
+		return incident.ReasonCancelled
+	}
+	return fmt.Sprintf("%s: %v", step, err)
+}
+
+// readJSONReport reads output/investigation.json when the agent wrote one.
+func readJSONReport(ws *workspace.Workspace) *report.Report {
+	data, err := os.ReadFile(ws.MustPath(workspace.ReportJSONFile))
+	if err != nil {
+		return nil
+	}
+	var rep report.Report
+	if json.Unmarshal(data, &rep) != nil || rep.RootCause.Statement == "" {
+		return nil
+	}
+	return &rep
+}
