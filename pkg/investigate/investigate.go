@@ -157,6 +157,7 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 		}
 	}
 	r.Evidence = c.evidence
+	pruneEvidence(r)
 	return r
 }
 
@@ -187,28 +188,72 @@ func rank(fs []Finding) *Finding {
 }
 
 // merge folds the same finding about several pods of a workload into one,
-// noting how many pods it covers.
+// naming the pods it covers; the first pod's evidence stands for all.
 func merge(fs []Finding) []Finding {
 	var out []Finding
 	index := map[string]int{}
-	counts := map[string]int{}
+	pods := map[string][]string{}
 	for _, f := range fs {
-		key := f.Rule + "\x00" + f.Category + "\x00" + string(f.Verdict) + "\x00" + f.Culprit
-		if i, ok := index[key]; ok && f.Culprit != "" {
-			counts[key]++
-			out[i].Evidence = appendUnique(out[i].Evidence, f.Evidence...)
+		pod, _, _ := strings.Cut(f.Subject, "/")
+		key := f.Rule + "\x00" + f.Category + "\x00" + string(f.Verdict) + "\x00" + f.Hypothesis
+		if pod != "" {
+			key += "\x00" + strings.ReplaceAll(f.Culprit, pod, "*")
+		} else {
+			key += "\x00" + f.Culprit
+		}
+		if _, ok := index[key]; ok {
+			pods[key] = append(pods[key], pod)
 			continue
 		}
 		index[key] = len(out)
-		counts[key] = 1
+		pods[key] = []string{pod}
 		out = append(out, f)
 	}
 	for key, i := range index {
-		if n := counts[key]; n > 1 {
-			out[i].Contributing = append(out[i].Contributing, fmt.Sprintf("The same cause is seen in %d pods of this workload.", n))
+		if names := pods[key]; len(names) > 1 {
+			out[i].Contributing = append(out[i].Contributing, fmt.Sprintf("The same cause is seen in %d pods of this workload: %s.", len(names), strings.Join(names, ", ")))
 		}
 	}
 	return out
+}
+
+// pruneEvidence drops evidence no hypothesis or root cause cites (rules
+// register facts for findings that merge() folded away) and renumbers the
+// rest E1…En in order.
+func pruneEvidence(r *report.Report) {
+	used := map[string]bool{}
+	for _, h := range r.Hypotheses {
+		for _, id := range h.Evidence {
+			used[id] = true
+		}
+	}
+	for _, id := range r.RootCause.Evidence {
+		used[id] = true
+	}
+	renumber := map[string]string{}
+	var kept []report.Evidence
+	for _, e := range r.Evidence {
+		if !used[e.ID] {
+			continue
+		}
+		renumber[e.ID] = fmt.Sprintf("E%d", len(kept)+1)
+		e.ID = renumber[e.ID]
+		kept = append(kept, e)
+	}
+	r.Evidence = kept
+	fix := func(ids []string) []string {
+		var out []string // ids may share a backing array with another list
+		for _, id := range ids {
+			if n, ok := renumber[id]; ok {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	for i := range r.Hypotheses {
+		r.Hypotheses[i].Evidence = fix(r.Hypotheses[i].Evidence)
+	}
+	r.RootCause.Evidence = fix(r.RootCause.Evidence)
 }
 
 func appendUnique(dst []string, src ...string) []string {

@@ -2,6 +2,7 @@ package investigate
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -308,19 +309,27 @@ func TestOOMOutranksCrashLoop(t *testing.T) {
 	}
 }
 
+// TestWorkloadFindingsMerge: the same cause in every pod of a workload is one
+// hypothesis that names the pods, not one per pod.
 func TestWorkloadFindingsMerge(t *testing.T) {
 	p1, p2 := pod("web-1", crashing(137, "OOMKilled")), pod("web-2", crashing(137, "OOMKilled"))
 	b := &bundle.Bundle{Target: fault.Resource{Kind: "Deployment", Name: "web", Namespace: "shop", UID: "dep"}, Pods: []*corev1.Pod{p1, p2}}
 	r := Investigate(b, Options{Now: now})
-	oom := 0
-	for _, h := range r.Hypotheses {
-		if strings.Contains(h.Statement, "memory") {
-			oom++
+	if len(r.Hypotheses) != 1 {
+		t.Fatalf("got %d hypotheses, want 1 merged: %+v", len(r.Hypotheses), r.Hypotheses)
+	}
+	if got := strings.Join(r.RootCause.Contributing, " "); !strings.Contains(got, "2 pods") || !strings.Contains(got, "web-1, web-2") {
+		t.Errorf("merged finding does not name both pods: %q", got)
+	}
+	for _, e := range r.Evidence {
+		if strings.Contains(e.Source, "web-2") {
+			t.Errorf("evidence of the folded pod kept: %+v", e)
 		}
 	}
-	if oom != 2 {
-		// Two pods, two distinct culprits (pod names differ): both are listed.
-		t.Fatalf("got %d OOM hypotheses, want 2", oom)
+	for i, e := range r.Evidence {
+		if e.ID != fmt.Sprintf("E%d", i+1) {
+			t.Errorf("evidence not renumbered: %v", r.Evidence)
+		}
 	}
 }
 

@@ -142,7 +142,11 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 			res := corev1.ResourceName(strings.TrimPrefix(text, "Insufficient "))
 			cause := fmt.Sprintf("%sinsufficient %s", nodes, res)
 			if q, ok := reqs[res]; ok {
-				cause = fmt.Sprintf("the pod requests %s %s, more than %s", res, q.String(), describeAllocatable(c, res))
+				offer, ev := describeAllocatable(c, res)
+				if ev != "" {
+					evidence = append(evidence, ev)
+				}
+				cause = fmt.Sprintf("the pod requests %s %s, more than %s", res, q.String(), offer)
 				evidence = append(evidence, c.Evidence(fmt.Sprintf("Pod requests %s %s in total", res, q.String()),
 					podRef(p)+" .spec.containers[*].resources.requests",
 					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].resources.requests}'`, p.Name, nsFlag(p))))
@@ -199,7 +203,7 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 }
 
 // describeAllocatable says what the known nodes can offer of a resource.
-func describeAllocatable(c *Context, res corev1.ResourceName) string {
+func describeAllocatable(c *Context, res corev1.ResourceName) (string, string) {
 	var best *resource.Quantity
 	bestNode := ""
 	for _, n := range c.B.Nodes {
@@ -209,12 +213,12 @@ func describeAllocatable(c *Context, res corev1.ResourceName) string {
 		}
 	}
 	if best == nil {
-		return "any node has free"
+		return "any node has free", ""
 	}
-	c.Evidence(fmt.Sprintf("Node %s has allocatable %s %s (the largest of %d node(s) seen)", bestNode, res, best.String(), len(c.B.Nodes)),
+	id := c.Evidence(fmt.Sprintf("Node %s has allocatable %s %s (the largest of %d node(s) seen)", bestNode, res, best.String(), len(c.B.Nodes)),
 		"node/"+bestNode+" .status.allocatable",
 		fmt.Sprintf("kubectl get node %s -o jsonpath='{.status.allocatable}'", bestNode))
-	return fmt.Sprintf("the largest node (%s) can allocate (%s)", bestNode, best.String())
+	return fmt.Sprintf("the largest node (%s) can allocate (%s)", bestNode, best.String()), id
 }
 
 func categoryOf(parts []schedReason) string {
