@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -53,8 +54,58 @@ func collectSymptoms(c *Context) symptomSet {
 	for _, p := range b.Pods {
 		s.lines = append(s.lines, podSymptoms(p, b.Target.Kind != "Pod")...)
 	}
+	if len(s.lines) == 0 {
+		// Kinds without a dedicated reading (CRDs, Services, PVCs, …): what
+		// their status conditions and recent warnings say.
+		s.lines = append(s.lines, conditionSymptoms(b)...)
+		s.lines = append(s.lines, recentWarnings(c)...)
+	}
 	s.healthy = len(s.lines) == 0
 	return s
+}
+
+// badConditions are condition types whose False means trouble in most APIs.
+var badConditions = map[string]bool{"Ready": true, "Available": true, "Synced": true, "Healthy": true, "Established": true, "Bound": true}
+
+// conditionSymptoms reads status.conditions of any object generically:
+// Ready/Available/… False, or a condition reporting an error.
+func conditionSymptoms(b *bundle.Bundle) []string {
+	if b.Object == nil {
+		return nil
+	}
+	conds, _, _ := unstructured.NestedSlice(b.Object.Object, "status", "conditions")
+	var out []string
+	for _, raw := range conds {
+		cond, ok := raw.(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, _ := cond["type"].(string)
+		status, _ := cond["status"].(string)
+		reason, _ := cond["reason"].(string)
+		msg, _ := cond["message"].(string)
+		if (badConditions[typ] && status == "False") || ((typ == "Failed" || typ == "Degraded" || strings.HasSuffix(typ, "Error")) && status == "True") {
+			out = append(out, fmt.Sprintf("Condition %s=%s (%s): %s", typ, status, reason, msg))
+		}
+	}
+	if phase, _, _ := unstructured.NestedString(b.Object.Object, "status", "phase"); phase == "Failed" || phase == "Pending" || phase == "Lost" {
+		out = append(out, fmt.Sprintf("%s is in phase %s", b.Target.Kind, phase))
+	}
+	return out
+}
+
+// recentWarning is how old a warning may be and still describe today.
+const recentWarning = time.Hour
+
+func recentWarnings(c *Context) []string {
+	var out []string
+	for _, e := range warningEvents(c.B) {
+		if c.Now.Sub(bundle.EventTime(&e)) > recentWarning {
+			continue
+		}
+		out = append(out, fmt.Sprintf("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), firstLine(e.Message)))
+	}
+	return out
 }
 
 func podSymptoms(p *corev1.Pod, prefix bool) []string {
