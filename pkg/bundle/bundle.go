@@ -11,7 +11,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 )
@@ -71,6 +74,34 @@ type Problem struct {
 	What      string `json:"what"`
 	Error     string `json:"error"`
 	Forbidden bool   `json:"forbidden,omitempty"`
+}
+
+// each visits every typed object, owners before what they own.
+func (b *Bundle) each(visit func(gvk schema.GroupVersionKind, meta metav1.Object, obj runtime.Object)) {
+	for _, o := range b.CronJobs {
+		visit(gvkCronJob, o, o)
+	}
+	for _, o := range b.Jobs {
+		visit(gvkJob, o, o)
+	}
+	for _, o := range b.Deployments {
+		visit(gvkDeployment, o, o)
+	}
+	for _, o := range b.StatefulSets {
+		visit(gvkStatefulSet, o, o)
+	}
+	for _, o := range b.DaemonSets {
+		visit(gvkDaemonSet, o, o)
+	}
+	for _, o := range b.ReplicaSets {
+		visit(gvkReplicaSet, o, o)
+	}
+	for _, o := range b.Pods {
+		visit(gvkPod, o, o)
+	}
+	for _, o := range b.Nodes {
+		visit(gvkNode, o, o)
+	}
 }
 
 // Pod returns the pod with this name, or nil.

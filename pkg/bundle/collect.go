@@ -110,48 +110,31 @@ func (c *collector) add(obj *unstructured.Unstructured) {
 		}
 		c.seen[uid] = true
 	}
-	conv := runtime.DefaultUnstructuredConverter
+	b := c.b
 	switch obj.GroupVersionKind() {
-	case corev1.SchemeGroupVersion.WithKind("Pod"):
-		var p corev1.Pod
-		if conv.FromUnstructured(obj.Object, &p) == nil {
-			c.b.Pods = append(c.b.Pods, &p)
-		}
-	case corev1.SchemeGroupVersion.WithKind("Node"):
-		var n corev1.Node
-		if conv.FromUnstructured(obj.Object, &n) == nil {
-			c.b.Nodes = append(c.b.Nodes, &n)
-		}
-	case appsv1.SchemeGroupVersion.WithKind("ReplicaSet"):
-		var r appsv1.ReplicaSet
-		if conv.FromUnstructured(obj.Object, &r) == nil {
-			c.b.ReplicaSets = append(c.b.ReplicaSets, &r)
-		}
-	case appsv1.SchemeGroupVersion.WithKind("Deployment"):
-		var d appsv1.Deployment
-		if conv.FromUnstructured(obj.Object, &d) == nil {
-			c.b.Deployments = append(c.b.Deployments, &d)
-		}
-	case appsv1.SchemeGroupVersion.WithKind("StatefulSet"):
-		var s appsv1.StatefulSet
-		if conv.FromUnstructured(obj.Object, &s) == nil {
-			c.b.StatefulSets = append(c.b.StatefulSets, &s)
-		}
-	case appsv1.SchemeGroupVersion.WithKind("DaemonSet"):
-		var d appsv1.DaemonSet
-		if conv.FromUnstructured(obj.Object, &d) == nil {
-			c.b.DaemonSets = append(c.b.DaemonSets, &d)
-		}
-	case batchv1.SchemeGroupVersion.WithKind("Job"):
-		var j batchv1.Job
-		if conv.FromUnstructured(obj.Object, &j) == nil {
-			c.b.Jobs = append(c.b.Jobs, &j)
-		}
-	case batchv1.SchemeGroupVersion.WithKind("CronJob"):
-		var j batchv1.CronJob
-		if conv.FromUnstructured(obj.Object, &j) == nil {
-			c.b.CronJobs = append(c.b.CronJobs, &j)
-		}
+	case gvkPod:
+		decodeInto(obj, &b.Pods)
+	case gvkNode:
+		decodeInto(obj, &b.Nodes)
+	case gvkReplicaSet:
+		decodeInto(obj, &b.ReplicaSets)
+	case gvkDeployment:
+		decodeInto(obj, &b.Deployments)
+	case gvkStatefulSet:
+		decodeInto(obj, &b.StatefulSets)
+	case gvkDaemonSet:
+		decodeInto(obj, &b.DaemonSets)
+	case gvkJob:
+		decodeInto(obj, &b.Jobs)
+	case gvkCronJob:
+		decodeInto(obj, &b.CronJobs)
+	}
+}
+
+func decodeInto[T any](obj *unstructured.Unstructured, dst *[]*T) {
+	var v T
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &v) == nil {
+		*dst = append(*dst, &v)
 	}
 }
 
@@ -210,17 +193,27 @@ func (c *collector) ownerGetter(ns, kind string) (getter, schema.GroupVersionKin
 	apps, batch := c.cs.AppsV1(), c.cs.BatchV1()
 	switch kind {
 	case "ReplicaSet":
-		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.ReplicaSets(ns).Get(ctx, n, opts) }, gvkReplicaSet, true
+		return func(ctx context.Context, n string) (metav1.Object, error) {
+			return apps.ReplicaSets(ns).Get(ctx, n, opts)
+		}, gvkReplicaSet, true
 	case "Deployment":
-		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.Deployments(ns).Get(ctx, n, opts) }, gvkDeployment, true
+		return func(ctx context.Context, n string) (metav1.Object, error) {
+			return apps.Deployments(ns).Get(ctx, n, opts)
+		}, gvkDeployment, true
 	case "StatefulSet":
-		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.StatefulSets(ns).Get(ctx, n, opts) }, gvkStatefulSet, true
+		return func(ctx context.Context, n string) (metav1.Object, error) {
+			return apps.StatefulSets(ns).Get(ctx, n, opts)
+		}, gvkStatefulSet, true
 	case "DaemonSet":
-		return func(ctx context.Context, n string) (metav1.Object, error) { return apps.DaemonSets(ns).Get(ctx, n, opts) }, gvkDaemonSet, true
+		return func(ctx context.Context, n string) (metav1.Object, error) {
+			return apps.DaemonSets(ns).Get(ctx, n, opts)
+		}, gvkDaemonSet, true
 	case "Job":
 		return func(ctx context.Context, n string) (metav1.Object, error) { return batch.Jobs(ns).Get(ctx, n, opts) }, gvkJob, true
 	case "CronJob":
-		return func(ctx context.Context, n string) (metav1.Object, error) { return batch.CronJobs(ns).Get(ctx, n, opts) }, gvkCronJob, true
+		return func(ctx context.Context, n string) (metav1.Object, error) {
+			return batch.CronJobs(ns).Get(ctx, n, opts)
+		}, gvkCronJob, true
 	}
 	return nil, schema.GroupVersionKind{}, false
 }
@@ -615,37 +608,11 @@ func logError(err error) string {
 func (c *collector) involved() []fault.Resource {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	b := c.b
-	out := []fault.Resource{b.Target}
-	addMeta := func(kind, apiVersion string, o metav1.Object) {
-		if string(o.GetUID()) == b.Target.UID {
-			return
+	out := []fault.Resource{c.b.Target}
+	c.b.each(func(gvk schema.GroupVersionKind, o metav1.Object, _ runtime.Object) {
+		if string(o.GetUID()) != c.b.Target.UID {
+			out = append(out, fault.Resource{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: o.GetName(), Namespace: o.GetNamespace(), UID: string(o.GetUID())})
 		}
-		out = append(out, fault.Resource{APIVersion: apiVersion, Kind: kind, Name: o.GetName(), Namespace: o.GetNamespace(), UID: string(o.GetUID())})
-	}
-	for _, o := range b.CronJobs {
-		addMeta("CronJob", "batch/v1", o)
-	}
-	for _, o := range b.Jobs {
-		addMeta("Job", "batch/v1", o)
-	}
-	for _, o := range b.Deployments {
-		addMeta("Deployment", "apps/v1", o)
-	}
-	for _, o := range b.StatefulSets {
-		addMeta("StatefulSet", "apps/v1", o)
-	}
-	for _, o := range b.DaemonSets {
-		addMeta("DaemonSet", "apps/v1", o)
-	}
-	for _, o := range b.ReplicaSets {
-		addMeta("ReplicaSet", "apps/v1", o)
-	}
-	for _, o := range b.Pods {
-		addMeta("Pod", "v1", o)
-	}
-	for _, o := range b.Nodes {
-		addMeta("Node", "v1", o)
-	}
+	})
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -69,42 +70,17 @@ type namedObject struct {
 func (b *Bundle) objects() []namedObject {
 	var out []namedObject
 	out = append(out, namedObject{b.Object.GroupVersionKind(), b.Object.GetName(), b.Object.Object})
-	targetUID := b.Target.UID
-	add := func(gvk schema.GroupVersionKind, name, uid string, o runtime.Object) {
-		if uid == targetUID {
+	b.each(func(gvk schema.GroupVersionKind, o metav1.Object, obj runtime.Object) {
+		if string(o.GetUID()) == b.Target.UID {
 			return
 		}
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			return
 		}
 		m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
-		out = append(out, namedObject{gvk, name, m})
-	}
-	for _, o := range b.CronJobs {
-		add(gvkCronJob, o.Name, string(o.UID), o)
-	}
-	for _, o := range b.Jobs {
-		add(gvkJob, o.Name, string(o.UID), o)
-	}
-	for _, o := range b.Deployments {
-		add(gvkDeployment, o.Name, string(o.UID), o)
-	}
-	for _, o := range b.StatefulSets {
-		add(gvkStatefulSet, o.Name, string(o.UID), o)
-	}
-	for _, o := range b.DaemonSets {
-		add(gvkDaemonSet, o.Name, string(o.UID), o)
-	}
-	for _, o := range b.ReplicaSets {
-		add(gvkReplicaSet, o.Name, string(o.UID), o)
-	}
-	for _, o := range b.Pods {
-		add(gvkPod, o.Name, string(o.UID), o)
-	}
-	for _, o := range b.Nodes {
-		add(gvkNode, o.Name, string(o.UID), o)
-	}
+		out = append(out, namedObject{gvk, o.GetName(), m})
+	})
 	return out
 }
 

@@ -101,10 +101,10 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewTriageOptions(flags, streams)
 
 	cmd := &cobra.Command{
-		Use:                   "triage [TYPE/NAME | TYPE NAME | POD] [flags]",
-		Annotations:           map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl triage"},
+		Use:         "triage [TYPE/NAME | TYPE NAME | POD] [flags]",
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl triage"},
 		// Arguments that are not subcommands name the resource to triage.
-		Args: cobra.ArbitraryArgs,
+		Args:                  cobra.ArbitraryArgs,
 		DisableFlagsInUseLine: true,
 		Short:                 "Find out why a Kubernetes resource is broken, read-only",
 		Long:                  triageLong,

@@ -12,12 +12,12 @@ import (
 
 // pullFailure is one row of the image-pull classification table.
 type pullFailure struct {
-	Class    string
-	re       *regexp.Regexp
-	Title    string // with %s = image
-	Mech     string
-	Fix      string
-	Conf     float64
+	Class string
+	re    *regexp.Regexp
+	Title string // with %s = image
+	Mech  string
+	Fix   string
+	Conf  float64
 }
 
 // pullFailures are matched against the kubelet's pull error, in order.

@@ -194,8 +194,8 @@ func TestInvestigate(t *testing.T) {
 			minConf:      0.9,
 		},
 		{
-			name: "image pull auth",
-			bundle: podBundle(pod("api", waiting("ErrImagePull", `failed to pull and unpack image "registry.example.com/shop/api:1.4.2": failed to authorize: 401 Unauthorized`))),
+			name:         "image pull auth",
+			bundle:       podBundle(pod("api", waiting("ErrImagePull", `failed to pull and unpack image "registry.example.com/shop/api:1.4.2": failed to authorize: 401 Unauthorized`))),
 			wantCategory: "ImagePull/Auth",
 			wantCulprit:  []string{"registry.example.com/shop/api:1.4.2"},
 		},

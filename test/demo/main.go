@@ -117,7 +117,9 @@ func brokenDeployment(ctx context.Context, c *testcluster.Cluster) error {
 			newRS = created
 		}
 	}
-	ago := func(m int) metav1.Time { return metav1.NewTime(time.Now().Add(-time.Duration(m) * time.Minute).Truncate(time.Second)) }
+	ago := func(m int) metav1.Time {
+		return metav1.NewTime(time.Now().Add(-time.Duration(m) * time.Minute).Truncate(time.Second))
+	}
 	for _, sfx := range []string{"x2kq9", "p7w4m"} {
 		name := newRS.Name + "-" + sfx
 		tmpl := newRS.Spec.Template
@@ -162,7 +164,7 @@ func backOffEvent(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod)
 		Type:           corev1.EventTypeWarning, Reason: "BackOff", Count: 37,
 		Message:        fmt.Sprintf("Back-off restarting failed container api in pod %s_%s(%s)", pod.Name, ns, pod.UID),
 		FirstTimestamp: metav1.NewTime(now.Add(-11 * time.Minute)), LastTimestamp: now,
-		Source:         corev1.EventSource{Component: "kubelet", Host: "fake-node"},
+		Source: corev1.EventSource{Component: "kubelet", Host: "fake-node"},
 	}, metav1.CreateOptions{})
 	return err
 }

@@ -24,7 +24,9 @@ type scenario struct {
 	healthy  bool
 }
 
-func minutesAgo(m int) metav1.Time { return metav1.NewTime(time.Now().Add(-time.Duration(m) * time.Minute).Truncate(time.Second)) }
+func minutesAgo(m int) metav1.Time {
+	return metav1.NewTime(time.Now().Add(-time.Duration(m) * time.Minute).Truncate(time.Second))
+}
 
 func notReadyConditions() []corev1.PodCondition {
 	return []corev1.PodCondition{
