@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.
 # demo; built once from the Go module proxy and cached outside the repo.
 TESTBIN  = $(shell ./hack/testbin.sh)
 
-.PHONY: all build test unit testbin demo vet clean
+.PHONY: all build test unit testbin demo vet clean eval
 
 all: build
 
@@ -38,3 +38,7 @@ demo: build
 
 clean:
 	rm -rf bin dist
+
+# The scenario corpus on a real control plane, as a table.
+eval:
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run 'TestScenarios$$' -v ./test/e2e | grep -vE '^(=== RUN|=== PAUSE|=== CONT|\s+--- (PASS|FAIL)|--- PASS|PASS$$|ok )|scenarios_test.go'

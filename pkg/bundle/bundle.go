@@ -9,8 +9,12 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,6 +40,29 @@ type Bundle struct {
 	CronJobs     []*batchv1.CronJob
 	Nodes        []*corev1.Node
 
+	// Related objects the rules need: what the pods reference and what the
+	// target points at. Secrets are never read: a missing Secret or key is
+	// known from the kubelet's own message.
+	Namespace       *corev1.Namespace
+	ConfigMaps      []*corev1.ConfigMap // referenced by the pods (env, envFrom, volumes)
+	ServiceAccounts []*corev1.ServiceAccount
+	PVCs            []*corev1.PersistentVolumeClaim // the target, or claimed by the pods
+	PVs             []*corev1.PersistentVolume
+	StorageClasses  []*storagev1.StorageClass
+	Services        []*corev1.Service // the target, or an Ingress's backends
+	EndpointSlices  []*discoveryv1.EndpointSlice
+	Ingresses       []*networkingv1.Ingress
+	IngressClasses  []*networkingv1.IngressClass
+	HPAs            []*autoscalingv2.HorizontalPodAutoscaler
+	ResourceQuotas  []*corev1.ResourceQuota
+	// NodePods are the pods scheduled on a Node target (not its own pods).
+	NodePods []*corev1.Pod
+	// Candidates are pods of a Service's namespace considered when its
+	// selector matches nothing (labels only matter).
+	Candidates []*corev1.Pod
+	// Missing lists objects something refers to that do not exist.
+	Missing []MissingRef
+
 	// Events about the involved objects, oldest first.
 	Events []corev1.Event
 	Logs   []ContainerLog
@@ -55,6 +82,34 @@ type ClusterInfo struct {
 	ServerVersion string           `json:"serverVersion,omitempty"`
 	Namespace     string           `json:"namespace,omitempty"`
 	Involved      []fault.Resource `json:"involvedResources"`
+}
+
+// MissingRef is an object that is referenced but was not found (404).
+type MissingRef struct {
+	Kind         string `json:"kind"`
+	Namespace    string `json:"namespace,omitempty"`
+	Name         string `json:"name"`
+	ReferencedBy string `json:"referencedBy"` // e.g. "pod/api env DB_HOST"
+}
+
+// IsMissing reports whether kind/name was referenced and not found.
+func (b *Bundle) IsMissing(kind, namespace, name string) bool {
+	for _, m := range b.Missing {
+		if m.Kind == kind && m.Namespace == namespace && m.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ConfigMap returns the collected ConfigMap, or nil.
+func (b *Bundle) ConfigMap(namespace, name string) *corev1.ConfigMap {
+	for _, c := range b.ConfigMaps {
+		if c.Namespace == namespace && c.Name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 // ContainerLog is a bounded tail of one container's log.

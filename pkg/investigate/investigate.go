@@ -48,12 +48,26 @@ type Rule struct {
 	Check func(*Context) []Finding
 }
 
-// Rules is the catalogue, in the order its hypotheses are reported.
-var Rules = []Rule{
+// Rules is the catalogue, in the order its hypotheses are reported. Each
+// area keeps its rules in its own file.
+var Rules = concat(containerRules, schedulingRules, nodeRules, workloadRules, networkRules, storageRules)
+
+var containerRules = []Rule{
 	{"container-oomkilled", checkOOMKilled},
 	{"container-crashloop", checkCrashLoop},
 	{"container-image-pull", checkImagePull},
+}
+
+var schedulingRules = []Rule{
 	{"pod-unschedulable", checkUnschedulable},
+}
+
+func concat(lists ...[]Rule) []Rule {
+	var out []Rule
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
 }
 
 // Context is what a rule sees: the bundle and an evidence registry.

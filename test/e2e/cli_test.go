@@ -44,7 +44,7 @@ func runBinary(t *testing.T, env []string, args ...string) (int, string, string)
 func TestBinaryAsAUser(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
-	scenarios[0].setup(t, c, ns) // pod/api crash-looping on a missing env var
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns) // pod/api crash-looping on a missing env var
 	root := t.TempDir()
 	env := []string{"KUBECONFIG=" + c.UserKubeconfig, "WORKSPACE_ROOT=" + root, "HOME=" + t.TempDir()}
 
@@ -145,7 +145,7 @@ func restrictedKubeconfig(t *testing.T, c *testcluster.Cluster, ns string) strin
 func TestNoSecretInWorkspace(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
-	scenarios[0].setup(t, c, ns)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
 	c.SetLogs(ns, "api", "app", true, "connecting with postgres://app:s3cr3t-planted-pw@db:5432/shop\nAuthorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkIn0.c2lnbmF0dXJlLXBsYW50ZWQ\nFATAL config: required env DATABASE_URL is empty\n")
 	r := triage(t, c, ns, "pod/api")
 	if r.code != 0 {
@@ -188,7 +188,7 @@ func TestNoSecretInWorkspace(t *testing.T) {
 func TestAgentTimeout(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
-	scenarios[0].setup(t, c, ns)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
 	r := triage(t, c, ns, "pod/api", "--timeout", "1ns")
 	if r.code != 5 {
 		t.Fatalf("exit %d, want 5 (timeout); stderr %s", r.code, r.stderr)

@@ -47,7 +47,7 @@ func (a *blockingAgent) Run(ctx context.Context, r *agent.Run) (*agent.Outcome, 
 func TestCancelDuringAgent(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
-	scenarios[0].setup(t, c, ns)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
 	cfg := readonly.Config(c.UserConfig())
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	dyn := dynamic.NewForConfigOrDie(cfg)

@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"sort"
 	"strings"
+	"text/tabwriter"
 	"testing"
 	"time"
 
@@ -64,7 +67,32 @@ func simplePod(name string, mutate ...func(*corev1.Pod)) *corev1.Pod {
 	return p
 }
 
-var scenarios = []scenario{
+// scenarios is the corpus; each area's file registers its own.
+var scenarios []scenario
+
+func register(list ...scenario) {
+	for _, sc := range list {
+		for _, have := range scenarios {
+			if have.name == sc.name {
+				panic("duplicate scenario " + sc.name)
+			}
+		}
+		scenarios = append(scenarios, sc)
+	}
+}
+
+func scenarioNamed(name string) scenario {
+	for _, sc := range scenarios {
+		if sc.name == name {
+			return sc
+		}
+	}
+	panic("no scenario " + name)
+}
+
+func init() { register(baseScenarios...) }
+
+var baseScenarios = []scenario{
 	{
 		name: "crashloop-missing-env",
 		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
@@ -187,11 +215,20 @@ var scenarios = []scenario{
 
 // TestScenarios triages each scenario on the real control plane and checks
 // the report names the real cause, the incident lifecycle, the workspace
-// and that only reads reached the API server.
+// and that only reads reached the API server. With -v it ends with the
+// evaluation table (make eval).
 func TestScenarios(t *testing.T) {
 	c := testcluster.Get(t)
-	for _, sc := range scenarios {
+	sorted := append([]scenario(nil), scenarios...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
+	var rows []evalRow
+	for _, sc := range sorted {
+		row := evalRow{name: sc.name, expected: sc.category}
+		if sc.healthy {
+			row.expected = "Healthy"
+		}
 		t.Run(sc.name, func(t *testing.T) {
+			defer func() { row.pass = !t.Failed(); rows = append(rows, row) }()
 			ns := c.Namespace(t)
 			args := sc.setup(t, c, ns)
 			mark := c.AuditMark()
@@ -203,6 +240,7 @@ func TestScenarios(t *testing.T) {
 			dir := onlyWorkspace(t, r.root)
 			assertWorkspace(t, dir, incident.Resolved)
 			rep := readReportJSON(t, dir)
+			row.found, row.confidence, row.requests = rep.RootCause.Category, rep.Confidence, requests
 
 			section := rootCauseSection(r.stdout)
 			if sc.healthy {
@@ -218,6 +256,12 @@ func TestScenarios(t *testing.T) {
 						t.Errorf("Root cause section does not name %q:\n%s", s, section)
 					}
 				}
+				if len(rep.Evidence) == 0 || !strings.Contains(r.stdout, "_Source:_") {
+					t.Errorf("the report cites no evidence")
+				}
+				if !strings.Contains(r.stdout, "```sh") {
+					t.Errorf("the report proposes no command for a human")
+				}
 			}
 			if strings.Contains(r.stdout, "Resolving") || !strings.HasPrefix(r.stdout, "# Triage: ") {
 				t.Errorf("stdout must carry only the report; got:\n%.300s", r.stdout)
@@ -228,6 +272,32 @@ func TestScenarios(t *testing.T) {
 			t.Logf("%s: %s (%d API requests)", sc.name, rep.Title, requests)
 		})
 	}
+	if testing.Verbose() {
+		printEval(rows)
+	}
+}
+
+type evalRow struct {
+	name, expected, found string
+	confidence            float64
+	requests              int
+	pass                  bool
+}
+
+// printEval prints the evaluation table and the closing count line.
+func printEval(rows []evalRow) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SCENARIO\tEXPECTED\tFOUND\tCONFIDENCE\tREQUESTS\tPASS")
+	passed := 0
+	for _, r := range rows {
+		mark := "FAIL"
+		if r.pass {
+			mark, passed = "ok", passed+1
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%.2f\t%d\t%s\n", r.name, r.expected, r.found, r.confidence, r.requests, mark)
+	}
+	w.Flush()
+	fmt.Printf("%d passed, %d failed\n", passed, len(rows)-passed)
 }
 
 func rootCauseSection(md string) string {

@@ -86,13 +86,7 @@ func TestCustomResourceTarget(t *testing.T) {
 func TestBundleContents(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
-	var depScenario scenario
-	for _, sc := range scenarios {
-		if sc.name == "deployment-crashloop" {
-			depScenario = sc
-		}
-	}
-	depScenario.setup(t, c, ns)
+	scenarioNamed("deployment-crashloop").setup(t, c, ns)
 	pods, err := c.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
 	if err != nil || len(pods.Items) != 2 {
 		t.Fatalf("want 2 pods: %v", err)
