@@ -5,8 +5,8 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -384,8 +385,13 @@ func TestViewRoleIsAggregated(t *testing.T) {
 	cfg := rest.CopyConfig(c.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "reader"}
 	reader := kubernetes.NewForConfigOrDie(cfg)
-	if _, err := reader.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err != nil {
-		t.Errorf("reader list pods: %v", err)
+	// The RBAC authorizer learns of new bindings through a watch: wait for it.
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := reader.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Errorf("reader list pods: never allowed: %v", err)
 	}
 	if _, err := reader.CoreV1().Events(ns).List(ctx, metav1.ListOptions{}); err != nil {
 		t.Errorf("reader list events: %v", err)
