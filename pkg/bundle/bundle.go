@@ -157,6 +157,42 @@ func (b *Bundle) each(visit func(gvk schema.GroupVersionKind, meta metav1.Object
 	for _, o := range b.Nodes {
 		visit(gvkNode, o, o)
 	}
+	for _, o := range b.HPAs {
+		visit(autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), o, o)
+	}
+	for _, o := range b.Ingresses {
+		visit(networkingv1.SchemeGroupVersion.WithKind("Ingress"), o, o)
+	}
+	for _, o := range b.Services {
+		visit(corev1.SchemeGroupVersion.WithKind("Service"), o, o)
+	}
+	for _, o := range b.EndpointSlices {
+		visit(discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), o, o)
+	}
+	for _, o := range b.PVCs {
+		visit(corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"), o, o)
+	}
+	for _, o := range b.PVs {
+		visit(corev1.SchemeGroupVersion.WithKind("PersistentVolume"), o, o)
+	}
+	for _, o := range b.StorageClasses {
+		visit(storagev1.SchemeGroupVersion.WithKind("StorageClass"), o, o)
+	}
+	for _, o := range b.ConfigMaps {
+		visit(corev1.SchemeGroupVersion.WithKind("ConfigMap"), o, o)
+	}
+	for _, o := range b.ServiceAccounts {
+		visit(corev1.SchemeGroupVersion.WithKind("ServiceAccount"), o, o)
+	}
+	for _, o := range b.IngressClasses {
+		visit(networkingv1.SchemeGroupVersion.WithKind("IngressClass"), o, o)
+	}
+	for _, o := range b.ResourceQuotas {
+		visit(corev1.SchemeGroupVersion.WithKind("ResourceQuota"), o, o)
+	}
+	if b.Namespace != nil {
+		visit(corev1.SchemeGroupVersion.WithKind("Namespace"), b.Namespace, b.Namespace)
+	}
 }
 
 // Pod returns the pod with this name, or nil.

@@ -66,9 +66,18 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 	// each step needs the previous one's answer, so these are sequential.
 	c.owners(ctx, target.GetNamespace(), target.GetOwnerReferences())
 	c.children(ctx)
+	c.targetRelated(ctx, obj)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// What the pods reference, and the namespace, in parallel.
+	c.fanOut(ctx, 2, func(i int) {
+		if i == 0 {
+			c.podRelated(ctx, append([]*corev1.Pod(nil), c.b.Pods...))
+		} else {
+			c.namespaceAndQuotas(ctx)
+		}
+	})
 
 	// Nodes, events and logs are independent: fetch them in parallel.
 	c.parallel(ctx)
@@ -76,6 +85,7 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 		return nil, err
 	}
 	sortEvents(c.b.Events)
+	sortRelated(c.b)
 	c.b.Cluster.Involved = c.involved()
 	return c.b, nil
 }
@@ -430,7 +440,7 @@ func (c *collector) parallel(ctx context.Context) {
 
 	quiet := idleOldReplicaSets(c.b.ReplicaSets)
 	for _, ref := range c.involved() {
-		if ref.UID == "" || quiet[ref.UID] {
+		if ref.UID == "" || quiet[ref.UID] || (!eventWorthy[ref.Kind] && ref.UID != c.b.Target.UID) {
 			continue
 		}
 		// Only the nodes the pods run on: a listed node pool is context for
@@ -441,6 +451,14 @@ func (c *collector) parallel(ctx context.Context) {
 		run(func() { c.events(ctx, ref) })
 	}
 	wg.Wait()
+}
+
+// eventWorthy kinds have events that explain failures; the rest (config,
+// accounts, classes, slices, quotas) are read for their content only.
+var eventWorthy = map[string]bool{
+	"Pod": true, "Node": true, "ReplicaSet": true, "Deployment": true, "StatefulSet": true, "DaemonSet": true,
+	"Job": true, "CronJob": true, "PersistentVolumeClaim": true, "PersistentVolume": true, "Service": true,
+	"Ingress": true, "HorizontalPodAutoscaler": true,
 }
 
 // idleOldReplicaSets are scaled-down revisions other than the newest: their

@@ -1,0 +1,467 @@
+package bundle
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+)
+
+// Bounds of the related-object lists.
+const (
+	maxCandidates = 200 // pods considered for a Service selector that matches nothing
+	maxNodePods   = 100 // pods listed on a Node target
+)
+
+// targetRelated fetches what the target itself points at, before its pods
+// are known (a Service's pods, an HPA's scale target, …).
+func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unstructured) {
+	ns := c.b.Target.Namespace
+	conv := runtime.DefaultUnstructuredConverter
+	switch c.b.Target.Kind {
+	case "Service":
+		var svc corev1.Service
+		if conv.FromUnstructured(target.Object, &svc) != nil {
+			return
+		}
+		c.b.Services = append(c.b.Services, &svc)
+		c.endpointSlices(ctx, ns, svc.Name)
+		if len(svc.Spec.Selector) == 0 {
+			return
+		}
+		sel := labels.SelectorFromSet(svc.Spec.Selector).String()
+		c.pods(ctx, ns, sel, func(*corev1.Pod) bool { return true })
+		if len(c.b.Pods) == 0 {
+			c.count()
+			list, err := c.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: maxCandidates})
+			if err != nil {
+				c.problem("pods of namespace "+ns, err)
+				return
+			}
+			for i := range list.Items {
+				p := list.Items[i]
+				// Only labels matter here; keep nothing else that could carry data.
+				c.b.Candidates = append(c.b.Candidates, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, UID: p.UID}, Status: corev1.PodStatus{Phase: p.Status.Phase}})
+			}
+		}
+	case "Ingress":
+		var ing networkingv1.Ingress
+		if conv.FromUnstructured(target.Object, &ing) != nil {
+			return
+		}
+		c.b.Ingresses = append(c.b.Ingresses, &ing)
+		for _, name := range ingressBackends(&ing) {
+			if svc := c.getService(ctx, ns, name, "ingress/"+ing.Name); svc != nil {
+				c.endpointSlices(ctx, ns, name)
+			}
+		}
+		c.count()
+		classes, err := c.cs.NetworkingV1().IngressClasses().List(ctx, metav1.ListOptions{Limit: 100})
+		if err != nil {
+			c.problem("ingress classes", err)
+		} else {
+			for i := range classes.Items {
+				c.b.IngressClasses = append(c.b.IngressClasses, &classes.Items[i])
+			}
+		}
+	case "PersistentVolumeClaim":
+		var pvc corev1.PersistentVolumeClaim
+		if conv.FromUnstructured(target.Object, &pvc) != nil {
+			return
+		}
+		c.b.PVCs = append(c.b.PVCs, &pvc)
+		c.claimDetails(ctx, &pvc)
+	case "HorizontalPodAutoscaler":
+		var hpa autoscalingv2.HorizontalPodAutoscaler
+		if conv.FromUnstructured(target.Object, &hpa) != nil {
+			return
+		}
+		c.b.HPAs = append(c.b.HPAs, &hpa)
+		c.scaleTarget(ctx, ns, hpa.Spec.ScaleTargetRef)
+	case "Node":
+		c.count()
+		sel := fields.OneTermEqualSelector("spec.nodeName", c.b.Target.Name).String()
+		list, err := c.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: sel, Limit: maxNodePods})
+		if err != nil {
+			c.problem("pods on node "+c.b.Target.Name, err)
+			return
+		}
+		for i := range list.Items {
+			c.b.NodePods = append(c.b.NodePods, redacted(&list.Items[i], gvkPod))
+		}
+	case "DaemonSet":
+		c.nodes(ctx) // which nodes should run a pod and which do not
+	}
+}
+
+// ingressBackends lists the Service names an Ingress routes to.
+func ingressBackends(ing *networkingv1.Ingress) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(b *networkingv1.IngressBackend) {
+		if b != nil && b.Service != nil && !seen[b.Service.Name] {
+			seen[b.Service.Name] = true
+			out = append(out, b.Service.Name)
+		}
+	}
+	add(ing.Spec.DefaultBackend)
+	for _, r := range ing.Spec.Rules {
+		if r.HTTP == nil {
+			continue
+		}
+		for i := range r.HTTP.Paths {
+			add(&r.HTTP.Paths[i].Backend)
+		}
+	}
+	return out
+}
+
+// scaleTarget fetches an HPA's Deployment or StatefulSet and its pods.
+func (c *collector) scaleTarget(ctx context.Context, ns string, ref autoscalingv2.CrossVersionObjectReference) {
+	get, gvk, known := c.ownerGetter(ns, ref.Kind)
+	if !known {
+		return
+	}
+	c.count()
+	obj, err := get(ctx, ref.Name)
+	if err != nil {
+		c.notFoundOrProblem(err, MissingRef{Kind: ref.Kind, Namespace: ns, Name: ref.Name, ReferencedBy: "horizontalpodautoscaler/" + c.b.Target.Name + " scaleTargetRef"})
+		return
+	}
+	c.addTyped(obj.(runtime.Object), gvk)
+	var ls *metav1.LabelSelector
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		ls = o.Spec.Selector
+	case *appsv1.StatefulSet:
+		ls = o.Spec.Selector
+	case *appsv1.ReplicaSet:
+		ls = o.Spec.Selector
+	}
+	if ls == nil {
+		return
+	}
+	if sel, err := metav1.LabelSelectorAsSelector(ls); err == nil {
+		c.pods(ctx, ns, sel.String(), func(*corev1.Pod) bool { return true })
+	}
+}
+
+// podRelated fetches what the collected pods reference: ConfigMaps,
+// ServiceAccounts, PVCs (with their StorageClass and PV). Secrets are never
+// read.
+func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod) {
+	type ref struct{ ns, name, by string }
+	var cms, sas, pvcs []ref
+	seen := map[string]bool{}
+	add := func(list *[]ref, kind, ns, name, by string) {
+		key := kind + "/" + ns + "/" + name
+		if name == "" || seen[key] {
+			return
+		}
+		seen[key] = true
+		*list = append(*list, ref{ns, name, by})
+	}
+	for _, p := range pods {
+		by := "pod/" + p.Name
+		sa := p.Spec.ServiceAccountName
+		if sa == "" {
+			sa = "default"
+		}
+		add(&sas, "sa", p.Namespace, sa, by)
+		for _, ctr := range allContainers(p) {
+			for _, e := range ctr.Env {
+				if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
+					add(&cms, "cm", p.Namespace, e.ValueFrom.ConfigMapKeyRef.Name, fmt.Sprintf("%s container %s env %s", by, ctr.Name, e.Name))
+				}
+			}
+			for _, ef := range ctr.EnvFrom {
+				if ef.ConfigMapRef != nil {
+					add(&cms, "cm", p.Namespace, ef.ConfigMapRef.Name, fmt.Sprintf("%s container %s envFrom", by, ctr.Name))
+				}
+			}
+		}
+		for _, v := range p.Spec.Volumes {
+			switch {
+			case v.ConfigMap != nil:
+				add(&cms, "cm", p.Namespace, v.ConfigMap.Name, fmt.Sprintf("%s volume %s", by, v.Name))
+			case v.PersistentVolumeClaim != nil:
+				add(&pvcs, "pvc", p.Namespace, v.PersistentVolumeClaim.ClaimName, fmt.Sprintf("%s volume %s", by, v.Name))
+			case v.Projected != nil:
+				for _, src := range v.Projected.Sources {
+					// kube-root-ca.crt is in every pod's token volume: not evidence.
+					if src.ConfigMap != nil && src.ConfigMap.Name != "kube-root-ca.crt" {
+						add(&cms, "cm", p.Namespace, src.ConfigMap.Name, fmt.Sprintf("%s volume %s", by, v.Name))
+					}
+				}
+			}
+		}
+	}
+	c.fanOut(ctx, len(cms), func(i int) {
+		r := cms[i]
+		c.count()
+		cm, err := c.cs.CoreV1().ConfigMaps(r.ns).Get(ctx, r.name, metav1.GetOptions{})
+		if err != nil {
+			c.notFoundOrProblem(err, MissingRef{Kind: "ConfigMap", Namespace: r.ns, Name: r.name, ReferencedBy: r.by})
+			return
+		}
+		cm = redacted(cm, corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+		c.mu.Lock()
+		c.b.ConfigMaps = append(c.b.ConfigMaps, cm)
+		c.mu.Unlock()
+	})
+	c.fanOut(ctx, len(sas), func(i int) {
+		r := sas[i]
+		c.count()
+		sa, err := c.cs.CoreV1().ServiceAccounts(r.ns).Get(ctx, r.name, metav1.GetOptions{})
+		if err != nil {
+			c.notFoundOrProblem(err, MissingRef{Kind: "ServiceAccount", Namespace: r.ns, Name: r.name, ReferencedBy: r.by})
+			return
+		}
+		sa.ManagedFields = nil
+		c.mu.Lock()
+		c.b.ServiceAccounts = append(c.b.ServiceAccounts, sa)
+		c.mu.Unlock()
+	})
+	c.fanOut(ctx, len(pvcs), func(i int) {
+		r := pvcs[i]
+		if c.havePVC(r.ns, r.name) {
+			return
+		}
+		c.count()
+		pvc, err := c.cs.CoreV1().PersistentVolumeClaims(r.ns).Get(ctx, r.name, metav1.GetOptions{})
+		if err != nil {
+			c.notFoundOrProblem(err, MissingRef{Kind: "PersistentVolumeClaim", Namespace: r.ns, Name: r.name, ReferencedBy: r.by})
+			return
+		}
+		pvc.ManagedFields = nil
+		c.mu.Lock()
+		c.b.PVCs = append(c.b.PVCs, pvc)
+		c.mu.Unlock()
+		c.claimDetails(ctx, pvc)
+	})
+}
+
+func (c *collector) havePVC(ns, name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.b.PVCs {
+		if p.Namespace == ns && p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// claimDetails fetches a claim's StorageClass (or, when it names none, all
+// classes to find the default) and its bound PV.
+func (c *collector) claimDetails(ctx context.Context, pvc *corev1.PersistentVolumeClaim) {
+	by := "persistentvolumeclaim/" + pvc.Name
+	if name := pvc.Spec.StorageClassName; name != nil && *name != "" {
+		if !c.haveStorageClass(*name) {
+			c.count()
+			sc, err := c.cs.StorageV1().StorageClasses().Get(ctx, *name, metav1.GetOptions{})
+			if err != nil {
+				c.notFoundOrProblem(err, MissingRef{Kind: "StorageClass", Name: *name, ReferencedBy: by})
+			} else {
+				sc.ManagedFields = nil
+				c.mu.Lock()
+				c.b.StorageClasses = append(c.b.StorageClasses, sc)
+				c.mu.Unlock()
+			}
+		}
+	} else if pvc.Spec.StorageClassName == nil {
+		c.count()
+		list, err := c.cs.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{Limit: 100})
+		if err != nil {
+			c.problem("storage classes", err)
+		} else {
+			c.mu.Lock()
+			for i := range list.Items {
+				if !c.haveStorageClassLocked(list.Items[i].Name) {
+					c.b.StorageClasses = append(c.b.StorageClasses, &list.Items[i])
+				}
+			}
+			c.mu.Unlock()
+		}
+	}
+	if pv := pvc.Spec.VolumeName; pv != "" {
+		c.count()
+		vol, err := c.cs.CoreV1().PersistentVolumes().Get(ctx, pv, metav1.GetOptions{})
+		if err != nil {
+			c.notFoundOrProblem(err, MissingRef{Kind: "PersistentVolume", Name: pv, ReferencedBy: by})
+			return
+		}
+		vol.ManagedFields = nil
+		c.mu.Lock()
+		c.b.PVs = append(c.b.PVs, vol)
+		c.mu.Unlock()
+	}
+}
+
+func (c *collector) haveStorageClass(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.haveStorageClassLocked(name)
+}
+
+func (c *collector) haveStorageClassLocked(name string) bool {
+	for _, s := range c.b.StorageClasses {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// getService fetches a Service an object refers to; 404 becomes Missing.
+func (c *collector) getService(ctx context.Context, ns, name, by string) *corev1.Service {
+	c.count()
+	svc, err := c.cs.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		c.notFoundOrProblem(err, MissingRef{Kind: "Service", Namespace: ns, Name: name, ReferencedBy: by})
+		return nil
+	}
+	svc.ManagedFields = nil
+	c.mu.Lock()
+	c.b.Services = append(c.b.Services, svc)
+	c.mu.Unlock()
+	return svc
+}
+
+func (c *collector) endpointSlices(ctx context.Context, ns, service string) {
+	c.count()
+	list, err := c.cs.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + service})
+	if err != nil {
+		c.problem("endpointslices of service "+service, err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range list.Items {
+		list.Items[i].ManagedFields = nil
+		c.b.EndpointSlices = append(c.b.EndpointSlices, &list.Items[i])
+	}
+}
+
+// namespaceAndQuotas reads the target's Namespace (PodSecurity labels,
+// terminating state) and its ResourceQuotas (FailedCreate on quota).
+func (c *collector) namespaceAndQuotas(ctx context.Context) {
+	ns := c.b.Target.Namespace
+	if ns == "" {
+		return
+	}
+	quotas := 0
+	switch c.b.Target.Kind {
+	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob":
+		quotas = 1 // FailedCreate on a quota needs the quotas
+	}
+	c.fanOut(ctx, 1+quotas, func(i int) {
+		c.count()
+		if i == 0 {
+			n, err := c.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			if err != nil {
+				c.problem("namespace "+ns, err)
+				return
+			}
+			n.ManagedFields = nil
+			c.mu.Lock()
+			c.b.Namespace = n
+			c.mu.Unlock()
+			return
+		}
+		q, err := c.cs.CoreV1().ResourceQuotas(ns).List(ctx, metav1.ListOptions{Limit: 50})
+		if err != nil {
+			c.problem("resource quotas of "+ns, err)
+			return
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i := range q.Items {
+			q.Items[i].ManagedFields = nil
+			c.b.ResourceQuotas = append(c.b.ResourceQuotas, &q.Items[i])
+		}
+	})
+}
+
+// notFoundOrProblem records a 404 as a missing reference (evidence) and any
+// other error as a collection problem.
+func (c *collector) notFoundOrProblem(err error, m MissingRef) {
+	if apierrors.IsNotFound(err) {
+		c.mu.Lock()
+		c.b.Missing = append(c.b.Missing, m)
+		c.mu.Unlock()
+		return
+	}
+	what := m.Kind + " " + m.Name
+	if m.Namespace != "" {
+		what = m.Kind + " " + m.Namespace + "/" + m.Name
+	}
+	c.problem(what, err)
+}
+
+// redacted returns a copy of a typed object with credentials masked (and
+// managed fields dropped). gvk is stamped so kind-specific rules apply.
+func redacted[T any](obj *T, gvk schema.GroupVersionKind) *T {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return obj
+	}
+	m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
+	redact.Object(m)
+	var out T
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &out) != nil {
+		return obj
+	}
+	return &out
+}
+
+func allContainers(p *corev1.Pod) []corev1.Container {
+	out := append([]corev1.Container{}, p.Spec.InitContainers...)
+	return append(out, p.Spec.Containers...)
+}
+
+// fanOut runs f(0..n-1) with the collector's concurrency bound and waits.
+func (c *collector) fanOut(ctx context.Context, n int, f func(i int)) {
+	if n == 0 {
+		return
+	}
+	sem := make(chan struct{}, c.opts.Concurrency)
+	done := make(chan struct{}, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	for i := 0; i < n; i++ {
+		<-done
+	}
+}
+
+// sortRelated keeps related lists in a stable order for reports and files.
+func sortRelated(b *Bundle) {
+	sort.Slice(b.ConfigMaps, func(i, j int) bool { return b.ConfigMaps[i].Name < b.ConfigMaps[j].Name })
+	sort.Slice(b.PVCs, func(i, j int) bool { return b.PVCs[i].Name < b.PVCs[j].Name })
+	sort.Slice(b.Services, func(i, j int) bool { return b.Services[i].Name < b.Services[j].Name })
+	sort.Slice(b.Missing, func(i, j int) bool { return b.Missing[i].Kind+b.Missing[i].Name < b.Missing[j].Kind+b.Missing[j].Name })
+}
