@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.
 # demo; built once from the Go module proxy and cached outside the repo.
 TESTBIN  = $(shell ./hack/testbin.sh)
 
-.PHONY: all build test unit testbin demo vet clean eval
+.PHONY: all build test unit testbin demo vet clean eval bench
 
 all: build
 
@@ -42,3 +42,10 @@ clean:
 # The scenario corpus on a real control plane, as a table.
 eval:
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run 'TestScenarios$$' -v ./test/e2e | grep -vE '^(=== RUN|=== PAUSE|=== CONT|\s+--- (PASS|FAIL)|--- PASS|PASS$$|ok )|scenarios_test.go'
+
+# Speed and cost: one pod's triage in namespaces of 1,000 and 5,000 pods and
+# events (wall time and API requests per run) against kubectl describe on the
+# same control plane, and the redaction throughput.
+bench: build
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench . -benchtime 20x -timeout 30m ./test/e2e
+	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact

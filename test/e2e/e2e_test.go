@@ -153,7 +153,7 @@ func readReportJSON(t *testing.T, dir string) *report.Report {
 
 // pluginBinary is the built kubectl-triage, for tests that run it as a user
 // would (exit codes, stdout/stderr split).
-func pluginBinary(t *testing.T) string {
+func pluginBinary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("KUBECTL_TRIAGE_BIN"); p != "" {
 		return p

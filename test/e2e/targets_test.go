@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +152,46 @@ func TestBundleContents(t *testing.T) {
 	if requests > 25 {
 		t.Errorf("%d API requests for one deployment; collection is not bounded", requests)
 	}
+}
+
+// TestRequestsDoNotGrowWithNamespace: triaging a pod costs the same number
+// of API requests beside 200 other pods and their events as alone — no
+// namespace-wide list of pods or events for a pod target.
+func TestRequestsDoNotGrowWithNamespace(t *testing.T) {
+	c := testcluster.Get(t)
+	count := func(ns string) int {
+		r := triage(t, c, ns, "pod/api") // warm discovery for this cache dir
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		mark := c.AuditMark()
+		if r := triage(t, c, ns, "pod/api"); r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		events := c.AuditSince(t, mark, c.UserName)
+		n := 0
+		for _, e := range events {
+			if e.Resource != "" { // discovery differs per fresh cache dir; objects do not
+				n++
+			}
+			if e.Verb == "list" && (e.Resource == "pods" || e.Resource == "events") && !strings.Contains(e.RequestURI, "Selector") {
+				t.Errorf("unfiltered list for a pod target: %s", e.RequestURI)
+			}
+		}
+		return n
+	}
+	alone := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, alone)
+	crowdedNS := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, crowdedNS)
+	for i := 0; i < 200; i++ {
+		p := c.CreatePod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("filler-%03d", i), Namespace: crowdedNS},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}})
+		c.Event(t, testcluster.EventSpec{Object: p, Type: "Normal", Reason: "Pulled", Message: "Successfully pulled image"})
+	}
+	a, b := count(alone), count(crowdedNS)
+	if a != b {
+		t.Errorf("object requests grew with the namespace: %d alone, %d among 200 pods", a, b)
+	}
+	t.Logf("%d object requests either way", a)
 }
