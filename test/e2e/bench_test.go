@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
 
 // crowdedNamespaces caches one namespace per size: building 5,000 pods and
