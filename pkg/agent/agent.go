@@ -5,9 +5,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
@@ -43,24 +40,14 @@ type Agent interface {
 	Run(ctx context.Context, r *Run) (*Outcome, error)
 }
 
-var registry = map[string]func() Agent{
-	BuiltinName: func() Agent { return &Builtin{} },
+// Preparer is implemented by agents that need files in the workspace before
+// it is committed (instructions where their CLI looks for them).
+type Preparer interface {
+	Prepare(tmp *workspace.Workspace) error
 }
 
-// New returns the agent with this name.
-func New(name string) (Agent, error) {
-	if f, ok := registry[name]; ok {
-		return f(), nil
-	}
-	return nil, fmt.Errorf("unknown agent %q: available agents are %s", name, strings.Join(Names(), ", "))
-}
-
-// Names lists the known agents.
-func Names() []string {
-	var out []string
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+// Sandboxed is implemented by agents that run in (or without) a sandbox;
+// the answer goes to incident.json (DESIGN.md §4).
+type Sandboxed interface {
+	Sandbox() string
 }

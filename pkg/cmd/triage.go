@@ -32,9 +32,13 @@ import (
 // Environment variables, named as in the seed specifications so existing
 // deployments carry over.
 const (
-	envAgent   = "AGENT_CLI"
-	envTimeout = "AGENT_TIMEOUT"
-	envLogLvl  = "LOG_LEVEL"
+	envAgent        = "AGENT_CLI"
+	envModel        = "AGENT_MODEL"
+	envTimeout      = "AGENT_TIMEOUT"
+	envAllowedTools = "AGENT_ALLOWED_TOOLS"
+	envSystemPrompt = "AGENT_SYSTEM_PROMPT_FILE"
+	envCommand      = "AGENT_RUNTIME_COMMAND"
+	envLogLvl       = "LOG_LEVEL"
 )
 
 const defaultTimeout = 10 * time.Minute
@@ -67,11 +71,16 @@ type TriageOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
 
-	Args          []string
-	AgentName     string
-	Timeout       time.Duration
-	WorkspaceRoot string
-	Quiet         bool
+	Args             []string
+	AgentName        string
+	AgentCommand     string
+	Model            string
+	AllowedTools     string
+	SystemPromptFile string
+	Timeout          time.Duration
+	WaitDelay        time.Duration
+	WorkspaceRoot    string
+	Quiet            bool
 
 	namespace string
 	agent     agent.Agent
@@ -85,6 +94,7 @@ func NewTriageOptions(flags *genericclioptions.ConfigFlags, streams genericioopt
 		IOStreams:   streams,
 		AgentName:   agent.BuiltinName,
 		Timeout:     defaultTimeout,
+		WaitDelay:   agent.DefaultWaitDelay,
 		getEnv:      os.Getenv,
 	}
 }
@@ -135,8 +145,13 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 // AddFlags registers the triage flags.
 func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.AgentName, "agent", o.AgentName, fmt.Sprintf("Agent that investigates (%s). Env: %s", strings.Join(agent.Names(), ", "), envAgent))
+	f.StringVar(&o.AgentName, "agent", o.AgentName, fmt.Sprintf("Agent that investigates (%s). Env: %s", strings.Join(agent.Names(agent.DefaultConfigDir()), ", "), envAgent))
+	f.StringVar(&o.AgentCommand, "agent-command", "", "Run any other agent CLI, e.g. \"mycli --headless\": PROMPT.md on stdin (or {{.Prompt}}/{{.PromptFile}} in the arguments), its stdout is the report. Env: "+envCommand)
+	f.StringVar(&o.Model, "model", "", "Model for the agent CLI. Env: "+envModel)
+	f.StringVar(&o.AllowedTools, "allowed-tools", "", "Tool allow-list for the agent CLI (default: the agent's read-only list). Env: "+envAllowedTools)
+	f.StringVar(&o.SystemPromptFile, "system-prompt-file", "", "File with system instructions for the agent instead of the read-only defaults. Env: "+envSystemPrompt)
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long. Env: "+envTimeout)
+	f.DurationVar(&o.WaitDelay, "wait-delay", o.WaitDelay, "After Ctrl-C or the timeout, how long the agent gets to stop before it is killed")
 	f.StringVar(&o.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "Print only the report: no progress on stderr")
 }
@@ -157,6 +172,14 @@ func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	if err := fromEnv("agent", envAgent, func(v string) error { o.AgentName = v; return nil }); err != nil {
 		return err
+	}
+	for _, e := range []struct {
+		flag, env string
+		dst       *string
+	}{{"agent-command", envCommand, &o.AgentCommand}, {"model", envModel, &o.Model}, {"allowed-tools", envAllowedTools, &o.AllowedTools}, {"system-prompt-file", envSystemPrompt, &o.SystemPromptFile}} {
+		if err := fromEnv(e.flag, e.env, func(v string) error { *e.dst = v; return nil }); err != nil {
+			return err
+		}
 	}
 	if err := fromEnv("timeout", envTimeout, func(v string) error {
 		d, err := time.ParseDuration(v)
@@ -191,7 +214,20 @@ func (o *TriageOptions) Validate() error {
 	if o.Timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive, got %s", o.Timeout)
 	}
-	a, err := agent.New(o.AgentName)
+	if o.WaitDelay <= 0 {
+		return fmt.Errorf("--wait-delay must be positive, got %s", o.WaitDelay)
+	}
+	if o.SystemPromptFile != "" {
+		if _, err := os.Stat(o.SystemPromptFile); err != nil {
+			return fmt.Errorf("--system-prompt-file: %w", err)
+		}
+	}
+	// Resolving an exec agent checks its CLI and credentials now, before any
+	// workspace is created.
+	a, err := agent.Resolve(agent.Options{
+		Name: o.AgentName, Command: o.AgentCommand, Model: o.Model, AllowedTools: o.AllowedTools,
+		SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay, ConfigDir: agent.DefaultConfigDir(),
+	})
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,15 @@ const ReportContract = "```" + `
 ## Milestones         symptom_verified, scope_assessed, timeline_established, changes_identified, root_cause_identified, solution_proposed
 ` + "```"
 
+// Options shape the prompt.
+type Options struct {
+	// ClusterAccess says KUBECONFIG reaches the cluster (read-only); without
+	// it the agent works from the context files alone.
+	ClusterAccess bool
+}
+
 // Build returns PROMPT.md for an incident.
-func Build(inc *incident.Incident) string {
+func Build(inc *incident.Incident, opts Options) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	res := inc.Resource
@@ -64,7 +71,11 @@ func Build(inc *incident.Incident) string {
 	p("- `context/events.json`: events about those objects, oldest first\n")
 	p("- `context/logs.txt`: container log tails, current and previous instances, secrets redacted\n")
 	p("- `context/system-instructions.txt`: the rules below\n")
-	p("\nThe kubeconfig in your environment (KUBECONFIG) is read-only: use it with kubectl get/describe/logs to look further.\n")
+	if opts.ClusterAccess {
+		p("\nThe kubeconfig in your environment (KUBECONFIG) is read-only: use it with kubectl get/describe/logs/events to look further. Writes and Secret reads are refused.\n")
+	} else {
+		p("\nThis run has no live cluster access: work from the context files above; they hold what the collector read.\n")
+	}
 	p("\n## Rules\n\n%s\n", SystemInstructions)
 	p("## What to do\n\n%s\n", depth(inc.Severity))
 	p("\n## Report\n\nWrite `output/investigation.md` in exactly this structure (headings are required; a report without `## Summary` and `## Root cause` is rejected):\n\n%s\n", ReportContract)
@@ -106,4 +117,13 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// AgentInstructions is what goes where an agent CLI reads project
+// instructions: the read-only rules, where the task is, and the skill.
+func AgentInstructions() string {
+	return "# kubectl-triage incident workspace\n\n" +
+		"This directory is a Kubernetes incident under investigation. The task is in PROMPT.md; the evidence is in context/.\n" +
+		"The k8s-troubleshooter skill (.claude/skills/k8s-troubleshooter/SKILL.md) has the method, references and read-only helper scripts.\n\n" +
+		"## Rules\n\n" + SystemInstructions + "\n## Report format\n\n" + ReportContract + "\n"
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +25,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
+	"github.com/kubectl-triage/kubectl-triage/plugins"
 )
 
 // Options configure a run.
@@ -70,7 +72,13 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 
 	ws, err := workspace.Create(opts.WorkspaceRoot, id, func(tmp *workspace.Workspace, final string) error {
 		inc.Workspace = final
-		return populate(tmp, inc, ev)
+		if err := populate(tmp, inc, ev); err != nil {
+			return err
+		}
+		if p, ok := opts.Agent.(agent.Preparer); ok {
+			return p.Prepare(tmp)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create incident workspace: %w", err)
@@ -90,8 +98,9 @@ func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event) 
 		return err
 	}
 	files := map[string][]byte{
+		workspace.AgentKubeconfig:  []byte(noClusterKubeconfig),
 		workspace.EventFile:        ev.Raw,
-		workspace.PromptFile:       []byte(prompt.Build(inc)),
+		workspace.PromptFile:       []byte(prompt.Build(inc, prompt.Options{})),
 		workspace.InstructionsFile: []byte(prompt.SystemInstructions),
 	}
 	for rel, data := range files {
@@ -99,8 +108,22 @@ func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event) 
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
 	}
-	return nil
+	// Every workspace gets its own copy of the skill, whatever the agent.
+	return ws.InstallSkills(plugins.Skills, "skills")
 }
+
+// noClusterKubeconfig is context/kubeconfig when no read-only cluster access
+// is configured for the agent: a valid, empty config, so kubectl fails
+// clearly instead of falling back to anything of the user's.
+const noClusterKubeconfig = `# kubectl-triage: no read-only cluster access is configured for this run;
+# the evidence is in context/. This file holds no credential.
+apiVersion: v1
+kind: Config
+clusters: []
+contexts: []
+users: []
+current-context: ""
+`
 
 type runner struct {
 	ws   *workspace.Workspace
@@ -166,7 +189,11 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 			r.setState(incident.AgentRunning)
 		},
 	}
+	if s, ok := r.opts.Agent.(agent.Sandboxed); ok {
+		r.inc.Sandbox = s.Sandbox()
+	}
 	out, err := r.opts.Agent.Run(actx, run)
+	r.collectArtifacts()
 	if out != nil {
 		code := out.ExitCode
 		r.inc.Agent.ExitCode = &code
@@ -195,6 +222,12 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.finish(incident.AgentFailed, "missing or invalid investigation report: "+err.Error())
 		return res, nil
 	}
+	if notes := r.footer(); len(notes) > 0 {
+		md = append(md, []byte("\n---\n"+strings.Join(notes, "  \n")+"\n")...)
+		if err := atomicfile.Write(r.ws.MustPath(workspace.ReportFile), md, 0o600); err != nil {
+			r.log.Error("append report footer", "error", err)
+		}
+	}
 	stmt, level := report.RootCauseLine(string(md))
 	r.inc.Report = &incident.ReportRef{Path: r.ws.MustPath(workspace.ReportFile), RootCause: stmt, ConfidenceLevel: string(level)}
 	if rep := readJSONReport(r.ws); rep != nil {
@@ -205,6 +238,35 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	r.finish(incident.Resolved, "")
 	res.Report = string(md)
 	return res, nil
+}
+
+// footer lists what the reader of an external agent's report must know
+// about how it was produced.
+func (r *runner) footer() []string {
+	var notes []string
+	if strings.HasPrefix(r.inc.Sandbox, "none") {
+		notes = append(notes, fmt.Sprintf("kubectl-triage: the %s agent ran without a sandbox (%s).", r.inc.Agent.Name, strings.TrimPrefix(strings.TrimPrefix(r.inc.Sandbox, "none"), ": ")))
+	}
+	return notes
+}
+
+// collectArtifacts catalogues output/artifacts into output/artifacts.json.
+func (r *runner) collectArtifacts() {
+	cat, err := r.ws.CollectArtifacts()
+	if err != nil {
+		r.log.Error("collect artifacts", "error", err)
+		return
+	}
+	if len(cat.Artifacts) == 0 && len(cat.Rejected) == 0 {
+		return
+	}
+	for _, rej := range cat.Rejected {
+		r.opts.Progress("warning: artifact %s rejected: %s", rej.Path, rej.Reason)
+	}
+	data, _ := json.MarshalIndent(cat, "", "  ")
+	if err := atomicfile.Write(r.ws.MustPath(workspace.ArtifactsCatalog), append(data, '\n'), 0o600); err != nil {
+		r.log.Error("write artifact catalog", "error", err)
+	}
 }
 
 func stateFor(ctx context.Context, err error) incident.AgentState {

@@ -30,6 +30,7 @@ const (
 	ReportFile       = "output/investigation.md"
 	ReportJSONFile   = "output/investigation.json"
 	ArtifactsDir     = "output/artifacts"
+	ArtifactsCatalog = "output/artifacts.json"
 	SkillsDir        = ".claude/skills"
 	EnvWorkspaceRoot = "WORKSPACE_ROOT"
 	appDir           = "kubectl-triage"

@@ -99,3 +99,36 @@ func TestDefaultRoot(t *testing.T) {
 		t.Errorf("fallback: %s", got)
 	}
 }
+
+func TestCollectArtifactsRejectsEscapes(t *testing.T) {
+	ws, err := Create(t.TempDir(), uuid.NewString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art := ws.MustPath(ArtifactsDir)
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(outside, []byte("outside"), 0o600)
+	os.WriteFile(filepath.Join(art, "pods.txt"), []byte("ok"), 0o600)
+	os.MkdirAll(filepath.Join(art, "sub"), 0o700)
+	os.WriteFile(filepath.Join(art, "sub", "events.txt"), []byte("ok too"), 0o600)
+	os.Symlink(outside, filepath.Join(art, "link-out"))
+	os.Symlink("/etc", filepath.Join(art, "dir-link"))
+	os.Symlink("pods.txt", filepath.Join(art, "link-in"))
+	cat, err := ws.CollectArtifacts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, a := range cat.Artifacts {
+		got[a.Path] = true
+		if len(a.SHA256) != 64 {
+			t.Errorf("%s: bad hash %q", a.Path, a.SHA256)
+		}
+	}
+	if !got["output/artifacts/pods.txt"] || !got["output/artifacts/sub/events.txt"] || len(cat.Artifacts) != 2 {
+		t.Errorf("artifacts = %+v", cat.Artifacts)
+	}
+	if len(cat.Rejected) != 3 {
+		t.Errorf("want the 3 symlinks rejected, got %+v", cat.Rejected)
+	}
+}

@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-triage/kubectl-triage/plugins"
+)
+
+// Definition describes an external agent CLI as data (plugins/agents/*.yaml).
+type Definition struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Binary is the command to run, looked up on PATH.
+	Binary string `json:"binary"`
+	// Install tells a user how to get the binary.
+	Install string `json:"install,omitempty"`
+	// Args are always passed. Templates see .Prompt, .PromptFile, .Model,
+	// .AllowedTools, .SystemPrompt, .SystemPromptFile, .Workspace, .ReportFile.
+	Args []string `json:"args"`
+	// ModelArgs are added when a model is chosen, ToolsArgs when an
+	// allow-list is in force.
+	ModelArgs []string `json:"modelArgs,omitempty"`
+	ToolsArgs []string `json:"toolsArgs,omitempty"`
+	// PromptStdin sends PROMPT.md on standard input instead of an argument.
+	PromptStdin bool `json:"promptStdin,omitempty"`
+	// AllowedTools is the default read-only tool allow-list.
+	AllowedTools string `json:"allowedTools,omitempty"`
+	// Env names the variables passed through from the user's environment
+	// (the agent's own API key; never cluster or cloud credentials).
+	Env []string `json:"env,omitempty"`
+	// Auth: one of APIKeyEnv must be set, or one of LoginFiles must exist
+	// (paths may start with ~/).
+	APIKeyEnv  []string `json:"apiKeyEnv,omitempty"`
+	LoginFiles []string `json:"loginFiles,omitempty"`
+	// ConfigDirs are the CLI's own config and login paths (kept readable in
+	// the sandbox). ConfigDirEnv names the variable that points the CLI at
+	// its config dir when HOME is moved to the workspace.
+	ConfigDirs   []string `json:"configDirs,omitempty"`
+	ConfigDirEnv string   `json:"configDirEnv,omitempty"`
+	// SetEnv are fixed variables the CLI needs (e.g. its non-interactive mode).
+	SetEnv map[string]string `json:"setEnv,omitempty"`
+	// Files are written into the workspace before the run (relative path →
+	// content), e.g. a tool policy the arguments point at.
+	Files map[string]string `json:"files,omitempty"`
+	// Instructions are files (relative to the workspace) that receive the
+	// read-only instructions and the report contract, where this CLI looks.
+	Instructions []string `json:"instructions,omitempty"`
+	// Output is the stdout format: stream-json (parsed live), json or text.
+	Output string `json:"output"`
+	// Stream names the stream dialect: claude, codex, gemini, goose.
+	Stream string `json:"stream,omitempty"`
+	// Report says how the report is obtained: "file" (the agent writes
+	// output/investigation.md), "result" (the final result message of the
+	// stream), "stdout" (the whole stdout). The runner falls back from file
+	// to result to stdout.
+	Report string `json:"report"`
+
+	// Source is where the definition was read from (embedded or a file).
+	Source string `json:"-"`
+}
+
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+func (d *Definition) validate() error {
+	var errs []string
+	if !namePattern.MatchString(d.Name) {
+		errs = append(errs, fmt.Sprintf("name %q must be lower-case letters, digits and dashes", d.Name))
+	}
+	if d.Binary == "" {
+		errs = append(errs, "binary is required")
+	}
+	switch d.Output {
+	case "stream-json", "json", "text":
+	default:
+		errs = append(errs, fmt.Sprintf("output %q must be stream-json, json or text", d.Output))
+	}
+	switch d.Report {
+	case "file", "result", "stdout":
+	default:
+		errs = append(errs, fmt.Sprintf("report %q must be file, result or stdout", d.Report))
+	}
+	if _, ok := streamParsers[d.Stream]; !ok {
+		errs = append(errs, fmt.Sprintf("stream %q is unknown (known: %s)", d.Stream, strings.Join(streamNames(), ", ")))
+	}
+	for _, list := range [][]string{d.Args, d.ModelArgs, d.ToolsArgs} {
+		for _, a := range list {
+			if _, err := template.New("").Option("missingkey=error").Parse(a); err != nil {
+				errs = append(errs, fmt.Sprintf("argument %q: %v", a, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("agent definition %s: %s", d.Source, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// ParseDefinition reads one YAML definition; unknown fields are errors.
+func ParseDefinition(data []byte, source string) (*Definition, error) {
+	var d Definition
+	if err := yaml.UnmarshalStrict(data, &d); err != nil {
+		return nil, fmt.Errorf("agent definition %s: %w", source, err)
+	}
+	d.Source = source
+	if err := d.validate(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Definitions loads the embedded agent definitions, then files in
+// configDir/agents/*.yaml, which override embedded ones of the same name.
+func Definitions(configDir string) (map[string]*Definition, error) {
+	out := map[string]*Definition{}
+	embedded, err := fs.Glob(plugins.Agents, "agents/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range embedded {
+		data, err := plugins.Agents.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		d, err := ParseDefinition(data, "plugins/"+p)
+		if err != nil {
+			return nil, err
+		}
+		out[d.Name] = d
+	}
+	if configDir == "" {
+		return out, nil
+	}
+	files, err := filepath.Glob(filepath.Join(configDir, "agents", "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		d, err := ParseDefinition(data, p)
+		if err != nil {
+			return nil, err
+		}
+		if want := strings.TrimSuffix(filepath.Base(p), ".yaml"); d.Name != want {
+			return nil, fmt.Errorf("agent definition %s: name %q must match the file name %q", p, d.Name, want)
+		}
+		out[d.Name] = d
+	}
+	return out, nil
+}
+
+// DefaultConfigDir is $XDG_CONFIG_HOME/kubectl-triage (or ~/.config/…).
+func DefaultConfigDir() string {
+	if v := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(v) {
+		return filepath.Join(v, "kubectl-triage")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".config", "kubectl-triage")
+	}
+	return ""
+}
+
+// argData is what argument templates see.
+type argData struct {
+	Prompt, PromptFile, Model, AllowedTools, SystemPrompt, SystemPromptFile, Workspace, ReportFile string
+}
+
+// render expands argument templates; an argument that renders empty is
+// dropped (an optional value that was not set).
+func render(args []string, data argData) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		t, err := template.New("").Option("missingkey=error").Parse(a)
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("argument %q: %w", a, err)
+		}
+		if b.Len() > 0 {
+			out = append(out, b.String())
+		}
+	}
+	return out, nil
+}
+
+// expandHome turns a leading ~/ into the home directory.
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// ErrNotReady is wrapped by preflight failures: the CLI is missing or has no
+// credentials.
+var ErrNotReady = errors.New("agent not ready")
+
+func sortedKeys(m map[string]*Definition) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

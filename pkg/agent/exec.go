@@ -1,0 +1,443 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
+)
+
+// DefaultWaitDelay is how long a cancelled agent gets between SIGINT and
+// SIGKILL.
+const DefaultWaitDelay = 30 * time.Second
+
+// maxStdout bounds what is kept of an agent's stdout in memory (for a text
+// report); agent.log always gets all of it.
+const maxStdout = 8 << 20
+
+// Exec runs an external agent CLI described by a Definition.
+type Exec struct {
+	Def              *Definition
+	ModelName        string
+	AllowedTools     string // overrides Def.AllowedTools when set
+	SystemPromptFile string // replaces the read-only instructions file when set
+	WaitDelay        time.Duration
+	// Kubeconfig is the file the agent's KUBECONFIG points at (the read-only
+	// gateway's, or a dedicated read-only identity); empty means the agent
+	// works from the context files only.
+	Kubeconfig string
+	// Environ and LookPath default to the process's; tests replace them.
+	Environ  func() []string
+	LookPath func(string) (string, error)
+	Home     string
+
+	path string // resolved binary
+}
+
+func (e *Exec) Name() string { return e.Def.Name }
+
+// Sandbox says how the agent is isolated from the user's credentials.
+func (e *Exec) Sandbox() string {
+	return "none: agent sandboxing is not available in this build; HOME is the workspace"
+}
+func (e *Exec) Model() string { return e.ModelName }
+
+// Command is the command line recorded in incident.json: the binary and
+// its fixed arguments, without the prompt text.
+func (e *Exec) Command() []string {
+	return append([]string{e.Def.Binary}, e.Def.Args...)
+}
+
+func (e *Exec) environ() []string {
+	if e.Environ != nil {
+		return e.Environ()
+	}
+	return os.Environ()
+}
+
+func (e *Exec) getenv(name string) string {
+	prefix := name + "="
+	for _, kv := range e.environ() {
+		if strings.HasPrefix(kv, prefix) {
+			return kv[len(prefix):]
+		}
+	}
+	return ""
+}
+
+func (e *Exec) home() string {
+	if e.Home != "" {
+		return e.Home
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// Preflight checks, before any workspace exists, that the CLI is installed
+// and has credentials, and says what to do when not.
+func (e *Exec) Preflight() error {
+	look := e.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	if e.path == "" {
+		p, err := look(e.Def.Binary)
+		if err != nil {
+			hint := ""
+			if e.Def.Install != "" {
+				hint = "; install it with: " + e.Def.Install
+			}
+			return fmt.Errorf("%w: the %s agent needs %q on PATH%s", ErrNotReady, e.Def.Name, e.Def.Binary, hint)
+		}
+		e.path = p
+	}
+	if len(e.Def.APIKeyEnv) == 0 && len(e.Def.LoginFiles) == 0 {
+		return nil
+	}
+	for _, k := range e.Def.APIKeyEnv {
+		if e.getenv(k) != "" {
+			return nil
+		}
+	}
+	for _, f := range e.Def.LoginFiles {
+		if _, err := os.Stat(expandHome(f, e.home())); err == nil {
+			return nil
+		}
+	}
+	var how []string
+	if len(e.Def.APIKeyEnv) > 0 {
+		how = append(how, "set "+strings.Join(e.Def.APIKeyEnv, " or "))
+	}
+	if len(e.Def.LoginFiles) > 0 {
+		how = append(how, fmt.Sprintf("log in once with `%s` (expected %s)", e.Def.Binary, strings.Join(e.Def.LoginFiles, " or ")))
+	}
+	return fmt.Errorf("%w: the %s agent has no credentials: %s", ErrNotReady, e.Def.Name, strings.Join(how, ", or "))
+}
+
+// Env is the agent's whole environment: a minimal allow-list, the incident's
+// facts, the read-only kubeconfig and the agent's own API key variables.
+// Nothing else of the user's environment passes (no KUBECONFIG, cloud
+// credentials or unrelated tokens).
+func (e *Exec) Env(r *Run) []string {
+	env := []string{}
+	pass := func(name string) {
+		if v := e.getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TERM", "TZ"} {
+		pass(k)
+	}
+	ws := r.Workspace.Dir
+	// Without a sandbox HOME is the workspace, so ~/.kube and other
+	// credentials under the real home are not where the CLI looks; the CLI
+	// finds its own login through its config-dir variable.
+	env = append(env, "HOME="+ws, "TMPDIR="+filepath.Join(ws, "tmp"))
+	if e.Def.ConfigDirEnv != "" && len(e.Def.ConfigDirs) > 0 {
+		dir := expandHome(e.Def.ConfigDirs[0], e.home())
+		if e.Def.ConfigDirEnv == "XDG_CONFIG_HOME" {
+			dir = filepath.Dir(dir) // the variable names the parent of the app's dir
+		}
+		env = append(env, e.Def.ConfigDirEnv+"="+dir)
+	}
+	for k, v := range e.Def.SetEnv {
+		env = append(env, k+"="+v)
+	}
+	kubeconfig := e.Kubeconfig
+	if kubeconfig == "" {
+		kubeconfig = r.Workspace.MustPath(workspace.AgentKubeconfig)
+	}
+	env = append(env,
+		"INCIDENT_ID="+r.Incident.IncidentID,
+		"INCIDENT_WORKSPACE="+ws,
+		"KUBERNETES_CLUSTER="+r.Incident.Cluster,
+		"KUBERNETES_NAMESPACE="+r.Incident.Namespace,
+		"KUBECONFIG="+kubeconfig,
+		"CLAUDE_READ_ONLY_MODE=true",
+	)
+	for _, k := range e.Def.Env {
+		pass(k)
+	}
+	return env
+}
+
+// args renders the command line for this run.
+func (e *Exec) args(r *Run) ([]string, string, error) {
+	promptPath := r.Workspace.MustPath(workspace.PromptFile)
+	prompt, err := os.ReadFile(promptPath)
+	if err != nil {
+		return nil, "", fmt.Errorf("read prompt: %w", err)
+	}
+	sysFile := e.SystemPromptFile
+	if sysFile == "" {
+		sysFile = r.Workspace.MustPath(workspace.InstructionsFile)
+	}
+	sys, err := os.ReadFile(sysFile)
+	if err != nil {
+		return nil, "", fmt.Errorf("read system instructions %s: %w", sysFile, err)
+	}
+	tools := e.AllowedTools
+	if tools == "" {
+		tools = e.Def.AllowedTools
+	}
+	data := argData{
+		Prompt: string(prompt), PromptFile: promptPath, Model: e.ModelName, AllowedTools: tools,
+		SystemPrompt: string(sys), SystemPromptFile: sysFile, Workspace: r.Workspace.Dir,
+		ReportFile: r.Workspace.MustPath(workspace.ReportFile),
+	}
+	list := append([]string{}, e.Def.Args...)
+	if e.ModelName != "" {
+		list = append(list, e.Def.ModelArgs...)
+	}
+	if tools != "" {
+		list = append(list, e.Def.ToolsArgs...)
+	}
+	args, err := render(list, data)
+	if err != nil {
+		return nil, "", err
+	}
+	stdin := ""
+	if e.Def.PromptStdin {
+		stdin = string(prompt)
+	}
+	return args, stdin, nil
+}
+
+// Prepare writes the read-only instructions where this CLI looks for project
+// instructions (AGENTS.md, GEMINI.md, .goosehints, …).
+func (e *Exec) Prepare(tmp *workspace.Workspace) error {
+	for rel, content := range e.Def.Files {
+		p, err := tmp.Path(rel)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(p, []byte(content), 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", rel, err)
+		}
+	}
+	for _, rel := range e.Def.Instructions {
+		p, err := tmp.Path(rel)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(p, []byte(prompt.AgentInstructions()), 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// Run starts the agent in the workspace and waits for it. Cancelling ctx
+// sends SIGINT to the agent's whole process group, then SIGKILL after
+// WaitDelay; whatever the path, no process of the agent's survives Run.
+func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
+	if err := e.Preflight(); err != nil {
+		return nil, err
+	}
+	args, stdin, err := e.args(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(r.Workspace.MustPath("tmp"), 0o700); err != nil {
+		return nil, err
+	}
+	// Created before the start, appended to as output arrives.
+	logFile, err := os.OpenFile(r.Workspace.MustPath(workspace.AgentLogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create agent log: %w", err)
+	}
+	defer logFile.Close()
+	log := &lockedWriter{w: logFile}
+
+	cmd := exec.CommandContext(ctx, e.path, args...)
+	cmd.Dir = r.Workspace.Dir
+	cmd.Env = e.Env(r)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// The whole group: the CLI and every tool process it started.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	}
+	cmd.WaitDelay = e.WaitDelay
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = DefaultWaitDelay
+	}
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	cmd.Stderr = log
+	// A Writer, not StdoutPipe: Wait then bounds (by WaitDelay) the wait for
+	// a grandchild that keeps stdout open after the agent exits.
+	consumer := &streamConsumer{parse: streamParsers[e.Def.Stream], progress: r.Progress, log: log}
+	cmd.Stdout = consumer
+
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(log, "kubectl-triage: could not start %s in %s: %v\n", e.path, cmd.Dir, err)
+		return &Outcome{ExitCode: -1}, fmt.Errorf("start %s: %w", e.Def.Binary, err)
+	}
+	pgid := cmd.Process.Pid
+	defer reap(pgid, r.Incident.IncidentID)
+	if r.Started != nil {
+		r.Started(pgid)
+	}
+
+	waitErr := cmd.Wait()
+	consumer.flush()
+
+	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode()}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		out.Signal = ws.Signal().String()
+	}
+	fmt.Fprintf(log, "\nkubectl-triage: agent exited: code %d%s\n", out.ExitCode, signalSuffix(out.Signal))
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	if waitErr != nil && !errors.As(waitErr, new(*exec.ExitError)) {
+		return out, fmt.Errorf("wait for %s: %w", e.Def.Binary, waitErr)
+	}
+	if out.ExitCode == 0 {
+		if err := e.obtainReport(r.Workspace, consumer); err != nil {
+			fmt.Fprintf(log, "kubectl-triage: %v\n", err)
+		}
+	}
+	return out, nil
+}
+
+func signalSuffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", signal " + s
+}
+
+// obtainReport makes sure output/investigation.md holds the agent's report:
+// the file the agent wrote if it is valid, else the stream's final result,
+// else (for text agents) its stdout. The caller validates the result.
+func (e *Exec) obtainReport(ws *workspace.Workspace, c *streamConsumer) error {
+	path := ws.MustPath(workspace.ReportFile)
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			// A symlink could point anywhere; never follow it.
+			os.Remove(path)
+		} else if data, err := os.ReadFile(path); err == nil && report.Validate(string(data)) == nil {
+			return nil
+		}
+	}
+	var candidates []string
+	switch e.Def.Report {
+	case "file", "result":
+		candidates = []string{c.result, c.lastText}
+		if e.Def.Output == "text" {
+			candidates = append(candidates, c.stdout.String())
+		}
+	case "stdout":
+		candidates = []string{c.stdout.String(), c.result}
+	}
+	for _, text := range candidates {
+		if report.Validate(text) == nil {
+			return atomicfile.Write(path, []byte(text), 0o600)
+		}
+	}
+	// Keep the best non-empty attempt so a human can see what came back.
+	for _, text := range candidates {
+		if strings.TrimSpace(text) != "" {
+			return atomicfile.Write(path, []byte(text), 0o600)
+		}
+	}
+	return errors.New("the agent produced no report")
+}
+
+// streamConsumer tees stdout to agent.log, parses the stream live, and
+// keeps what a report can be made from.
+type streamConsumer struct {
+	parse    streamParser
+	progress func(string, ...any)
+	log      io.Writer
+
+	stdout   bytes.Buffer
+	partial  []byte
+	result   string
+	lastText string
+	isError  bool
+}
+
+// Write receives stdout as it arrives and handles it line by line.
+func (c *streamConsumer) Write(p []byte) (int, error) {
+	c.log.Write(p)
+	if c.stdout.Len() < maxStdout {
+		c.stdout.Write(p)
+	}
+	c.partial = append(c.partial, p...)
+	for {
+		i := bytes.IndexByte(c.partial, '\n')
+		if i < 0 {
+			break
+		}
+		c.line(c.partial[:i])
+		c.partial = c.partial[i+1:]
+	}
+	if len(c.partial) > maxLine {
+		c.partial = c.partial[:0] // a runaway line is in the log; don't parse it
+	}
+	return len(p), nil
+}
+
+// flush parses a last line that had no newline.
+func (c *streamConsumer) flush() {
+	if len(c.partial) > 0 {
+		c.line(c.partial)
+		c.partial = nil
+	}
+}
+
+const maxLine = 16 << 20
+
+func (c *streamConsumer) line(l []byte) {
+	ev, ok := c.parse(bytes.TrimSpace(l))
+	if !ok {
+		return
+	}
+	if ev.Progress != "" && c.progress != nil {
+		c.progress("  agent: %s", ev.Progress)
+	}
+	switch {
+	case ev.Delta:
+		c.lastText += ev.Text // streamed in pieces
+	case ev.Text != "":
+		c.lastText = ev.Text
+	}
+	if ev.Result != "" {
+		c.result = ev.Result
+	}
+	c.isError = c.isError || ev.IsError
+}
+
+// lockedWriter serialises writes from stdout and stderr into one log.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
