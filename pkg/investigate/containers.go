@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 )
 
@@ -23,6 +24,7 @@ var exitCodes = map[int32]exitCode{
 	2:   {"misuse or invalid arguments", "the command line or shell script given to the container is wrong"},
 	126: {"command not executable", "the entrypoint exists but cannot be executed (permissions, wrong binary format)"},
 	127: {"command not found", "the entrypoint or a command it runs does not exist in the image"},
+	128: {"could not start (exit 128)", "the runtime reports 128 when the container's process could not be started at all (reason StartError or ContainerCannotRun: a missing or non-executable entrypoint, a failed mount); an application may also exit 128 on its own"},
 	130: {"interrupted (SIGINT)", "the process received SIGINT"},
 	134: {"aborted (SIGABRT)", "the process aborted itself, usually a failed assertion or a runtime abort"},
 	137: {"killed (SIGKILL)", "something killed the process with SIGKILL: a failed liveness probe after the grace period, a preStop timeout, or a kill from outside; OOM kills report reason OOMKilled"},
@@ -168,7 +170,10 @@ func raiseMemory(p *corev1.Pod, kind, owner, container, limit string) report.Act
 }
 
 // checkCrashLoop: a container that keeps exiting, classified by exit code
-// and by the decisive line of its last log.
+// and by the decisive line of its last log. An init container that fails
+// blocks the whole pod (Init:CrashLoopBackOff, or Init:Error when the pod
+// does not restart), and a container of a pod that never restarts fails
+// once: both are reported too.
 func checkCrashLoop(c *Context) []Finding {
 	var out []Finding
 	for _, p := range c.B.Pods {
@@ -176,24 +181,95 @@ func checkCrashLoop(c *Context) []Finding {
 			st := cs.status
 			waiting := st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
 			term := st.LastTerminationState.Terminated
+			failedOnce := false
 			if term == nil && st.State.Terminated != nil && st.State.Terminated.ExitCode != 0 {
 				term = st.State.Terminated
+				failedOnce = st.RestartCount == 0 && failedForGood(p)
 			}
-			if !waiting && (term == nil || st.RestartCount == 0) {
+			if !waiting && (term == nil || st.RestartCount == 0) && !failedOnce {
 				continue
 			}
 			if term != nil && term.Reason == "OOMKilled" {
 				continue // checkOOMKilled explains it
 			}
-			out = append(out, crashFinding(c, p, st, term, waiting))
+			if p.Status.Reason == "Evicted" {
+				continue // checkEvicted explains it: the kubelet stopped the containers
+			}
+			f := crashFinding(c, p, st, term, waiting)
+			if failedOnce {
+				f = failedOnceFinding(p, st, f)
+			}
+			if cs.init {
+				f = initFinding(p, st, f)
+			}
+			out = append(out, f)
 		}
 	}
 	return out
 }
 
+// failedForGood: the pod will not restart a failed container (restartPolicy
+// Never, or the pod already Failed) and nothing at the pod level (an
+// eviction, a node shutdown, a deadline: status.reason) stopped it.
+func failedForGood(p *corev1.Pod) bool {
+	return p.Status.Reason == "" && (p.Spec.RestartPolicy == corev1.RestartPolicyNever || p.Status.Phase == corev1.PodFailed)
+}
+
+// failedOnceFinding rewords a crash finding for a container that exited
+// once and will not be restarted.
+func failedOnceFinding(p *corev1.Pod, st corev1.ContainerStatus, f Finding) Finding {
+	f.Category = "ContainerFailed" + strings.TrimPrefix(f.Category, "CrashLoop")
+	f.Title = strings.Replace(f.Title, "crash-loops with", "failed with", 1)
+	f.Title = strings.Replace(f.Title, "crashes with", "failed with", 1)
+	f.Mechanism = strings.Replace(f.Mechanism, "the kubelet restarts it with growing back-off (CrashLoopBackOff)",
+		fmt.Sprintf("with restartPolicy %s the kubelet does not restart it, so the pod ends Failed", orDash(string(p.Spec.RestartPolicy))), 1)
+	f.Mechanism = strings.Replace(f.Mechanism, "The kubelet restarts the container with growing back-off (CrashLoopBackOff).",
+		fmt.Sprintf("With restartPolicy %s the kubelet does not restart it; the pod ends Failed.", orDash(string(p.Spec.RestartPolicy))), 1)
+	f.Summary = strings.Replace(f.Summary, "keeps exiting", "exited", 1)
+	return f
+}
+
+// initFinding rewords a crash finding for an init container: until it
+// succeeds, none of the pod's app containers start.
+func initFinding(p *corev1.Pod, st corev1.ContainerStatus, f Finding) Finding {
+	f.Category = "InitContainer/" + f.Category
+	status := "Init:CrashLoopBackOff"
+	if st.State.Waiting == nil {
+		status = "Init:Error"
+	}
+	f.Title = "init " + f.Title + fmt.Sprintf("; the pod stays %s and its app containers never start", status)
+	f.Hypothesis = "Init " + f.Hypothesis
+	f.Summary = strings.Replace(f.Summary, "Container "+st.Name, "Init container "+st.Name, 1) +
+		fmt.Sprintf(" Init containers run one after another before the app containers; until %s succeeds, pod %s stays %s.", st.Name, p.Name, status)
+	f.Culprit = strings.Replace(f.Culprit, "container "+st.Name, "init container "+st.Name, 1)
+	return f
+}
+
+// lastDecisive returns the most telling line of a container's logs, from
+// the previous instance first: it is the one that died.
+func lastDecisive(c *Context, p *corev1.Pod, container string) (*decisive, bool) {
+	cur, prev := c.B.LogsFor(p.Name, container)
+	for _, l := range []struct {
+		entry *bundle.ContainerLog
+		prev  bool
+	}{{prev, true}, {cur, false}} {
+		if l.entry == nil || l.entry.Error != "" {
+			continue
+		}
+		if d := findDecisive(l.entry.Text); d != nil {
+			return d, l.prev
+		}
+	}
+	return nil, false
+}
+
 func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated, waiting bool) Finding {
 	kind, owner := ownerName(c, p)
 	f := Finding{Category: "CrashLoop", Current: waiting || st.State.Terminated != nil, Depth: 1, Subject: p.Name + "/" + st.Name}
+	// When the kubelet itself ended the container (a failing probe) or the
+	// runtime could not start it, the exit is a symptom: the probe and
+	// runtime rules name the cause, so this finding never outranks them.
+	demoted := probeKilled(c, p, st.Name) != "" || (term != nil && (term.Reason == "StartError" || term.Reason == "ContainerCannotRun"))
 	var evidence []string
 	if waiting {
 		evidence = append(evidence, c.Evidence(
@@ -213,25 +289,8 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 
 	// The previous instance's log says why it died; the current one may be
 	// empty if it is waiting in back-off.
-	cur, prev := c.B.LogsFor(p.Name, st.Name)
-	var dec *decisive
-	var fromPrev bool
-	for _, l := range []struct {
-		log  bool
-		prev bool
-	}{{true, true}, {true, false}} {
-		logEntry := cur
-		if l.prev {
-			logEntry = prev
-		}
-		if logEntry == nil || logEntry.Error != "" {
-			continue
-		}
-		if d := findDecisive(logEntry.Text); d != nil {
-			dec, fromPrev = d, l.prev
-			break
-		}
-	}
+	_, prev := c.B.LogsFor(p.Name, st.Name)
+	dec, fromPrev := lastDecisive(c, p, st.Name)
 
 	switch {
 	case term != nil && term.ExitCode == 0:
@@ -286,6 +345,10 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 			f.Mechanism = fmt.Sprintf("Exit code %d: %s. The kubelet restarts the container with growing back-off (CrashLoopBackOff).", term.ExitCode, code.Hint)
 		}
 		f.Title = fmt.Sprintf("container %s crash-loops with %s", st.Name, meaning)
+		if term != nil && term.ExitCode == 137 && term.Reason != "OOMKilled" {
+			// SIGKILL without reason OOMKilled: not the kernel's OOM killer.
+			f.Title += fmt.Sprintf(", not an OOM kill (reason %s): something else sent SIGKILL", orDash(term.Reason))
+		}
 		f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; the logs collected do not say why.", st.Name, p.Name, meaning)
 		if dec != nil {
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last error-like log line: %q", dec.Line),
@@ -305,6 +368,13 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 	f.Verdict = report.Validated
 	if term != nil && code.Meaning != "" {
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Exit code %d: %s.", term.ExitCode, code.Meaning))
+	}
+	if demoted {
+		f.Depth = 0
+		if probe := probeKilled(c, p, st.Name); probe != "" {
+			f.Hypothesis = fmt.Sprintf("Container %s keeps restarting because the kubelet kills it for failing its %s probe", st.Name, probe)
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The kubelet killed the container because its %s probe failed: the exit is the kubelet's doing, not the application's.", probe))
+		}
 	}
 	return f
 }

@@ -114,23 +114,8 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 		fix.Commands = []string{setImage}
 		fix.Risk = "starts a rollout with the new image"
 	case "Auth":
-		if len(p.Spec.ImagePullSecrets) == 0 {
-			f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets (its ServiceAccount may still provide some).")
-			evidence = append(evidence, c.Evidence("Pod has no imagePullSecrets", podRef(p)+" .spec.imagePullSecrets",
-				fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, nsFlag(p))))
-			f.Evidence = evidence
-		} else {
-			var names []string
-			for _, s := range p.Spec.ImagePullSecrets {
-				names = append(names, s.Name)
-			}
-			f.Contributing = append(f.Contributing, fmt.Sprintf("The pod uses imagePullSecrets %s: check they hold credentials for this registry.", strings.Join(names, ", ")))
-		}
-		fix.Commands = []string{
-			fmt.Sprintf("kubectl create secret docker-registry regcred %s --docker-server=%s --docker-username=<user> --docker-password=<token>", nsFlag(p), registryOf(image)),
-			fmt.Sprintf(`kubectl patch %s/%s %s --type=merge -p '{"spec":{"template":{"spec":{"imagePullSecrets":[{"name":"regcred"}]}}}}'`, kind, owner, nsFlag(p)),
-		}
-		fix.Risk = "stores registry credentials in the namespace; the patch starts a rollout"
+		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
+		return f
 	case "Unreachable":
 		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}
 	}
@@ -146,4 +131,101 @@ func registryOf(image string) string {
 		return first
 	}
 	return "docker.io"
+}
+
+// unableSecretsRe reads the kubelet's FailedToRetrieveImagePullSecret event:
+// the pod names pull secrets that do not exist.
+var unableSecretsRe = regexp.MustCompile(`Unable to retrieve some image pull secrets \(([^)]*)\)`)
+
+// pullSecretFinding refines an authentication failure with where the
+// credentials should come from: the pod's imagePullSecrets, its
+// ServiceAccount's, and whether the kubelet found them. Secrets themselves
+// are never read: a Secret the kubelet could not find is known from its
+// event, and wrong credentials only from the registry's refusal.
+func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix report.Action, kind, owner string) report.Action {
+	podSecrets := secretNames(p.Spec.ImagePullSecrets)
+	saName := p.Spec.ServiceAccountName
+	if saName == "" {
+		saName = "default"
+	}
+	var sa *corev1.ServiceAccount
+	for _, s := range c.B.ServiceAccounts {
+		if s.Namespace == p.Namespace && s.Name == saName {
+			sa = s
+		}
+	}
+	var saSecrets []string
+	if sa != nil {
+		saSecrets = secretNames(sa.ImagePullSecrets)
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ServiceAccount %s has imagePullSecrets: %s", saName, orDash(strings.Join(saSecrets, ", "))),
+			"serviceaccount/"+saName+" .imagePullSecrets",
+			fmt.Sprintf("kubectl get serviceaccount %s %s -o jsonpath='{.imagePullSecrets}'", saName, nsFlag(p))))
+	}
+	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod has imagePullSecrets: %s", orDash(strings.Join(podSecrets, ", "))),
+		podRef(p)+" .spec.imagePullSecrets",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, nsFlag(p))))
+	var missing []string
+	for _, e := range c.B.EventsFor(string(p.UID)) {
+		if m := unableSecretsRe.FindStringSubmatch(e.Message); e.Reason == "FailedToRetrieveImagePullSecret" || m != nil {
+			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
+				fmt.Sprintf("event on %s", podRef(p)),
+				fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason)))
+			if m != nil {
+				for _, n := range strings.Split(m[1], ",") {
+					if n = strings.Trim(strings.TrimSpace(n), "<>"); n != "" {
+						missing = appendUnique(missing, n)
+					}
+				}
+			}
+		}
+	}
+	create := fmt.Sprintf("kubectl create secret docker-registry %%s %s --docker-server=%s --docker-username=<user> --docker-password=<token>", nsFlag(p), registryOf(image))
+	usePod := fmt.Sprintf(`kubectl patch %s/%s %s -p '{"spec":{"template":{"spec":{"imagePullSecrets":[{"name":"regcred"}]}}}}'`, kind, owner, nsFlag(p))
+	if kind == "pod" {
+		usePod = fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, nsFlag(p), p.Name)
+	}
+	switch {
+	case len(missing) > 0:
+		f.Category = "ImagePull/Auth/MissingPullSecret"
+		f.Confidence = 0.95
+		names := strings.Join(missing, ", ")
+		f.Title = fmt.Sprintf("container %s cannot pull image %s: its imagePullSecret %s does not exist, so the registry refuses the anonymous pull", f.Subject[strings.Index(f.Subject, "/")+1:], image, names)
+		f.Hypothesis = fmt.Sprintf("Image pull fails because pull secret %s does not exist", names)
+		f.Summary += fmt.Sprintf(" The pod names pull secret %s, which the kubelet could not find, so it pulled without credentials.", names)
+		f.Culprit = fmt.Sprintf("imagePullSecrets %s (Secret not found) for image %s of %s", names, image, podRef(p))
+		f.Contributing = append(f.Contributing, "Secrets are not read by kubectl-triage, by design: that the Secret is missing comes from the kubelet's FailedToRetrieveImagePullSecret event.")
+		fix.Description = fmt.Sprintf("Create pull secret %s with credentials for %s in namespace %s (or fix the name the pod references).", missing[0], registryOf(image), p.Namespace)
+		fix.Commands = []string{fmt.Sprintf(create, missing[0])}
+		fix.Risk = "stores registry credentials in the namespace"
+	case len(podSecrets) == 0 && sa != nil && len(saSecrets) == 0:
+		f.Category = "ImagePull/Auth/NoPullSecret"
+		f.Confidence = 0.9
+		f.Title += "; neither the pod nor its ServiceAccount " + saName + " has an imagePullSecret"
+		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", podRef(p), saName, image)
+		fix.Commands = []string{fmt.Sprintf(create, "regcred"), usePod}
+		fix.Risk = "stores registry credentials in the namespace; the patch starts a rollout"
+	case len(podSecrets)+len(saSecrets) > 0:
+		names := strings.Join(append(podSecrets, saSecrets...), ", ")
+		f.Category = "ImagePull/Auth/WrongCredentials"
+		f.Confidence = 0.8
+		f.Title += fmt.Sprintf("; the credentials in pull secret %s are refused", names)
+		f.Culprit = fmt.Sprintf("imagePullSecrets %s for image %s of %s", names, image, podRef(p))
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Pull secret %s exists (the kubelet did not report it missing) but the registry refuses it: wrong or expired credentials, or credentials for another registry than %s. Secrets are not read by kubectl-triage, by design.", names, registryOf(image)))
+		fix.Description = fmt.Sprintf("Recreate pull secret %s with valid credentials for %s.", strings.Split(names, ", ")[0], registryOf(image))
+		fix.Commands = []string{fmt.Sprintf("kubectl delete secret %s %s && ", strings.Split(names, ", ")[0], nsFlag(p)) + fmt.Sprintf(create, strings.Split(names, ", ")[0])}
+		fix.Risk = "the workload cannot pull between the delete and the create; stores registry credentials in the namespace"
+	default:
+		f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets; its ServiceAccount was not read, so it may still provide some.")
+		fix.Commands = []string{fmt.Sprintf(create, "regcred"), usePod}
+		fix.Risk = "stores registry credentials in the namespace; the patch starts a rollout"
+	}
+	return fix
+}
+
+func secretNames(refs []corev1.LocalObjectReference) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.Name)
+	}
+	return out
 }

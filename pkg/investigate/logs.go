@@ -20,6 +20,14 @@ type logPattern struct {
 
 // logPatterns is the decisive-line catalogue, most specific first.
 var logPatterns = []logPattern{
+	// The runtime's own words when the entrypoint cannot be executed: they
+	// explain the exit better than anything the application could log.
+	{"CommandNotFound", regexp.MustCompile(`(exec:? "?[^"\s:]+"?: (no such file or directory|executable file not found in \$PATH)|^(/bin/)?(ba|da)?sh: (\d+: )?(line \d+: )?[^\s:]+: (command )?not found|: command not found$)`),
+		"the command the container runs does not exist in the image",
+		"Fix the container's command/args (or the image's ENTRYPOINT) to a path that exists in the image, or rebuild the image so it ships the binary. If the file is there, its interpreter (#! line) or dynamic loader is not: a glibc binary on a musl/Alpine image also fails with \"no such file or directory\".", 95},
+	{"ExecFormat", regexp.MustCompile(`(?i)exec format error`),
+		"the entrypoint binary is built for another CPU architecture than the node's",
+		"Use an image built for the node's architecture (a multi-arch image, or docker buildx --platform). A script entrypoint fails the same way without its #! line.", 95},
 	{"MissingEnv", regexp.MustCompile(`(?i)(env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?\s+(is\s+)?(not set|unset|missing|empty|required)|(required|missing|mandatory)\s+env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(env(ironment)? var(iable)?\s+)?(is\s+)?(not set|must be set|is required|is empty))`),
 		"the application requires an environment variable that is unset or empty",
 		"Set the variable in the pod template (env or envFrom), or fix the ConfigMap/Secret it is read from.", 90},
@@ -41,9 +49,14 @@ var logPatterns = []logPattern{
 	{"OutOfMemory", regexp.MustCompile(`(?i)(java\.lang\.OutOfMemoryError|fatal error: runtime: out of memory|JavaScript heap out of memory|Cannot allocate memory|MemoryError)`),
 		"the process ran out of memory inside its own runtime",
 		"Raise the memory limit or lower the runtime's heap size (e.g. -Xmx, --max-old-space-size) to fit within the container limit.", 70},
-	{"Panic", regexp.MustCompile(`(^panic: |^fatal error: |goroutine \d+ \[running\]|^Traceback \(most recent call last\)|Exception in thread "|^Unhandled exception|^thread '.*' panicked at|Segmentation fault|core dumped)`),
+	{"Panic", regexp.MustCompile(`(^panic: |^fatal error: |goroutine \d+ \[running\]|^Traceback \(most recent call last\)|Exception in thread "|^Unhandled exception|^thread '.*' panicked at)`),
 		"the application crashed with an unhandled panic or exception",
 		"Fix the crash in the application code (the stack trace in the logs points at the failing line) or roll back to the last good version.", 60},
+	// Below Panic: a Go panic prints "[signal SIGSEGV …]" under its
+	// "panic:" line, and the panic line is the better headline.
+	{"Segfault", regexp.MustCompile(`(?i)(segmentation (fault|violation)|SIGSEGV|core dumped)`),
+		"the process crashed on an invalid memory access (segmentation fault) in native code",
+		"Look for a native crash: a binary built for another libc or CPU, a broken native library or extension, or a bug in native code; reproduce with the same image locally.", 55},
 	{"ErrorLine", regexp.MustCompile(`(?i)\b(fatal|critical|error|exception|failed)\b`),
 		"the application logged an error just before exiting",
 		"Read the error and fix the configuration or code it names.", 10},
@@ -124,6 +137,9 @@ func splitTimestamp(line string) (time.Time, string) {
 var (
 	envNameRe = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,})\b`)
 	pathRe    = regexp.MustCompile(`(/[\w.@-]+)+`)
+	// commandRe names the missing command: `exec "foo": …` / `exec /app/x: …`
+	// (group 1) or a shell's `sh: 1: foo: not found` (group 2).
+	commandRe = regexp.MustCompile(`exec:? "?([^"\s:]+)"?:|sh: (?:\d+: )?(?:line \d+: )?([^\s:]+): (?:command )?not found`)
 )
 
 // subjectOf names what a decisive line is about: the variable, the file, the
@@ -138,9 +154,15 @@ func subjectOf(class, line string) string {
 			}
 			return "environment variable " + m
 		}
-	case "MissingFile", "PermissionDenied":
-		if m := pathRe.FindString(line); m != "" {
-			return m
+	case "MissingFile", "PermissionDenied", "ExecFormat":
+		// The last path is the one the error is about: in "/bin/sh:
+		// /app/run.sh: Permission denied" the shell only reports it.
+		if m := pathRe.FindAllString(line, -1); len(m) > 0 {
+			return m[len(m)-1]
+		}
+	case "CommandNotFound":
+		if m := commandRe.FindStringSubmatch(line); m != nil {
+			return "command " + m[1] + m[2] // only one group matches
 		}
 	case "ConnectionRefused", "DNS":
 		return endpointIn(line)
