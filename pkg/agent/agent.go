@@ -51,3 +51,9 @@ type Preparer interface {
 type Sandboxed interface {
 	Sandbox() string
 }
+
+// ClusterUser is implemented by agents that reach the cluster themselves
+// (through the read-only gateway) rather than through the plugin's client.
+type ClusterUser interface {
+	UsesCluster()
+}

@@ -49,6 +49,9 @@ type Exec struct {
 
 func (e *Exec) Name() string { return e.Def.Name }
 
+// UsesCluster marks exec agents as needing the read-only gateway.
+func (e *Exec) UsesCluster() {}
+
 // Sandbox says how the agent is isolated from the user's credentials.
 func (e *Exec) Sandbox() string {
 	return "none: agent sandboxing is not available in this build; HOME is the workspace"

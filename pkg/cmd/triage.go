@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
@@ -81,6 +82,9 @@ type TriageOptions struct {
 	WaitDelay        time.Duration
 	WorkspaceRoot    string
 	Quiet            bool
+	AgentKubeconfig  string
+	CheckCredentials bool
+	RequireReadOnly  bool
 
 	namespace string
 	agent     agent.Agent
@@ -154,6 +158,9 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	f.DurationVar(&o.WaitDelay, "wait-delay", o.WaitDelay, "After Ctrl-C or the timeout, how long the agent gets to stop before it is killed")
 	f.StringVar(&o.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "Print only the report: no progress on stderr")
+	f.StringVar(&o.AgentKubeconfig, "agent-kubeconfig", "", "Kubeconfig of a dedicated read-only identity for the agent's gateway to forward with, instead of yours")
+	f.BoolVar(&o.CheckCredentials, "check-credentials", false, "Ask the API server whether the credentials in use can write, and warn if so")
+	f.BoolVar(&o.RequireReadOnly, "require-readonly-credentials", false, "Refuse to run when the credentials in use can write (implies --check-credentials)")
 }
 
 // Complete fills the options from flags, environment and kubeconfig.
@@ -217,9 +224,12 @@ func (o *TriageOptions) Validate() error {
 	if o.WaitDelay <= 0 {
 		return fmt.Errorf("--wait-delay must be positive, got %s", o.WaitDelay)
 	}
-	if o.SystemPromptFile != "" {
-		if _, err := os.Stat(o.SystemPromptFile); err != nil {
-			return fmt.Errorf("--system-prompt-file: %w", err)
+	for flag, path := range map[string]string{"--system-prompt-file": o.SystemPromptFile, "--agent-kubeconfig": o.AgentKubeconfig} {
+		if path == "" {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("%s: %w", flag, err)
 		}
 	}
 	// Resolving an exec agent checks its CLI and credentials now, before any
@@ -255,6 +265,15 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		return err
 	}
 	info := o.clusterInfo(cfg, cs)
+	upstream, err := o.agentUpstream(cfg)
+	if err != nil {
+		return err
+	}
+	if o.CheckCredentials || o.RequireReadOnly {
+		if err := o.checkCredentials(ctx, upstream, progress); err != nil {
+			return err
+		}
+	}
 	ref := t.Ref()
 	faultType, severity, message := fault.Classify(t.Object)
 	clusterName := info.Cluster
@@ -271,6 +290,7 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		Agent:         o.agent,
 		Timeout:       o.Timeout,
 		Cluster:       info,
+		AgentUpstream: upstream,
 		Progress:      progress,
 		Logger:        o.logger(),
 	})
@@ -278,6 +298,51 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return o.finish(res)
+}
+
+// agentUpstream is the identity an exec agent's gateway forwards with:
+// --agent-kubeconfig's, or the user's, always behind the read-only
+// transport as a second guard.
+func (o *TriageOptions) agentUpstream(userCfg *rest.Config) (*rest.Config, error) {
+	if o.AgentKubeconfig == "" {
+		return userCfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.AgentKubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("--agent-kubeconfig %s: %w", o.AgentKubeconfig, err)
+	}
+	cfg = readonly.Config(cfg)
+	cfg.UserAgent = version.UserAgent()
+	return cfg, nil
+}
+
+// checkCredentials warns (or, with --require-readonly-credentials, refuses)
+// when the credentials in use could change the cluster. The plugin and the
+// gateway refuse writes either way; this tells the user how much rests on
+// them.
+func (o *TriageOptions) checkCredentials(ctx context.Context, cfg *rest.Config, progress func(string, ...any)) error {
+	whose := "your credentials"
+	if o.AgentKubeconfig != "" {
+		whose = "the --agent-kubeconfig credentials"
+	}
+	rules, incomplete, err := writableRules(ctx, cfg, o.namespace)
+	if err != nil {
+		return err
+	}
+	if len(rules) == 0 {
+		note := ""
+		if incomplete {
+			note = " (the API server's answer was incomplete)"
+		}
+		progress("Credentials check: %s cannot write in namespace %s%s", whose, o.namespace, note)
+		return nil
+	}
+	msg := fmt.Sprintf("%s can write in namespace %s (%s)", whose, o.namespace, strings.Join(rules, "; "))
+	if o.RequireReadOnly {
+		return fmt.Errorf("%s; refusing to run because of --require-readonly-credentials: pass a read-only identity with --agent-kubeconfig or use a context bound to the view role", msg)
+	}
+	fmt.Fprintf(o.ErrOut, "warning: %s. kubectl triage only reads, but a read-only identity (--agent-kubeconfig) is safer.\n", msg)
+	return nil
 }
 
 func (o *TriageOptions) finish(res *triage.Result) error {

@@ -36,10 +36,12 @@ type Gateway struct {
 	caPEM []byte
 	token string
 
-	srv   *http.Server
-	audit *auditLog
-	total atomic.Int64
-	deny  atomic.Int64
+	srv      *http.Server
+	audit    *auditLog
+	stopOnce sync.Once
+	stopErr  error
+	total    atomic.Int64
+	deny     atomic.Int64
 }
 
 // Start serves a gateway on a loopback port that forwards allowed requests
@@ -158,14 +160,16 @@ func (g *Gateway) Counts() (total, denied int) { return int(g.total.Load()), int
 // Stop closes the listener and every connection (watches included); the
 // token dies with the process memory that held it.
 func (g *Gateway) Stop() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	err := g.srv.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = g.srv.Close() // long-running watches do not end by themselves
-	}
-	g.audit.close()
-	return err
+	g.stopOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		g.stopErr = g.srv.Shutdown(ctx)
+		if errors.Is(g.stopErr, context.DeadlineExceeded) {
+			g.stopErr = g.srv.Close() // long-running watches do not end by themselves
+		}
+		g.audit.close()
+	})
+	return g.stopErr
 }
 
 // recorder keeps the status code and body size for the audit line, and

@@ -16,11 +16,13 @@ import (
 	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/gateway"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -34,6 +36,10 @@ type Options struct {
 	Agent         agent.Agent
 	Timeout       time.Duration
 	Cluster       bundle.ClusterInfo
+	// AgentUpstream is the identity an exec agent's read-only gateway
+	// forwards with (the user's, or a dedicated read-only one); nil means
+	// the agent gets no cluster access beyond the context files.
+	AgentUpstream *rest.Config
 	Bundle        bundle.Options
 	// Progress reports steps to the user; nil means silent.
 	Progress func(format string, a ...any)
@@ -72,7 +78,7 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 
 	ws, err := workspace.Create(opts.WorkspaceRoot, id, func(tmp *workspace.Workspace, final string) error {
 		inc.Workspace = final
-		if err := populate(tmp, inc, ev); err != nil {
+		if err := populate(tmp, inc, ev, gatewayFor(opts) != nil); err != nil {
 			return err
 		}
 		if p, ok := opts.Agent.(agent.Preparer); ok {
@@ -93,14 +99,14 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 
 // populate writes what must exist from the first moment: the incident
 // record, the verbatim event, the prompt and the read-only instructions.
-func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event) error {
+func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event, clusterAccess bool) error {
 	if err := incident.Save(ws.MustPath(workspace.IncidentFile), inc); err != nil {
 		return err
 	}
 	files := map[string][]byte{
 		workspace.AgentKubeconfig:  []byte(noClusterKubeconfig),
 		workspace.EventFile:        ev.Raw,
-		workspace.PromptFile:       []byte(prompt.Build(inc, prompt.Options{})),
+		workspace.PromptFile:       []byte(prompt.Build(inc, prompt.Options{ClusterAccess: clusterAccess})),
 		workspace.InstructionsFile: []byte(prompt.SystemInstructions),
 	}
 	for rel, data := range files {
@@ -126,10 +132,41 @@ current-context: ""
 `
 
 type runner struct {
-	ws   *workspace.Workspace
-	inc  *incident.Incident
-	log  *slog.Logger
-	opts Options
+	ws      *workspace.Workspace
+	inc     *incident.Incident
+	log     *slog.Logger
+	opts    Options
+	gateway *gateway.Gateway
+}
+
+// gatewayFor returns the upstream identity when this run's agent talks to
+// the cluster through a gateway: exec agents only; the builtin agent reads
+// through the plugin's own read-only client.
+func gatewayFor(opts Options) *rest.Config {
+	if _, ok := opts.Agent.(agent.ClusterUser); ok && opts.AgentUpstream != nil {
+		return opts.AgentUpstream
+	}
+	return nil
+}
+
+// startGateway serves the agent's read-only endpoint and points
+// context/kubeconfig at it.
+func (r *runner) startGateway(upstream *rest.Config) (*gateway.Gateway, error) {
+	gw, err := gateway.Start(upstream, r.ws.MustPath(workspace.AuditFile))
+	if err != nil {
+		return nil, err
+	}
+	kc, err := gw.Kubeconfig(r.inc.Namespace)
+	if err == nil {
+		err = atomicfile.Write(r.ws.MustPath(workspace.AgentKubeconfig), kc, 0o600)
+	}
+	if err != nil {
+		gw.Stop()
+		return nil, err
+	}
+	r.log.Info("gateway started", "url", gw.URL)
+	r.opts.Progress("Read-only gateway for the agent at %s (audit: %s)", gw.URL, workspace.AuditFile)
+	return gw, nil
 }
 
 func (r *runner) save() {
@@ -192,7 +229,21 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	if s, ok := r.opts.Agent.(agent.Sandboxed); ok {
 		r.inc.Sandbox = s.Sandbox()
 	}
+	if upstream := gatewayFor(r.opts); upstream != nil {
+		gw, err := r.startGateway(upstream)
+		if err != nil {
+			r.setState(incident.AgentFailure)
+			r.finish(incident.Failed, "start the read-only gateway: "+err.Error())
+			return res, nil
+		}
+		defer gw.Stop()
+		r.gateway = gw
+	}
 	out, err := r.opts.Agent.Run(actx, run)
+	if r.gateway != nil {
+		// The token dies with the run, before the report is read.
+		r.gateway.Stop()
+	}
 	r.collectArtifacts()
 	if out != nil {
 		code := out.ExitCode
@@ -244,6 +295,10 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 // about how it was produced.
 func (r *runner) footer() []string {
 	var notes []string
+	if r.gateway != nil {
+		total, denied := r.gateway.Counts()
+		notes = append(notes, fmt.Sprintf("kubectl-triage: the agent made %d API requests through the read-only gateway; %d were denied (see %s).", total, denied, workspace.AuditFile))
+	}
 	if strings.HasPrefix(r.inc.Sandbox, "none") {
 		notes = append(notes, fmt.Sprintf("kubectl-triage: the %s agent ran without a sandbox (%s).", r.inc.Agent.Name, strings.TrimPrefix(strings.TrimPrefix(r.inc.Sandbox, "none"), ": ")))
 	}

@@ -91,9 +91,14 @@ func TestClaudeAgentEndToEnd(t *testing.T) {
 	if !strings.Contains(string(log), `"type":"result"`) {
 		t.Errorf("agent.log lacks the raw stream")
 	}
+	// The agent's kubeconfig names the gateway with its own (now dead)
+	// token: never the user's API server or credentials.
 	kc, _ := os.ReadFile(filepath.Join(dir, "context/kubeconfig"))
-	if strings.Contains(string(kc), "token") || strings.Contains(string(kc), c.Server) {
+	if userToken := c.UserConfig().BearerToken; userToken == "" || strings.Contains(string(kc), userToken) || strings.Contains(string(kc), c.Server) {
 		t.Errorf("context/kubeconfig carries the user's cluster or credentials:\n%s", kc)
+	}
+	if !strings.Contains(string(kc), "server: https://127.0.0.1:") {
+		t.Errorf("context/kubeconfig does not point at the loopback gateway:\n%s", kc)
 	}
 }
 
