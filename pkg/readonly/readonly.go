@@ -25,8 +25,34 @@ var selfReviewSuffixes = []string{
 	"/apis/authentication.k8s.io/v1/selfsubjectreviews",
 }
 
-// Allowed reports whether a request with this method and URL path is a read.
+// ErrSecret is wrapped by the error for a refused Secret read.
+var ErrSecret = errors.New("kubectl-triage never reads Secrets")
+
+// isSecretPath reports whether a path reads core/v1 Secrets:
+// /api/v1/secrets, /api/v1/namespaces/NS/secrets[/NAME], or their watch
+// forms.
+func isSecretPath(path string) bool {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) < 3 || parts[0] != "api" {
+		return false
+	}
+	rest := parts[2:]
+	if len(rest) > 0 && rest[0] == "watch" {
+		rest = rest[1:]
+	}
+	if len(rest) >= 3 && rest[0] == "namespaces" {
+		rest = rest[2:]
+	}
+	return len(rest) > 0 && rest[0] == "secrets"
+}
+
+// Allowed reports whether a request with this method and URL path is a read
+// the plugin may make: never a write, and never a Secret, whose values could
+// otherwise reach a workspace.
 func Allowed(method, path string) bool {
+	if isSecretPath(path) {
+		return false
+	}
 	switch method {
 	case http.MethodGet, http.MethodHead:
 		return true
@@ -55,6 +81,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !Allowed(req.Method, strings.TrimSuffix(req.URL.Path, "/")) {
 		if req.Body != nil {
 			req.Body.Close()
+		}
+		if isSecretPath(req.URL.Path) {
+			return nil, fmt.Errorf("%w: %w: refused %s %s", ErrRefused, ErrSecret, req.Method, req.URL.Path)
 		}
 		return nil, fmt.Errorf("%w: refused %s %s", ErrRefused, req.Method, req.URL.Path)
 	}

@@ -34,6 +34,13 @@ func TestAllowed(t *testing.T) {
 		{"DELETE", "/api/v1/namespaces/x/pods/p", false},
 		{"OPTIONS", "/api/v1", false},
 		{"CONNECT", "/api/v1/namespaces/x/pods/p/portforward", false},
+		{"GET", "/api/v1/namespaces/x/secrets/db", false},
+		{"GET", "/api/v1/namespaces/x/secrets", false},
+		{"GET", "/api/v1/secrets", false},
+		{"GET", "/api/v1/watch/namespaces/x/secrets", false},
+		{"GET", "/api/v1/namespaces/secrets", true}, // the namespace named "secrets"
+		{"GET", "/api/v1/namespaces/secrets/pods", true},
+		{"GET", "/apis/example.com/v1/namespaces/x/secrets", true}, // a CRD of that name is not a core Secret
 	}
 	for _, tt := range tests {
 		if got := Allowed(tt.method, tt.path); got != tt.want {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
 )
 
 // Target is the resolved object.
@@ -117,6 +118,8 @@ func Explain(err error, getter genericclioptions.RESTClientGetter, namespace str
 	}
 	var status apierrors.APIStatus
 	switch {
+	case errors.Is(err, readonly.ErrSecret):
+		return fmt.Errorf("kubectl triage never reads Secrets, so their values cannot reach a workspace or an agent: triage the pod or workload that uses %q instead", name)
 	case apierrors.IsNotFound(err):
 		details := ""
 		if errors.As(err, &status) && status.Status().Details != nil {

@@ -228,6 +228,9 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	}
 	if s, ok := r.opts.Agent.(agent.Sandboxed); ok {
 		r.inc.Sandbox = s.Sandbox()
+		if reason, unsandboxed := strings.CutPrefix(r.inc.Sandbox, "none"); unsandboxed {
+			r.opts.Progress("warning: the %s agent runs without a sandbox%s: it can read any file your user can read", r.inc.Agent.Name, reason)
+		}
 	}
 	if upstream := gatewayFor(r.opts); upstream != nil {
 		gw, err := r.startGateway(upstream)

@@ -91,6 +91,7 @@ func TestErrors(t *testing.T) {
 		{"unknown agent", []string{"pod/a", "--agent", "nope"}, ns, []string{`unknown agent "nope"`, "builtin"}},
 		{"cluster unreachable", []string{"pod/a", "--server", "https://127.0.0.1:1", "--insecure-skip-tls-verify"}, ns, []string{"cannot reach the cluster at https://127.0.0.1:1", "connection refused"}},
 		{"forbidden", []string{"pod/a", "--kubeconfig", forbidden}, ns, []string{"forbidden", "read access"}},
+		{"secret target", []string{"secret/db"}, ns, []string{"never reads Secrets", `uses "db"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
