@@ -26,9 +26,14 @@ type Resource struct {
 	UID        string `json:"uid,omitempty"`
 }
 
-// Event is a fault in the flat `faults` wire shape. Raw keeps the bytes the
-// event arrived as (or was synthesised to); they go to context/event.json
-// unmodified.
+// Event is one fault event, whatever wire shape it arrived in (DESIGN.md §5).
+// Its JSON form is the flat `faults` shape (plus `event`/`logs` when it came
+// in a nested shape). Parse fills the flat fields from every shape, so
+// Resource, FaultType, Severity, Context and Timestamp answer the same for
+// all of them; Event and Logs keep the nested parts.
+//
+// Raw keeps the bytes the event arrived as (or was synthesised to); they go to
+// context/event.json unmodified.
 type Event struct {
 	SubscriptionID string    `json:"subscriptionId,omitempty"`
 	Cluster        string    `json:"cluster,omitempty"`
@@ -39,33 +44,60 @@ type Event struct {
 	Context        string    `json:"context,omitempty"`
 	Timestamp      time.Time `json:"timestamp"`
 
+	// Event is the Kubernetes event of the nested shapes (older `faults`
+	// servers and `events` mode); nil for the flat shapes.
+	Event *K8sEvent `json:"event,omitempty"`
+	// Logs are the log samples the older nested `faults` shape carries.
+	Logs []LogSample `json:"logs,omitempty"`
+
 	// EventID identifies this received event for tracing; it is not part of
 	// the wire shape.
 	EventID string          `json:"-"`
 	Raw     json.RawMessage `json:"-"`
+	// Logger and Level come from the MCP notification frame, when the event
+	// arrived in one (e.g. "kubernetes/faults", "warning").
+	Logger string `json:"-"`
+	Level  string `json:"-"`
+	// Shape is the wire shape Parse recognised (ShapeFlat, ShapeFlatLegacy,
+	// ShapeNested); empty for synthesised events.
+	Shape string `json:"-"`
 }
 
 // ResourceName and the helpers below answer the same whatever shape the event
-// arrived in.
+// arrived in (Parse fills Resource from event.involvedObject for the nested
+// shapes).
 func (e *Event) ResourceName() string {
-	if e.Resource == nil {
-		return ""
+	if r := e.resource(); r != nil {
+		return r.Name
 	}
-	return e.Resource.Name
+	return ""
 }
 
 func (e *Event) ResourceKind() string {
-	if e.Resource == nil {
-		return ""
+	if r := e.resource(); r != nil {
+		return r.Kind
 	}
-	return e.Resource.Kind
+	return ""
 }
 
+// Namespace is the namespace of the resource ("" for cluster-scoped ones).
 func (e *Event) Namespace() string {
-	if e.Resource == nil {
-		return ""
+	if r := e.resource(); r != nil {
+		return r.Namespace
 	}
-	return e.Resource.Namespace
+	return ""
+}
+
+// resource is Resource, or for a hand-built nested event that never went
+// through Parse, its involved object.
+func (e *Event) resource() *Resource {
+	if e.Resource != nil {
+		return e.Resource
+	}
+	if e.Event != nil {
+		return e.Event.resource()
+	}
+	return nil
 }
 
 // Synthesize builds the flat event for a resource the user picked, and its

@@ -1,0 +1,45 @@
+package watch
+
+import (
+	"fmt"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+)
+
+// Filter passes events whose severity is at least a minimum, on
+// fault.SeverityRank's scale (both the faults vocabulary info/warning/critical
+// and the MCP logging levels). The zero Filter passes everything.
+type Filter struct {
+	min     int
+	minName string
+}
+
+// NewFilter makes the --min-severity filter; "" passes everything.
+func NewFilter(minSeverity string) (Filter, error) {
+	if minSeverity == "" {
+		return Filter{}, nil
+	}
+	r := fault.SeverityRank(minSeverity)
+	if r < 0 {
+		return Filter{}, fmt.Errorf("unknown severity %q: want one of info, warning, critical (or debug, notice, error, alert, emergency)", minSeverity)
+	}
+	return Filter{min: r, minName: minSeverity}, nil
+}
+
+// MinSeverity is the minimum as given ("" when none).
+func (f Filter) MinSeverity() string { return f.minName }
+
+// Allow reports whether ev is severe enough. An event whose severity is not
+// on the scale counts as a warning: an unfamiliar word from a newer server
+// should not silence a fault under the default threshold.
+func (f Filter) Allow(ev *fault.Event) bool {
+	return EventRank(ev) >= f.min
+}
+
+// EventRank is ev's severity rank, with unknown severities ranked as warning.
+func EventRank(ev *fault.Event) int {
+	if r := fault.SeverityRank(ev.Severity); r >= 0 {
+		return r
+	}
+	return fault.SeverityRank(fault.SeverityWarning)
+}
