@@ -44,17 +44,29 @@ type Bundle struct {
 	// target points at. Secrets are never read: a missing Secret or key is
 	// known from the kubelet's own message.
 	Namespace       *corev1.Namespace
-	ConfigMaps      []*corev1.ConfigMap // referenced by the pods (env, envFrom, volumes)
-	ServiceAccounts []*corev1.ServiceAccount
+	ConfigMaps      []*corev1.ConfigMap             // referenced by the pods (env, envFrom, volumes)
+	ServiceAccounts []*corev1.ServiceAccount        // the pods', and a workload target's pod template's
 	PVCs            []*corev1.PersistentVolumeClaim // the target, or claimed by the pods
-	PVs             []*corev1.PersistentVolume
-	StorageClasses  []*storagev1.StorageClass
-	Services        []*corev1.Service // the target, or an Ingress's backends
-	EndpointSlices  []*discoveryv1.EndpointSlice
-	Ingresses       []*networkingv1.Ingress
-	IngressClasses  []*networkingv1.IngressClass
-	HPAs            []*autoscalingv2.HorizontalPodAutoscaler
-	ResourceQuotas  []*corev1.ResourceQuota
+	// PVs are the claims' bound volumes and, when a Pending claim can only
+	// bind statically (class "", a kubernetes.io/no-provisioner class, or
+	// no class and no default one), the cluster's volumes (up to 100) it
+	// could have bound to.
+	PVs []*corev1.PersistentVolume
+	// StorageClasses are the classes the claims name and, when a claim names
+	// none or one that does not exist, the cluster's classes (up to 100).
+	StorageClasses []*storagev1.StorageClass
+	Services       []*corev1.Service // the target, or an Ingress's backends
+	EndpointSlices []*discoveryv1.EndpointSlice
+	Ingresses      []*networkingv1.Ingress
+	IngressClasses []*networkingv1.IngressClass
+	// HPAs are the target, or those scaling a Deployment, StatefulSet or
+	// ReplicaSet target (or a ReplicaSet's Deployment).
+	HPAs           []*autoscalingv2.HorizontalPodAutoscaler
+	ResourceQuotas []*corev1.ResourceQuota
+	// LimitRanges of a workload target's namespace: the defaults, minima
+	// and maxima admission applies to the pods it creates (a container
+	// whose limit exceeds a max is refused: FailedCreate).
+	LimitRanges []*corev1.LimitRange
 	// NodePods are the pods scheduled on a Node target (not its own pods).
 	NodePods []*corev1.Pod
 	// Candidates are pods of a Service's namespace considered when its
@@ -189,6 +201,9 @@ func (b *Bundle) each(visit func(gvk schema.GroupVersionKind, meta metav1.Object
 	}
 	for _, o := range b.ResourceQuotas {
 		visit(corev1.SchemeGroupVersion.WithKind("ResourceQuota"), o, o)
+	}
+	for _, o := range b.LimitRanges {
+		visit(corev1.SchemeGroupVersion.WithKind("LimitRange"), o, o)
 	}
 	if b.Namespace != nil {
 		visit(corev1.SchemeGroupVersion.WithKind("Namespace"), b.Namespace, b.Namespace)

@@ -73,7 +73,7 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 	// What the pods reference, and the namespace, in parallel.
 	c.fanOut(ctx, 2, func(i int) {
 		if i == 0 {
-			c.podRelated(ctx, append([]*corev1.Pod(nil), c.b.Pods...))
+			c.podRelated(ctx, append([]*corev1.Pod(nil), c.b.Pods...), templateRefs(obj))
 		} else {
 			c.namespaceAndQuotas(ctx)
 		}
@@ -96,6 +96,9 @@ type collector struct {
 	mu   sync.Mutex
 	b    *Bundle
 	seen map[types.UID]bool
+
+	// Cluster-scoped lists several claims may need, made once.
+	classesOnce, pvsOnce sync.Once
 }
 
 func (c *collector) problem(what string, err error) {
@@ -536,16 +539,16 @@ func (c *collector) node(ctx context.Context, name string) {
 	c.addTyped(n, gvkNode)
 }
 
-// events lists the events of one object by uid inside its namespace (node
-// events live in "default"): a field-selected list, never a cluster-wide one.
+// events lists the events of one object inside its namespace (events about
+// cluster-scoped objects live in "default"): a field-selected list, never a
+// cluster-wide one.
 func (c *collector) events(ctx context.Context, ref fault.Resource) {
 	ns := ref.Namespace
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
 	c.count()
-	sel := fields.OneTermEqualSelector("involvedObject.uid", ref.UID).String()
-	list, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	list, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)})
 	if err != nil {
 		c.problem(fmt.Sprintf("events of %s/%s", strings.ToLower(ref.Kind), ref.Name), err)
 		return
@@ -557,6 +560,21 @@ func (c *collector) events(ctx context.Context, ref fault.Resource) {
 		e.Message, _ = redact.Text(e.Message)
 		c.b.Events = append(c.b.Events, e)
 	}
+}
+
+// eventSelector selects the events of one object. Most components set
+// involvedObject.uid to the object's UID, but the kubelet files its node
+// events (NodeNotReady, EvictionThresholdMet, ImageGCFailed, Rebooted, …)
+// with involvedObject.uid set to the node's *name*, so a Node's events are
+// selected by kind and name, which matches both.
+func eventSelector(ref fault.Resource) string {
+	if ref.Kind == "Node" {
+		return fields.AndSelectors(
+			fields.OneTermEqualSelector("involvedObject.kind", "Node"),
+			fields.OneTermEqualSelector("involvedObject.name", ref.Name),
+		).String()
+	}
+	return fields.OneTermEqualSelector("involvedObject.uid", ref.UID).String()
 }
 
 type logRequest struct {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -160,10 +162,55 @@ func (c *collector) scaleTarget(ctx context.Context, ns string, ref autoscalingv
 	}
 }
 
-// podRelated fetches what the collected pods reference: ConfigMaps,
-// ServiceAccounts, PVCs (with their StorageClass and PV). Secrets are never
+// templateRef is something a workload target's pod template references,
+// fetched even when the workload has no pod (yet).
+type templateRef struct {
+	ServiceAccount string // serviceAccountName, "default" when unset
+	Namespace      string
+	By             string // e.g. "deployment/api pod template"
+}
+
+// templateKinds are the workload kinds whose pod template is read, with the
+// path to the template's pod spec.
+var templateKinds = map[string][]string{
+	"Deployment":  {"spec", "template", "spec"},
+	"StatefulSet": {"spec", "template", "spec"},
+	"DaemonSet":   {"spec", "template", "spec"},
+	"ReplicaSet":  {"spec", "template", "spec"},
+	"Job":         {"spec", "template", "spec"},
+	"CronJob":     {"spec", "jobTemplate", "spec", "template", "spec"},
+}
+
+// templateRefs reads what a workload target's pod template references. A
+// workload whose pods cannot be created (no ServiceAccount: the admission
+// plugin refuses every pod) has no pod to read it from; its controller only
+// says FailedCreate.
+func templateRefs(target *unstructured.Unstructured) []templateRef {
+	path, ok := templateKinds[target.GetKind()]
+	if !ok {
+		return nil
+	}
+	spec, found, err := unstructured.NestedMap(target.Object, path...)
+	if err != nil || !found {
+		return nil
+	}
+	sa, _ := spec["serviceAccountName"].(string)
+	if sa == "" {
+		sa, _ = spec["serviceAccount"].(string) // deprecated alias, still honoured
+	}
+	if sa == "" {
+		sa = "default"
+	}
+	by := strings.ToLower(target.GetKind()) + "/" + target.GetName() + " pod template"
+	return []templateRef{{ServiceAccount: sa, Namespace: target.GetNamespace(), By: by}}
+}
+
+// podRelated fetches what the collected pods (and the target's pod
+// template) reference: ConfigMaps, ServiceAccounts, PVCs (with their
+// StorageClass and PV). Each object is fetched once whoever references it,
+// and a pod's reference is named before the template's. Secrets are never
 // read.
-func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod) {
+func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod, tmpl []templateRef) {
 	type ref struct{ ns, name, by string }
 	var cms, sas, pvcs []ref
 	seen := map[string]bool{}
@@ -209,6 +256,9 @@ func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod) {
 				}
 			}
 		}
+	}
+	for _, t := range tmpl {
+		add(&sas, "sa", t.Namespace, t.ServiceAccount, t.By)
 	}
 	c.fanOut(ctx, len(cms), func(i int) {
 		r := cms[i]
@@ -266,61 +316,157 @@ func (c *collector) havePVC(ns, name string) bool {
 	return false
 }
 
+// noProvisioner is the provisioner of classes whose volumes are created by
+// hand: their claims bind only to existing PersistentVolumes.
+const noProvisioner = "kubernetes.io/no-provisioner"
+
+// Bounds of the cluster-scoped storage lists.
+const (
+	maxStorageClasses = 100
+	maxPVs            = 100
+)
+
 // claimDetails fetches a claim's StorageClass (or, when it names none, all
-// classes to find the default) and its bound PV.
+// classes to find the default; when the one it names does not exist, all
+// classes, to propose one), its bound PV, and, for a Pending claim that can
+// only bind statically, the PersistentVolumes it could bind to, so the
+// closest one's size, access modes or class can be named.
 func (c *collector) claimDetails(ctx context.Context, pvc *corev1.PersistentVolumeClaim) {
 	by := "persistentvolumeclaim/" + pvc.Name
-	if name := pvc.Spec.StorageClassName; name != nil && *name != "" {
-		if !c.haveStorageClass(*name) {
+	static := false // binds only to an existing PV
+	switch name := pvc.Spec.StorageClassName; {
+	case name != nil && *name != "":
+		sc := c.storageClass(*name)
+		if sc == nil {
 			c.count()
-			sc, err := c.cs.StorageV1().StorageClasses().Get(ctx, *name, metav1.GetOptions{})
-			if err != nil {
+			got, err := c.cs.StorageV1().StorageClasses().Get(ctx, *name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
 				c.notFoundOrProblem(err, MissingRef{Kind: "StorageClass", Name: *name, ReferencedBy: by})
-			} else {
-				sc.ManagedFields = nil
-				c.mu.Lock()
-				c.b.StorageClasses = append(c.b.StorageClasses, sc)
-				c.mu.Unlock()
+				c.listStorageClasses(ctx) // what the claim could name instead
+			case err != nil:
+				c.notFoundOrProblem(err, MissingRef{Kind: "StorageClass", Name: *name, ReferencedBy: by})
+			default:
+				got.ManagedFields = nil
+				sc = c.addStorageClass(got)
 			}
 		}
-	} else if pvc.Spec.StorageClassName == nil {
-		c.count()
-		list, err := c.cs.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{Limit: 100})
-		if err != nil {
-			c.problem("storage classes", err)
-		} else {
-			c.mu.Lock()
-			for i := range list.Items {
-				if !c.haveStorageClassLocked(list.Items[i].Name) {
-					c.b.StorageClasses = append(c.b.StorageClasses, &list.Items[i])
-				}
-			}
-			c.mu.Unlock()
-		}
+		static = sc != nil && sc.Provisioner == noProvisioner
+	case name != nil: // "": no dynamic provisioning, only a PV without class
+		static = true
+	default: // unset: the default class provisions; without one it binds like ""
+		c.listStorageClasses(ctx)
+		static = !c.haveDefaultStorageClass()
 	}
-	if pv := pvc.Spec.VolumeName; pv != "" {
+	if static && pvc.Status.Phase == corev1.ClaimPending {
+		c.listPVs(ctx)
+	}
+	if pv := pvc.Spec.VolumeName; pv != "" && !c.havePV(pv) {
 		c.count()
 		vol, err := c.cs.CoreV1().PersistentVolumes().Get(ctx, pv, metav1.GetOptions{})
 		if err != nil {
 			c.notFoundOrProblem(err, MissingRef{Kind: "PersistentVolume", Name: pv, ReferencedBy: by})
 			return
 		}
-		vol.ManagedFields = nil
-		c.mu.Lock()
-		c.b.PVs = append(c.b.PVs, vol)
-		c.mu.Unlock()
+		c.addPV(vol)
 	}
 }
 
-func (c *collector) haveStorageClass(name string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.haveStorageClassLocked(name)
+// listStorageClasses lists the cluster's StorageClasses, once per
+// collection whoever asks.
+func (c *collector) listStorageClasses(ctx context.Context) {
+	c.classesOnce.Do(func() {
+		c.count()
+		list, err := c.cs.StorageV1().StorageClasses().List(ctx, metav1.ListOptions{Limit: maxStorageClasses})
+		if err != nil {
+			c.problem("storage classes", err)
+			return
+		}
+		for i := range list.Items {
+			list.Items[i].ManagedFields = nil
+			c.addStorageClass(&list.Items[i])
+		}
+	})
 }
 
-func (c *collector) haveStorageClassLocked(name string) bool {
+// listPVs lists the cluster's PersistentVolumes (bounded), once per
+// collection: the candidates of a claim that binds statically.
+func (c *collector) listPVs(ctx context.Context) {
+	c.pvsOnce.Do(func() {
+		c.count()
+		list, err := c.cs.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{Limit: maxPVs})
+		if err != nil {
+			c.problem("persistent volumes", err)
+			return
+		}
+		for i := range list.Items {
+			c.addPV(&list.Items[i])
+		}
+	})
+}
+
+// addPV files a PersistentVolume once per name, redacted (CSI volume
+// attributes and mount options are free-form).
+func (c *collector) addPV(pv *corev1.PersistentVolume) {
+	pv = redacted(pv, corev1.SchemeGroupVersion.WithKind("PersistentVolume"))
+	pv.ManagedFields = nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, v := range c.b.PVs {
+		if v.Name == pv.Name {
+			return
+		}
+	}
+	c.b.PVs = append(c.b.PVs, pv)
+}
+
+func (c *collector) havePV(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, v := range c.b.PVs {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// addStorageClass files a class once per name and returns the filed one.
+func (c *collector) addStorageClass(sc *storagev1.StorageClass) *storagev1.StorageClass {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.b.StorageClasses {
+		if s.Name == sc.Name {
+			return s
+		}
+	}
+	c.b.StorageClasses = append(c.b.StorageClasses, sc)
+	return sc
+}
+
+func (c *collector) storageClass(name string) *storagev1.StorageClass {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, s := range c.b.StorageClasses {
 		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// isDefaultStorageClass reports whether sc carries the (beta or GA)
+// default-class annotation.
+func isDefaultStorageClass(sc *storagev1.StorageClass) bool {
+	return sc.Annotations["storageclass.kubernetes.io/is-default-class"] == "true" ||
+		sc.Annotations["storageclass.beta.kubernetes.io/is-default-class"] == "true"
+}
+
+func (c *collector) haveDefaultStorageClass() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.b.StorageClasses {
+		if isDefaultStorageClass(s) {
 			return true
 		}
 	}
@@ -358,43 +504,102 @@ func (c *collector) endpointSlices(ctx context.Context, ns, service string) {
 }
 
 // namespaceAndQuotas reads the target's Namespace (PodSecurity labels,
-// terminating state) and its ResourceQuotas (FailedCreate on quota).
+// terminating state) and, for a workload, what constrains the pods it
+// creates: ResourceQuotas (FailedCreate on quota), LimitRanges (defaults and
+// maxima applied at admission, FailedCreate on a limit) and the HPAs that
+// scale it. Every list is namespaced and bounded; none lists pods or events.
 func (c *collector) namespaceAndQuotas(ctx context.Context) {
 	ns := c.b.Target.Namespace
 	if ns == "" {
 		return
 	}
-	quotas := 0
+	tasks := []func(){func() { c.namespace(ctx, ns) }}
 	switch c.b.Target.Kind {
 	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob":
-		quotas = 1 // FailedCreate on a quota needs the quotas
+		tasks = append(tasks, func() { c.resourceQuotas(ctx, ns) }, func() { c.limitRanges(ctx, ns) })
 	}
-	c.fanOut(ctx, 1+quotas, func(i int) {
-		c.count()
-		if i == 0 {
-			n, err := c.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
-			if err != nil {
-				c.problem("namespace "+ns, err)
-				return
-			}
-			n.ManagedFields = nil
-			c.mu.Lock()
-			c.b.Namespace = n
-			c.mu.Unlock()
-			return
+	switch c.b.Target.Kind {
+	case "Deployment", "StatefulSet", "ReplicaSet":
+		tasks = append(tasks, func() { c.hpas(ctx, ns) })
+	}
+	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
+}
+
+func (c *collector) namespace(ctx context.Context, ns string) {
+	c.count()
+	n, err := c.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if err != nil {
+		c.problem("namespace "+ns, err)
+		return
+	}
+	n.ManagedFields = nil
+	c.mu.Lock()
+	c.b.Namespace = n
+	c.mu.Unlock()
+}
+
+// Bounds of the namespaced lists of policy objects.
+const (
+	maxQuotas      = 50
+	maxLimitRanges = 50
+	maxHPAs        = 50
+)
+
+func (c *collector) resourceQuotas(ctx context.Context, ns string) {
+	c.count()
+	q, err := c.cs.CoreV1().ResourceQuotas(ns).List(ctx, metav1.ListOptions{Limit: maxQuotas})
+	if err != nil {
+		c.problem("resource quotas of "+ns, err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range q.Items {
+		q.Items[i].ManagedFields = nil
+		c.b.ResourceQuotas = append(c.b.ResourceQuotas, &q.Items[i])
+	}
+}
+
+func (c *collector) limitRanges(ctx context.Context, ns string) {
+	c.count()
+	l, err := c.cs.CoreV1().LimitRanges(ns).List(ctx, metav1.ListOptions{Limit: maxLimitRanges})
+	if err != nil {
+		c.problem("limit ranges of "+ns, err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range l.Items {
+		l.Items[i].ManagedFields = nil
+		c.b.LimitRanges = append(c.b.LimitRanges, &l.Items[i])
+	}
+}
+
+// hpas keeps the namespace's HorizontalPodAutoscalers whose scaleTargetRef
+// names the target (or, for a ReplicaSet, the Deployment that owns it).
+func (c *collector) hpas(ctx context.Context, ns string) {
+	c.count()
+	list, err := c.cs.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, metav1.ListOptions{Limit: maxHPAs})
+	if err != nil {
+		c.problem("horizontal pod autoscalers of "+ns, err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	scaled := map[string]bool{c.b.Target.Kind + "/" + c.b.Target.Name: true}
+	if c.b.Target.Kind == "ReplicaSet" {
+		for _, d := range c.b.Deployments {
+			scaled["Deployment/"+d.Name] = true
 		}
-		q, err := c.cs.CoreV1().ResourceQuotas(ns).List(ctx, metav1.ListOptions{Limit: 50})
-		if err != nil {
-			c.problem("resource quotas of "+ns, err)
-			return
+	}
+	for i := range list.Items {
+		h := &list.Items[i]
+		if !scaled[h.Spec.ScaleTargetRef.Kind+"/"+h.Spec.ScaleTargetRef.Name] {
+			continue
 		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for i := range q.Items {
-			q.Items[i].ManagedFields = nil
-			c.b.ResourceQuotas = append(c.b.ResourceQuotas, &q.Items[i])
-		}
-	})
+		h.ManagedFields = nil
+		c.b.HPAs = append(c.b.HPAs, h)
+	}
 }
 
 // notFoundOrProblem records a 404 as a missing reference (evidence) and any
@@ -463,5 +668,9 @@ func sortRelated(b *Bundle) {
 	sort.Slice(b.ConfigMaps, func(i, j int) bool { return b.ConfigMaps[i].Name < b.ConfigMaps[j].Name })
 	sort.Slice(b.PVCs, func(i, j int) bool { return b.PVCs[i].Name < b.PVCs[j].Name })
 	sort.Slice(b.Services, func(i, j int) bool { return b.Services[i].Name < b.Services[j].Name })
+	sort.Slice(b.PVs, func(i, j int) bool { return b.PVs[i].Name < b.PVs[j].Name })
+	sort.Slice(b.StorageClasses, func(i, j int) bool { return b.StorageClasses[i].Name < b.StorageClasses[j].Name })
+	sort.Slice(b.HPAs, func(i, j int) bool { return b.HPAs[i].Name < b.HPAs[j].Name })
+	sort.Slice(b.LimitRanges, func(i, j int) bool { return b.LimitRanges[i].Name < b.LimitRanges[j].Name })
 	sort.Slice(b.Missing, func(i, j int) bool { return b.Missing[i].Kind+b.Missing[i].Name < b.Missing[j].Kind+b.Missing[j].Name })
 }

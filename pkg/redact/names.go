@@ -48,12 +48,14 @@ var weakWords = set("pwd", "pw", "pass", "key", "keys")
 
 // publicKeyQualifiers name kinds of key that are identifiers or public
 // material rather than credentials (CACHE_KEY, PARTITION_KEY, PUBLIC_KEY,
-// routing_key, idempotency_key). "primary" is deliberately absent: Azure's
-// PRIMARY_KEY is an account key.
+// routing_key, idempotency_key, and Kubernetes' topologyKey, whose value is
+// a node label key such as kubernetes.io/hostname). "primary" is
+// deliberately absent: Azure's PRIMARY_KEY is an account key.
 var publicKeyQualifiers = set(
 	"public", "cache", "partition", "sort", "range", "hash", "foreign",
 	"routing", "idempotency", "dedup", "dedupe", "object", "shard", "row",
 	"lookup", "map", "index", "label", "group", "message", "record",
+	"topology",
 )
 
 // metadataSuffixes: when a name's LAST segment is one of these, the value

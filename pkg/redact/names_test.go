@@ -85,6 +85,14 @@ func TestIsSensitiveName(t *testing.T) {
 		{"SSH_PUBLIC_KEY", false},
 		{"routing_key", false},
 		{"Idempotency-Key", false},
+		// Scheduling: a node label key (kubernetes.io/hostname,
+		// topology.kubernetes.io/zone), and the keys of selectors.
+		{"topologyKey", false},
+		{"topologyKeys", false}, // Service.spec.topologyKeys (removed, still in old manifests)
+		{"TOPOLOGY_KEY", false},
+		{"matchLabelKeys", false},
+		{"mismatchLabelKeys", false},
+		{"labelKey", false},
 
 		// The last word says the value describes a credential.
 		{"SECRET_NAME", false},

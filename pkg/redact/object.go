@@ -27,7 +27,12 @@ const lastAppliedKey = "kubectl.kubernetes.io/last-applied-configuration"
 //     ConfigMap data `password: …`, `clientSecret:` in a custom resource.
 //     Annotation and label keys are exempt: they are namespaced
 //     configuration names (ingress-nginx's auth-secret names a Secret); their
-//     values still go through Text.
+//     values still go through Text. So are the label maps that select by
+//     those labels (matchLabels, nodeSelector, a Service's selector): a
+//     selector `auth: oidc` must still read like the pod label it matches
+//     (or fails to match), or the bundle would show a mismatch that does
+//     not exist. Only values a label can hold are exempt (63 characters of
+//     [A-Za-z0-9-_.]); anything else falls back to the rules below.
 //   - In args and command lists, the element after a sensitive flag
 //     (`--token`, `xyz`) is masked unless it is itself a flag.
 //   - Every other string goes through Text: PEM keys, tokens, URL passwords
@@ -233,6 +238,10 @@ func (w *walker) value(key string, v any) any {
 			t[i] = w.value("", e)
 		}
 	case map[string]any:
+		if labelMapKeys[key] && allStrings(t) {
+			w.labelMap(t)
+			return v
+		}
 		w.object(t, "")
 	case []string: // hand-built objects; unstructured uses []any
 		sensitive := IsSensitiveName(key)
@@ -253,6 +262,53 @@ func (w *walker) value(key string, v any) any {
 		}
 	}
 	return v
+}
+
+// labelMapKeys are the fields that hold a map of label key → label value
+// used to select objects: LabelSelector.matchLabels, a pod's nodeSelector,
+// a Service's (or ReplicationController's) spec.selector. A LabelSelector
+// under "selector" is a map of maps and is walked as usual.
+var labelMapKeys = map[string]bool{"matchLabels": true, "nodeSelector": true, "selector": true}
+
+func allStrings(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// labelMap redacts a selector's label map as metadata.labels is: by shape
+// only, the key never judged, for every value a label can hold.
+func (w *walker) labelMap(m map[string]any) {
+	for k, v := range m {
+		s := v.(string) // allStrings
+		if isLabelValue(s) {
+			m[k] = w.text(s)
+		} else {
+			m[k] = w.value(k, s)
+		}
+	}
+}
+
+// isLabelValue reports whether s is a valid label value: at most 63
+// characters of [A-Za-z0-9-_.], beginning and ending with an alphanumeric
+// (or empty).
+func isLabelValue(s string) bool {
+	if len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isAlnum(c) {
+			continue
+		}
+		if (c != '-' && c != '_' && c != '.') || i == 0 || i == len(s)-1 {
+			return false
+		}
+	}
+	return true
 }
 
 // args redacts a container's args or command: the element after a

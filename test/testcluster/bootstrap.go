@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/util/retry"
 )
 
 // bootstrap creates what kube-controller-manager and a kubelet would have.
@@ -185,6 +186,37 @@ func (c *Cluster) createFakeNode(ctx context.Context) error {
 			},
 		},
 	}
-	_, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	return err
+	if _, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	return c.untaintNotReady(ctx, c.NodeName)
+}
+
+// taintNotReady is the taint the TaintNodesByCondition admission plugin puts
+// on every Node at creation. The node-lifecycle controller removes it once
+// the node reports Ready; there is no such controller here.
+var taintNotReady = corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+
+// untaintNotReady removes the not-ready NoSchedule taint from a node, as the
+// node-lifecycle controller does for a Ready node. Admission only adds it on
+// create, so an update sticks.
+func (c *Cluster) untaintNotReady(ctx context.Context, name string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		kept := n.Spec.Taints[:0]
+		for _, t := range n.Spec.Taints {
+			if t.Key != taintNotReady.Key || t.Effect != taintNotReady.Effect {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == len(n.Spec.Taints) {
+			return nil
+		}
+		n.Spec.Taints = kept
+		_, err = c.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
 }

@@ -431,3 +431,19 @@ func TestKubectlBinary(t *testing.T) {
 		t.Errorf("kubectl's list pods is not in the audit log as %s", c.UserName)
 	}
 }
+
+// The fake node is Ready, so nothing should keep pods off it: admission's
+// not-ready:NoSchedule taint is removed as the node-lifecycle controller
+// would.
+func TestFakeNodeIsNotTaintedNotReady(t *testing.T) {
+	c := testcluster.Get(t)
+	node, err := c.Client.CoreV1().Nodes().Get(ctx, c.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, taint := range node.Spec.Taints {
+		if taint.Key == corev1.TaintNodeNotReady {
+			t.Errorf("fake node carries %s:%s", taint.Key, taint.Effect)
+		}
+	}
+}
