@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -44,8 +46,29 @@ type Exec struct {
 	LookPath func(string) (string, error)
 	Home     string
 
-	path string // resolved binary
+	// Isolation decides whether the agent runs sandboxed away from the
+	// user's credentials (zero value: off, for tests that do not exercise it).
+	Isolation SandboxPolicy
+	// Kubeconfigs are the user's kubeconfig files (--kubeconfig, KUBECONFIG)
+	// and ExtraMasks further paths: the sandbox masks them.
+	Kubeconfigs []string
+	ExtraMasks  []string
+
+	path          string // resolved binary
+	sandboxMode   string // namespaces, bwrap, sandbox-exec or none
+	sandboxReason string // why none
+	helperPath    string // bwrap or sandbox-exec
 }
+
+// SandboxPolicy is how hard the runner tries to sandbox the agent.
+type SandboxPolicy int
+
+const (
+	SandboxOff      SandboxPolicy = iota // not asked (tests)
+	SandboxAuto                          // the best available; unsandboxed with a warning if none
+	SandboxRequired                      // refuse to run without one
+	SandboxDisabled                      // --no-sandbox
+)
 
 func (e *Exec) Name() string { return e.Def.Name }
 
@@ -54,7 +77,84 @@ func (e *Exec) UsesCluster() {}
 
 // Sandbox says how the agent is isolated from the user's credentials.
 func (e *Exec) Sandbox() string {
-	return "none: agent sandboxing is not available in this build; HOME is the workspace"
+	if e.sandboxMode == "" || e.sandboxMode == sandbox.ModeNone {
+		return "none: " + e.sandboxReason
+	}
+	return e.sandboxMode
+}
+
+// chooseSandbox picks the strongest isolation this host offers.
+func (e *Exec) chooseSandbox() error {
+	look := e.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	e.sandboxMode = sandbox.ModeNone
+	switch e.Isolation {
+	case SandboxOff:
+		e.sandboxReason = "not requested"
+		return nil
+	case SandboxDisabled:
+		e.sandboxReason = "disabled with --no-sandbox"
+		return nil
+	}
+	var reasons []string
+	switch runtime.GOOS {
+	case "linux":
+		err := sandbox.Probe()
+		if err == nil {
+			e.sandboxMode = sandbox.ModeNamespaces
+			return nil
+		}
+		reasons = append(reasons, err.Error())
+		if p, lerr := look("bwrap"); lerr == nil {
+			e.sandboxMode, e.helperPath = sandbox.ModeBwrap, p
+			return nil
+		}
+		reasons = append(reasons, "bwrap is not installed")
+	case "darwin":
+		if p, lerr := look("sandbox-exec"); lerr == nil {
+			e.sandboxMode, e.helperPath = sandbox.ModeSandboxExec, p
+			return nil
+		}
+		reasons = append(reasons, "sandbox-exec is not available")
+	default:
+		reasons = append(reasons, "no sandbox on "+runtime.GOOS)
+	}
+	e.sandboxReason = strings.Join(reasons, "; ")
+	if e.Isolation == SandboxRequired {
+		return fmt.Errorf("%w: --require-sandbox, but no sandbox can be made here: %s", ErrNotReady, e.sandboxReason)
+	}
+	return nil
+}
+
+func (e *Exec) sandboxed() bool { return e.sandboxMode != "" && e.sandboxMode != sandbox.ModeNone }
+
+// sandboxSpec masks every credential path and keeps the workspace (with its
+// private TMPDIR) the only writable place.
+func (e *Exec) sandboxSpec(ws string) sandbox.Spec {
+	var keep []string
+	for _, d := range e.Def.ConfigDirs {
+		keep = append(keep, expandHome(d, e.home()))
+	}
+	masks := append(sandbox.DefaultMasks(e.home()), e.Kubeconfigs...)
+	return sandbox.Spec{Mask: append(masks, e.ExtraMasks...), Keep: keep, Writable: []string{ws}}
+}
+
+// wrap puts the agent's command inside the chosen sandbox.
+func (e *Exec) wrap(cmd *exec.Cmd, ws string) error {
+	spec := e.sandboxSpec(ws)
+	switch e.sandboxMode {
+	case sandbox.ModeNamespaces:
+		return sandbox.Wrap(cmd, spec)
+	case sandbox.ModeBwrap:
+		return sandbox.WrapBwrap(cmd, e.helperPath, spec)
+	case sandbox.ModeSandboxExec:
+		argv := append([]string{cmd.Path}, cmd.Args[1:]...)
+		cmd.Args = append([]string{"sandbox-exec", "-p", sandbox.SeatbeltProfile(spec)}, argv...)
+		cmd.Path = e.helperPath
+	}
+	return nil
 }
 func (e *Exec) Model() string { return e.ModelName }
 
@@ -95,6 +195,11 @@ func (e *Exec) Preflight() error {
 	look := e.LookPath
 	if look == nil {
 		look = exec.LookPath
+	}
+	if e.sandboxMode == "" {
+		if err := e.chooseSandbox(); err != nil {
+			return err
+		}
 	}
 	if e.path == "" {
 		p, err := look(e.Def.Binary)
@@ -145,11 +250,19 @@ func (e *Exec) Env(r *Run) []string {
 		pass(k)
 	}
 	ws := r.Workspace.Dir
-	// Without a sandbox HOME is the workspace, so ~/.kube and other
-	// credentials under the real home are not where the CLI looks; the CLI
-	// finds its own login through its config-dir variable.
-	env = append(env, "HOME="+ws, "TMPDIR="+filepath.Join(ws, "tmp"))
-	if e.Def.ConfigDirEnv != "" && len(e.Def.ConfigDirs) > 0 {
+	// kubectl's discovery cache goes to the private TMPDIR: ~/.kube is masked.
+	env = append(env, "TMPDIR="+filepath.Join(ws, "tmp"), "KUBECACHEDIR="+filepath.Join(ws, "tmp", "kube-cache"))
+	if e.sandboxed() {
+		// Inside the sandbox every credential path is masked, so HOME stays
+		// the user's and the CLI finds its own login where it expects it.
+		env = append(env, "HOME="+e.home())
+	} else {
+		// Without one HOME is the workspace, so ~/.kube and the like are not
+		// where the CLI looks; it finds its login through its config-dir
+		// variable.
+		env = append(env, "HOME="+ws)
+	}
+	if !e.sandboxed() && e.Def.ConfigDirEnv != "" && len(e.Def.ConfigDirs) > 0 {
 		dir := expandHome(e.Def.ConfigDirs[0], e.home())
 		if e.Def.ConfigDirEnv == "XDG_CONFIG_HOME" {
 			dir = filepath.Dir(dir) // the variable names the parent of the app's dir
@@ -285,6 +398,9 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	}
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
+	}
+	if err := e.wrap(cmd, r.Workspace.Dir); err != nil {
+		return nil, fmt.Errorf("sandbox the agent: %w", err)
 	}
 	cmd.Stderr = log
 	// A Writer, not StdoutPipe: Wait then bounds (by WaitDelay) the wait for

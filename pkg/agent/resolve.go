@@ -17,6 +17,9 @@ type Options struct {
 	SystemPromptFile string        // --system-prompt-file
 	WaitDelay        time.Duration // between SIGINT and SIGKILL on cancel
 	ConfigDir        string        // where user definitions override the embedded ones
+	Sandbox          SandboxPolicy // how exec agents are isolated
+	Kubeconfigs      []string      // the user's kubeconfig files, masked in the sandbox
+	ExtraMasks       []string      // more paths to mask
 }
 
 // Resolve returns the agent the options name. For an exec agent it runs the
@@ -44,7 +47,8 @@ func Resolve(o Options) (Agent, error) {
 		}
 		def = d
 	}
-	e := &Exec{Def: def, ModelName: o.Model, AllowedTools: o.AllowedTools, SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay}
+	e := &Exec{Def: def, ModelName: o.Model, AllowedTools: o.AllowedTools, SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay,
+		Isolation: o.Sandbox, Kubeconfigs: o.Kubeconfigs, ExtraMasks: o.ExtraMasks}
 	if err := e.Preflight(); err != nil {
 		return nil, err
 	}

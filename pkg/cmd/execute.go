@@ -10,12 +10,16 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 )
 
 // Execute runs kubectl triage with the process's arguments and returns the
 // exit code. The first Ctrl-C cancels gracefully (the incident ends
 // cancelled); a second one kills as usual.
 func Execute() int {
+	// The same binary is the agent sandbox's init; that never returns.
+	sandbox.MaybeInit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
+	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/target"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
@@ -85,6 +86,9 @@ type TriageOptions struct {
 	AgentKubeconfig  string
 	CheckCredentials bool
 	RequireReadOnly  bool
+	NoSandbox        bool
+	RequireSandbox   bool
+	SandboxMasks     []string
 
 	namespace string
 	agent     agent.Agent
@@ -143,6 +147,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	o.AddFlags(cmd)
 	flags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(NewCmdVersion(streams))
+	cmd.AddCommand(NewCmdList(streams), NewCmdShow(streams), NewCmdStatus(streams), NewCmdGC(streams))
 	return cmd
 }
 
@@ -161,6 +166,9 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.AgentKubeconfig, "agent-kubeconfig", "", "Kubeconfig of a dedicated read-only identity for the agent's gateway to forward with, instead of yours")
 	f.BoolVar(&o.CheckCredentials, "check-credentials", false, "Ask the API server whether the credentials in use can write, and warn if so")
 	f.BoolVar(&o.RequireReadOnly, "require-readonly-credentials", false, "Refuse to run when the credentials in use can write (implies --check-credentials)")
+	f.BoolVar(&o.RequireSandbox, "require-sandbox", false, "Refuse to run an agent CLI that cannot be sandboxed")
+	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "Run the agent CLI without a sandbox, able to read your credentials (debugging only)")
+	f.StringArrayVar(&o.SandboxMasks, "sandbox-mask", nil, "Another path the agent's sandbox hides (repeatable); kubeconfigs, ~/.kube, ~/.aws, ~/.azure, ~/.config/gcloud, ~/.docker, ~/.ssh and ~/.netrc always are")
 }
 
 // Complete fills the options from flags, environment and kubeconfig.
@@ -232,16 +240,34 @@ func (o *TriageOptions) Validate() error {
 			return fmt.Errorf("%s: %w", flag, err)
 		}
 	}
-	// Resolving an exec agent checks its CLI and credentials now, before any
-	// workspace is created.
+	if o.NoSandbox && o.RequireSandbox {
+		return fmt.Errorf("--no-sandbox and --require-sandbox contradict each other: pick one")
+	}
+	policy := agent.SandboxAuto
+	switch {
+	case o.NoSandbox:
+		policy = agent.SandboxDisabled
+	case o.RequireSandbox:
+		policy = agent.SandboxRequired
+	}
+	kubeconfigFlag := ""
+	if o.configFlags.KubeConfig != nil {
+		kubeconfigFlag = *o.configFlags.KubeConfig
+	}
+	// Resolving an exec agent checks its CLI, its credentials and the
+	// sandbox now, before any workspace is created.
 	a, err := agent.Resolve(agent.Options{
 		Name: o.AgentName, Command: o.AgentCommand, Model: o.Model, AllowedTools: o.AllowedTools,
 		SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay, ConfigDir: agent.DefaultConfigDir(),
+		Sandbox: policy, Kubeconfigs: sandbox.KubeconfigPaths(kubeconfigFlag, o.getEnv("KUBECONFIG")), ExtraMasks: o.SandboxMasks,
 	})
 	if err != nil {
 		return err
 	}
 	o.agent = a
+	if o.NoSandbox && a.Name() != agent.BuiltinName {
+		fmt.Fprintf(o.ErrOut, "WARNING: --no-sandbox: the %s agent runs with your user's access to every file, including your kubeconfig and cloud credentials. Use this only to debug.\n", a.Name())
+	}
 	return nil
 }
 

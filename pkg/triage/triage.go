@@ -230,6 +230,8 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.inc.Sandbox = s.Sandbox()
 		if reason, unsandboxed := strings.CutPrefix(r.inc.Sandbox, "none"); unsandboxed {
 			r.opts.Progress("warning: the %s agent runs without a sandbox%s: it can read any file your user can read", r.inc.Agent.Name, reason)
+		} else {
+			r.opts.Progress("sandbox: %s", r.inc.Sandbox)
 		}
 	}
 	if upstream := gatewayFor(r.opts); upstream != nil {

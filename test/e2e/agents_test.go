@@ -71,16 +71,19 @@ func TestClaudeAgentEndToEnd(t *testing.T) {
 			t.Errorf("live progress lacks %q:\n%s", want, stderr)
 		}
 	}
-	if !strings.HasPrefix(stdout, "# Triage: Pod/api") || !strings.Contains(stdout, "DATABASE_URL") || !strings.Contains(stdout, "without a sandbox") {
+	if !strings.HasPrefix(stdout, "# Triage: Pod/api") || !strings.Contains(stdout, "DATABASE_URL") || !strings.Contains(stdout, "through the read-only gateway") {
 		t.Errorf("report on stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "sandbox: namespaces") {
+		t.Errorf("progress does not say how the agent is sandboxed:\n%s", stderr)
 	}
 	dir := onlyWorkspace(t, root)
 	inc := assertWorkspace(t, dir, incident.Resolved)
 	if inc.Agent.Name != "claude" || inc.Agent.Model != "sonnet" || inc.Agent.PID == 0 || len(inc.Agent.Command) < 2 || inc.Agent.Command[0] != "claude" {
 		t.Errorf("agent record: %+v", inc.Agent)
 	}
-	if !strings.HasPrefix(inc.Sandbox, "none") {
-		t.Errorf("sandbox = %q", inc.Sandbox)
+	if inc.Sandbox != "namespaces" {
+		t.Errorf("sandbox = %q, want namespaces", inc.Sandbox)
 	}
 	for _, f := range []string{"output/agent.log", "PROMPT.md", ".claude/skills/k8s-troubleshooter/SKILL.md", "CLAUDE.md", "context/kubeconfig"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

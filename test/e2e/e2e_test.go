@@ -18,10 +18,14 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/cmd"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
 
-func TestMain(m *testing.M) { os.Exit(testcluster.Main(m)) }
+func TestMain(m *testing.M) {
+	sandbox.MaybeInit() // in-process runs re-execute this binary as the agent sandbox's init
+	os.Exit(testcluster.Main(m))
+}
 
 // run is one kubectl triage invocation, in-process.
 type run struct {

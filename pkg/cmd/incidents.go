@@ -1,0 +1,671 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/store"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
+)
+
+// rootOptions is --workspace-root for the commands that read incidents. It
+// is a local flag of each of them, like the triage command's own: cobra
+// parses a subcommand's flags with its own flag set, so
+// `kubectl triage list --workspace-root D` and `kubectl triage pod/x
+// --workspace-root D` both work and never clash.
+type rootOptions struct {
+	WorkspaceRoot string
+	getEnv        func(string) string
+	store         *store.Store
+}
+
+func (r *rootOptions) addFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
+}
+
+// complete resolves the root: flag, then WORKSPACE_ROOT, then the default.
+func (r *rootOptions) complete(cmd *cobra.Command) error {
+	if r.getEnv == nil {
+		r.getEnv = os.Getenv
+	}
+	if !cmd.Flags().Changed("workspace-root") {
+		r.WorkspaceRoot = r.getEnv(workspace.EnvWorkspaceRoot)
+	}
+	if r.WorkspaceRoot == "" {
+		root, err := workspace.DefaultRoot()
+		if err != nil {
+			return err
+		}
+		r.WorkspaceRoot = root
+	}
+	s, err := store.New(r.WorkspaceRoot)
+	if err != nil {
+		return err
+	}
+	r.store = s
+	return nil
+}
+
+// find looks an incident up by ID or prefix, with the errors a user can act on.
+func (r *rootOptions) find(ref string) (*store.Entry, error) {
+	e, err := r.store.Find(ref)
+	var nf *store.NotFoundError
+	if errors.As(err, &nf) {
+		return nil, fmt.Errorf("%w; run 'kubectl triage list'", err)
+	}
+	return e, err
+}
+
+// warnSkipped tells the user which entries of the root are not incidents.
+func warnSkipped(w io.Writer, root string, skipped []store.Skipped) {
+	for _, s := range skipped {
+		fmt.Fprintf(w, "warning: skipping %s/%s: %s\n", root, s.Name, s.Reason)
+	}
+}
+
+// completeIncidentIDs offers the incidents' IDs for shell completion.
+func completeIncidentIDs(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	r := &rootOptions{}
+	r.WorkspaceRoot, _ = cmd.Flags().GetString("workspace-root")
+	if err := r.complete(cmd); err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	entries, _, _ := r.store.List()
+	var out []cobra.Completion
+	for _, e := range entries {
+		if strings.HasPrefix(e.ID, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(e.ID, e.Resource()+" "+string(e.Incident.Status)))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// printRecord prints JSON bytes with a kubectl JSON/YAML printer.
+func printRecord(format string, data []byte, w io.Writer) error {
+	p, err := genericclioptions.NewJSONYamlPrintFlags().ToPrinter(format)
+	if err != nil {
+		return err
+	}
+	return p.PrintObj(&runtime.Unknown{Raw: data, ContentType: runtime.ContentTypeJSON}, w)
+}
+
+const none = "<none>"
+
+func orNone(s string) string {
+	if s == "" {
+		return none
+	}
+	return s
+}
+
+// truncate shortens s to max runes, on one line.
+func truncate(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	cut := string([]rune(s)[:max-1])
+	// End on a word when one ends near the cut.
+	if i := strings.LastIndexByte(cut, ' '); i > 0 && utf8.RuneCountInString(cut[i:]) <= 15 {
+		cut = cut[:i]
+	}
+	return strings.TrimSpace(cut) + "…"
+}
+
+func confidence(inc *incident.Incident) string {
+	if inc.Report == nil || (inc.Report.ConfidenceLevel == "" && inc.Report.Confidence == 0) {
+		return none
+	}
+	switch {
+	case inc.Report.Confidence == 0:
+		return inc.Report.ConfidenceLevel
+	case inc.Report.ConfidenceLevel == "":
+		return strconv.FormatFloat(inc.Report.Confidence, 'f', 2, 64)
+	}
+	return fmt.Sprintf("%s (%.2f)", inc.Report.ConfidenceLevel, inc.Report.Confidence)
+}
+
+// rootCause is the report's headline or, without a report, why there is none.
+func rootCause(inc *incident.Incident) string {
+	if inc.Report != nil && inc.Report.RootCause != "" {
+		return inc.Report.RootCause
+	}
+	if inc.FailureReason != "" {
+		return "(" + inc.FailureReason + ")"
+	}
+	return ""
+}
+
+func cluster(inc *incident.Incident) string {
+	if inc.Cluster != "" {
+		return inc.Cluster
+	}
+	return inc.Context
+}
+
+// ---- list -----------------------------------------------------------------
+
+var statuses = []string{string(incident.Resolved), string(incident.Failed), string(incident.AgentFailed), string(incident.Investigating)}
+
+// rootCauseWidth bounds the ROOT CAUSE column.
+const rootCauseWidth = 60
+
+// shortIDLen is the shortest ID the table shows; more when needed to be unique.
+const shortIDLen = 8
+
+// ListOptions are the options of `kubectl triage list`.
+type ListOptions struct {
+	genericiooptions.IOStreams
+	rootOptions
+
+	Output    string
+	Statuses  []string
+	NoHeaders bool
+
+	namespace string // filter, when -n was given
+	now       func() time.Time
+}
+
+var listExample = `  # Every incident, newest first
+  kubectl triage list
+
+  # The failed ones, with cluster, confidence, duration and workspace
+  kubectl triage list --status failed,agent_failed -o wide
+
+  # As data
+  kubectl triage list -o json`
+
+// NewCmdList is `kubectl triage list`.
+func NewCmdList(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &ListOptions{IOStreams: streams, now: time.Now}
+	cmd := &cobra.Command{
+		Use:                   "list [--status STATUS] [-o wide|json|yaml]",
+		DisableFlagsInUseLine: true,
+		Aliases:               []string{"ls"},
+		Short:                 "List the incidents in the workspace root, newest first",
+		Long: `List the incidents in the workspace root, newest first.
+
+With -n, only the incidents about that namespace. Directories in the root
+that are not valid incident workspaces are skipped with a warning; symbolic
+links are never followed.`,
+		Example: listExample,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(c, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	o.addFlag(cmd)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml or kyaml")
+	cmd.Flags().StringSliceVar(&o.Statuses, "status", nil, "Only incidents with this status (comma-separated): "+strings.Join(statuses, ", "))
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Do not print the table's header")
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(statuses, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "kyaml"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete resolves the workspace root and the namespace filter (only an
+// explicit -n filters: incidents come from many namespaces and clusters).
+func (o *ListOptions) Complete(cmd *cobra.Command, _ []string) error {
+	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed {
+		o.namespace = f.Value.String()
+	}
+	return o.complete(cmd)
+}
+
+// Validate checks the output format and the status filter.
+func (o *ListOptions) Validate() error {
+	switch o.Output {
+	case "", "wide", "json", "yaml", "kyaml":
+	default:
+		return fmt.Errorf("unknown output format %q: use wide, json, yaml or kyaml", o.Output)
+	}
+	for _, s := range o.Statuses {
+		if !slices.Contains(statuses, s) {
+			return fmt.Errorf("unknown status %q: use %s", s, strings.Join(statuses, ", "))
+		}
+	}
+	return nil
+}
+
+// Run lists.
+func (o *ListOptions) Run() error {
+	entries, skipped, err := o.store.List()
+	if err != nil {
+		return err
+	}
+	warnSkipped(o.ErrOut, o.store.Root, skipped)
+	entries = slices.DeleteFunc(entries, func(e *store.Entry) bool {
+		return (len(o.Statuses) > 0 && !slices.Contains(o.Statuses, string(e.Incident.Status))) ||
+			(o.namespace != "" && e.Incident.Namespace != o.namespace)
+	})
+	switch o.Output {
+	case "json", "yaml", "kyaml":
+		return o.printList(entries)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(o.ErrOut, "No incidents found in %s%s.\n", o.store.Root, o.filterNote())
+		return nil
+	}
+	wide := o.Output == "wide"
+	return printers.NewTablePrinter(printers.PrintOptions{Wide: wide, NoHeaders: o.NoHeaders}).PrintObj(incidentTable(entries, wide, o.now()), o.Out)
+}
+
+func (o *ListOptions) filterNote() string {
+	var parts []string
+	if len(o.Statuses) > 0 {
+		parts = append(parts, "with status "+strings.Join(o.Statuses, " or "))
+	}
+	if o.namespace != "" {
+		parts = append(parts, "in namespace "+o.namespace)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
+}
+
+// incidentList is `-o json|yaml`: a kubectl-style List of incident records.
+type incidentList struct {
+	APIVersion string               `json:"apiVersion"`
+	Kind       string               `json:"kind"`
+	Metadata   map[string]string    `json:"metadata"`
+	Items      []*incident.Incident `json:"items"`
+}
+
+func (o *ListOptions) printList(entries []*store.Entry) error {
+	l := incidentList{APIVersion: "v1", Kind: "List", Metadata: map[string]string{"resourceVersion": ""}, Items: []*incident.Incident{}}
+	for _, e := range entries {
+		l.Items = append(l.Items, e.Incident)
+	}
+	data, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	return printRecord(o.Output, data, o.Out)
+}
+
+var incidentColumns = []metav1.TableColumnDefinition{
+	{Name: "ID", Type: "string", Description: "Incident ID (unique prefix; -o wide shows it whole)"},
+	{Name: "Age", Type: "string", Description: "Since the incident was created"},
+	{Name: "Status", Type: "string", Description: "investigating, resolved, failed or agent_failed"},
+	{Name: "Agent", Type: "string"},
+	{Name: "Resource", Type: "string"},
+	{Name: "Fault", Type: "string"},
+	{Name: "Root Cause", Type: "string"},
+	{Name: "Cluster", Type: "string", Priority: 1},
+	{Name: "Namespace", Type: "string", Priority: 1},
+	{Name: "Confidence", Type: "string", Priority: 1},
+	{Name: "Duration", Type: "string", Priority: 1},
+	{Name: "Workspace", Type: "string", Priority: 1},
+}
+
+// incidentTable is the list as a metav1.Table for the cli-runtime table
+// printer; wide columns have priority 1.
+func incidentTable(entries []*store.Entry, wide bool, now time.Time) *metav1.Table {
+	t := &metav1.Table{ColumnDefinitions: incidentColumns}
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	n := uniquePrefixLen(ids, shortIDLen)
+	for _, e := range entries {
+		inc := e.Incident
+		id := e.ID
+		if !wide && len(id) > n {
+			id = id[:n]
+		}
+		dur := none
+		if d, ok := e.Duration(); ok {
+			dur = duration.HumanDuration(d)
+		}
+		t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{
+			id,
+			duration.HumanDuration(now.Sub(inc.CreatedAt)),
+			string(inc.Status),
+			orNone(inc.Agent.Name),
+			e.Resource(),
+			orNone(inc.FaultType),
+			orNone(truncate(rootCause(inc), rootCauseWidth)),
+			orNone(cluster(inc)),
+			orNone(inc.Namespace),
+			confidence(inc),
+			dur,
+			e.Dir,
+		}})
+	}
+	return t
+}
+
+// uniquePrefixLen is the shortest length, at least min, at which the IDs'
+// prefixes are all distinct.
+func uniquePrefixLen(ids []string, atLeast int) int {
+	n := atLeast
+	for {
+		seen := map[string]bool{}
+		clash := false
+		longest := 0
+		for _, id := range ids {
+			longest = max(longest, len(id))
+			p := id[:min(n, len(id))]
+			if seen[p] {
+				clash = true
+			}
+			seen[p] = true
+		}
+		if !clash || n >= longest {
+			return n
+		}
+		n++
+	}
+}
+
+// ---- show -----------------------------------------------------------------
+
+// ShowOptions are the options of `kubectl triage show ID`.
+type ShowOptions struct {
+	genericiooptions.IOStreams
+	rootOptions
+
+	Ref  string
+	JSON bool
+	Path bool
+	args []string
+}
+
+var showExample = `  # The report of an incident, by ID or unique prefix (see kubectl triage list)
+  kubectl triage show 0f8fad5b
+
+  # The report as data
+  kubectl triage show 0f8fad5b --json | jq .rootCause
+
+  # Go to the workspace: context/, output/agent.log, output/audit.jsonl
+  cd "$(kubectl triage show 0f8fad5b --path)"`
+
+// NewCmdShow is `kubectl triage show ID`.
+func NewCmdShow(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &ShowOptions{IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:                   "show ID [--json | --path]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Print an incident's report (output/investigation.md)",
+		Long: `Print an incident's report: output/investigation.md, or with --json
+output/investigation.json, or with --path the workspace directory.
+
+ID is the incident's UUID or an unambiguous prefix of it (at least 4 characters).`,
+		Example:           showExample,
+		ValidArgsFunction: completeIncidentIDs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(c, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	o.addFlag(cmd)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "Print the report as data (output/investigation.json)")
+	cmd.Flags().BoolVar(&o.Path, "path", false, "Print the workspace directory")
+	cmd.MarkFlagsMutuallyExclusive("json", "path")
+	return cmd
+}
+
+// Complete takes the ID and resolves the workspace root.
+func (o *ShowOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.args = args
+	if len(args) == 1 {
+		o.Ref = args[0]
+	}
+	return o.complete(cmd)
+}
+
+// Validate checks the ID before it comes near a path.
+func (o *ShowOptions) Validate() error {
+	if len(o.args) != 1 {
+		return fmt.Errorf("show needs exactly one incident ID, got %d arguments; see 'kubectl triage list'", len(o.args))
+	}
+	ref, err := store.NormalizeRef(o.Ref)
+	o.Ref = ref
+	return err
+}
+
+// Run prints the report, its data or the workspace path.
+func (o *ShowOptions) Run() error {
+	e, err := o.find(o.Ref)
+	if err != nil {
+		return err
+	}
+	if o.Path {
+		fmt.Fprintln(o.Out, e.Dir)
+		return nil
+	}
+	rel := workspace.ReportFile
+	if o.JSON {
+		rel = workspace.ReportJSONFile
+	}
+	data, err := o.store.ReadFile(e, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return noReport(o.store, e, o.JSON)
+	}
+	if err != nil {
+		return fmt.Errorf("incident %s: read %s: %w", e.ID, rel, err)
+	}
+	if _, err := o.Out.Write(data); err != nil {
+		return err
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		fmt.Fprintln(o.Out)
+	}
+	return nil
+}
+
+// noReport explains why an incident has no report (in the form asked for).
+func noReport(s *store.Store, e *store.Entry, wantJSON bool) error {
+	inc := e.Incident
+	if wantJSON {
+		if _, err := s.ReadFile(e, workspace.ReportFile); err == nil {
+			return fmt.Errorf("incident %s has no investigation.json (its agent wrote only markdown); 'kubectl triage show %s' prints the report", e.ID, e.ID)
+		}
+	}
+	switch inc.Status {
+	case incident.Investigating:
+		return fmt.Errorf("incident %s has no report yet: it is still being investigated; see 'kubectl triage status %s'", e.ID, e.ID)
+	case incident.Resolved:
+		return fmt.Errorf("incident %s is resolved but its report is missing from %s", e.ID, e.Dir)
+	}
+	reason := ""
+	if inc.FailureReason != "" {
+		reason = " (" + inc.FailureReason + ")"
+	}
+	return fmt.Errorf("incident %s has no report: it ended %s%s; the agent's output is in %s/%s", e.ID, inc.Status, reason, e.Dir, workspace.AgentLogFile)
+}
+
+// ---- status ---------------------------------------------------------------
+
+// StatusOptions are the options of `kubectl triage status ID`.
+type StatusOptions struct {
+	genericiooptions.IOStreams
+	rootOptions
+
+	Ref    string
+	Output string
+	args   []string
+	now    func() time.Time
+}
+
+var statusExample = `  # Where an incident stands: status, agent process, timings, root cause
+  kubectl triage status 0f8fad5b
+
+  # The incident record (incident.json)
+  kubectl triage status 0f8fad5b -o json`
+
+// NewCmdStatus is `kubectl triage status ID`.
+func NewCmdStatus(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &StatusOptions{IOStreams: streams, now: time.Now}
+	cmd := &cobra.Command{
+		Use:                   "status ID [-o json|yaml]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Summarise an incident: status, agent, timings, root cause",
+		Long: `Summarise an incident: its status and failure reason, the agent's state,
+process ID and exit code, when it was created, started and completed, its
+workspace and the report's root cause. -o json|yaml prints the incident
+record (incident.json).
+
+ID is the incident's UUID or an unambiguous prefix of it (at least 4 characters).`,
+		Example:           statusExample,
+		ValidArgsFunction: completeIncidentIDs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(c, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	o.addFlag(cmd)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or kyaml (the incident record)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "kyaml"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete takes the ID and resolves the workspace root.
+func (o *StatusOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.args = args
+	if len(args) == 1 {
+		o.Ref = args[0]
+	}
+	return o.complete(cmd)
+}
+
+// Validate checks the output format and the ID.
+func (o *StatusOptions) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml", "kyaml":
+	default:
+		return fmt.Errorf("unknown output format %q: use json, yaml or kyaml, or no -o", o.Output)
+	}
+	if len(o.args) != 1 {
+		return fmt.Errorf("status needs exactly one incident ID, got %d arguments; see 'kubectl triage list'", len(o.args))
+	}
+	ref, err := store.NormalizeRef(o.Ref)
+	o.Ref = ref
+	return err
+}
+
+// Run prints the summary or the record.
+func (o *StatusOptions) Run() error {
+	e, err := o.find(o.Ref)
+	if err != nil {
+		return err
+	}
+	if o.Output != "" {
+		data, err := json.Marshal(e.Incident)
+		if err != nil {
+			return err
+		}
+		return printRecord(o.Output, data, o.Out)
+	}
+	return describeIncident(o.Out, e, o.now())
+}
+
+// describeIncident prints the summary, kubectl-describe style.
+func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
+	inc := e.Incident
+	w := printers.GetNewTabWriter(out)
+	line := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, v) }
+	when := func(t *time.Time) string {
+		if t == nil || t.IsZero() {
+			return none
+		}
+		return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC3339), duration.HumanDuration(now.Sub(*t)))
+	}
+
+	line("Incident", e.ID)
+	st := string(inc.Status)
+	if e.AgentGone() {
+		st += fmt.Sprintf(" (but agent process %d is gone: the run was probably killed; its workspace stays until removed by hand)", inc.Agent.PID)
+	}
+	line("Status", st)
+	if inc.FailureReason != "" {
+		line("Failure reason", inc.FailureReason)
+	}
+	line("Resource", e.Resource())
+	c := orNone(cluster(inc))
+	if inc.Context != "" && inc.Context != inc.Cluster {
+		c += " (context " + inc.Context + ")"
+	}
+	line("Cluster", c)
+	fault := orNone(inc.FaultType)
+	if inc.Severity != "" {
+		fault += " (severity " + inc.Severity + ")"
+	}
+	line("Fault", fault)
+	if inc.Message != "" {
+		line("Message", truncate(inc.Message, 200))
+	}
+
+	a := inc.Agent
+	agent := fmt.Sprintf("%s, state %s", orNone(a.Name), orNone(string(a.State)))
+	if a.PID > 0 {
+		agent += fmt.Sprintf(", pid %d", a.PID)
+	}
+	if a.ExitCode != nil {
+		agent += fmt.Sprintf(", exit code %d", *a.ExitCode)
+	}
+	if a.Signal != "" {
+		agent += ", signal " + a.Signal
+	}
+	if a.Model != "" {
+		agent += ", model " + a.Model
+	}
+	line("Agent", agent)
+	if inc.Sandbox != "" {
+		line("Sandbox", inc.Sandbox)
+	}
+	line("Created", when(&inc.CreatedAt))
+	line("Started", when(inc.StartedAt))
+	line("Completed", when(inc.CompletedAt))
+	if d, ok := e.Duration(); ok {
+		line("Duration", d.Round(time.Millisecond).String())
+	} else {
+		line("Duration", fmt.Sprintf("%s so far", duration.HumanDuration(now.Sub(inc.CreatedAt))))
+	}
+	line("Workspace", e.Dir)
+	if inc.Report != nil {
+		line("Root cause", orNone(strings.Join(strings.Fields(inc.Report.RootCause), " ")))
+		line("Confidence", confidence(inc))
+		line("Report", filepath.Join(e.Dir, workspace.ReportFile))
+	}
+	return w.Flush()
+}

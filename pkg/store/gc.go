@@ -1,0 +1,204 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+)
+
+// GCOptions say what gc collects.
+type GCOptions struct {
+	// OlderThan: an incident is collected when it finished at least this
+	// long ago.
+	OlderThan time.Duration
+	// DryRun reports what would be removed and removes nothing.
+	DryRun bool
+	// Now is the reference time; zero means time.Now().
+	Now time.Time
+}
+
+// Removal is one collected (or, in a dry run, collectable) incident.
+type Removal struct {
+	Entry *Entry
+	Bytes int64 // disk usage of its files
+	Err   error // removal failed; the workspace may be partly gone
+}
+
+// GCResult is what gc did.
+type GCResult struct {
+	Removed []Removal // newest first; in a dry run, what would be removed
+	Running []*Entry  // investigating: never collected
+	Kept    int       // finished but younger than the threshold
+	Skipped []Skipped // not valid incidents: left alone
+	// Leftovers is how many workspaces an earlier, interrupted gc had taken
+	// out of the listing and this one finished deleting.
+	Leftovers int
+}
+
+// Freed is the disk space the removals freed (or would free).
+func (r *GCResult) Freed() int64 {
+	var n int64
+	for _, rm := range r.Removed {
+		if rm.Err == nil {
+			n += rm.Bytes
+		}
+	}
+	return n
+}
+
+// Failed is how many removals failed.
+func (r *GCResult) Failed() int {
+	n := 0
+	for _, rm := range r.Removed {
+		if rm.Err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// collectable reports whether the incident reached a final status. Anything
+// else (investigating, or a status this version does not know) is treated as
+// running and kept.
+func collectable(s incident.Status) bool {
+	switch s {
+	case incident.Resolved, incident.Failed, incident.AgentFailed:
+		return true
+	}
+	return false
+}
+
+// GC removes the finished incidents whose last activity (completion, or
+// creation when no completion was recorded) is at least OlderThan ago.
+// Investigating incidents are running and never collected; entries that are
+// not valid incidents are left alone.
+func (s *Store) GC(opts GCOptions) (*GCResult, error) {
+	if opts.OlderThan < 0 {
+		return nil, fmt.Errorf("older-than must not be negative, got %s", opts.OlderThan)
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	cutoff := now.Add(-opts.OlderThan)
+	entries, skipped, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	res := &GCResult{Skipped: skipped}
+	r, ok, err := s.openRoot()
+	if err != nil || !ok {
+		return res, err
+	}
+	defer r.Close()
+
+	for _, e := range entries {
+		switch {
+		case !collectable(e.Incident.Status):
+			res.Running = append(res.Running, e)
+			continue
+		case e.LastActivity().After(cutoff):
+			res.Kept++
+			continue
+		}
+		rm := Removal{Entry: e}
+		rm.Bytes, rm.Err = diskUsage(r, e.ID)
+		if rm.Err == nil && !opts.DryRun {
+			rm.Err = remove(r, e.ID)
+		}
+		if rm.Err != nil {
+			rm.Err = fmt.Errorf("remove incident %s: %w", e.ID, rm.Err)
+		}
+		res.Removed = append(res.Removed, rm)
+	}
+	if !opts.DryRun {
+		res.Leftovers = sweepLeftovers(r)
+	}
+	return res, nil
+}
+
+// diskUsage sums the sizes of the regular files under name, without
+// following symlinks.
+func diskUsage(r *os.Root, name string) (int64, error) {
+	var n int64
+	err := fs.WalkDir(r.FS(), name, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			fi, err := d.Info()
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n, err
+}
+
+// remove takes the workspace out of the listing with one rename, so a
+// reader never sees it half-deleted, then deletes it.
+func remove(r *os.Root, id string) error {
+	fi, err := r.Lstat(id)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", id)
+	}
+	hidden := removingPrefix + id
+	if err := r.RemoveAll(hidden); err != nil {
+		return err
+	}
+	if err := r.Rename(id, hidden); err != nil {
+		return err
+	}
+	return removeAll(r, hidden)
+}
+
+// removeAll is Root.RemoveAll, retried once after making every directory
+// writable: an agent may have left read-only directories behind.
+func removeAll(r *os.Root, name string) error {
+	err := r.RemoveAll(name)
+	if err == nil {
+		return nil
+	}
+	_ = fs.WalkDir(r.FS(), name, func(p string, d fs.DirEntry, werr error) error {
+		if werr == nil && d.IsDir() {
+			_ = r.Chmod(filepath.FromSlash(p), 0o700)
+		}
+		return nil
+	})
+	// WalkDir could not enter a directory without read permission; fix the
+	// top one at least.
+	_ = r.Chmod(name, 0o700)
+	if err2 := r.RemoveAll(name); err2 != nil {
+		return err
+	}
+	return nil
+}
+
+// sweepLeftovers finishes deleting workspaces an interrupted gc had hidden.
+func sweepLeftovers(r *os.Root) int {
+	names, err := readDir(r)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, d := range names {
+		if strings.HasPrefix(d.Name(), removingPrefix) && d.IsDir() && removeAll(r, d.Name()) == nil {
+			n++
+		}
+	}
+	return n
+}

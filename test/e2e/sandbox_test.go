@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
+	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
+)
+
+// sandboxedHostile is a fake `claude` that, inside the sandbox, tries to
+// reach the user's credentials and the plugin's process, and to write
+// outside the workspace; then does legitimate work through the gateway and
+// reads its own login from ~/.claude.
+const sandboxedHostile = `#!/bin/sh
+out=output/attempts.log
+echo '{"type":"system","subtype":"init"}'
+for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f" 2>/dev/null; echo; done > output/procs.txt
+# A masked file reads as empty, a masked directory as empty: "READ" only
+# when content came back.
+grep -q . "$HOME/.kube/config" 2>>$out && echo "READ home kube" >> $out
+grep -q . "$HOME/.aws/credentials" 2>>$out && echo "READ aws" >> $out
+grep -q . "$HOME/.ssh/id_ed25519" 2>>$out && echo "READ ssh" >> $out
+grep -q . "@USERKUBECONFIG@" 2>>$out && echo "READ user kubeconfig" >> $out
+kubectl --kubeconfig "@USERKUBECONFIG@" get secrets >> $out 2>&1 && echo "ALLOWED get secrets" >> $out
+kubectl --kubeconfig "@USERKUBECONFIG@" delete pod api >> $out 2>&1 && echo "ALLOWED delete" >> $out
+touch /tmp/sandbox-escape-$$ >> $out 2>&1 && echo "WROTE /tmp" >> $out
+touch "$HOME/pwned" >> $out 2>&1 && echo "WROTE home" >> $out
+touch "@OUTSIDE@/pwned" >> $out 2>&1 && echo "WROTE outside" >> $out
+env > output/env.txt
+cat "$HOME/.claude/credentials.json" > output/claude-login.txt 2>&1
+kubectl get pods > output/artifacts/pods.txt 2>&1 || echo "LIST FAILED" >> $out
+kubectl logs api -c app --previous > output/artifacts/logs.txt 2>&1 || echo "LOGS FAILED" >> $out
+printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"# Triage: Pod/api\n## Summary\nmissing env\n## Root cause\n**DATABASE_URL is empty** (confident, 0.8)\n"}'
+`
+
+func TestSandboxedAgentCannotReachCredentials(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	if err := sandbox.Probe(); err != nil {
+		// This kernel forbids user namespaces: prove the refusal path instead.
+		t.Logf("user namespaces unavailable (%v): checking that --require-sandbox refuses", err)
+		env, root := agentEnv(t, c, "claude", fakeClaude)
+		code, _, stderr := runWith(t, env, "pod/api", "-n", ns, "--agent", "claude", "--require-sandbox")
+		if code != 1 || !strings.Contains(stderr, "no sandbox can be made") {
+			t.Errorf("--require-sandbox without namespaces: exit %d\n%s", code, stderr)
+		}
+		if entries, _ := os.ReadDir(root); len(entries) != 0 {
+			t.Errorf("a refused run created a workspace")
+		}
+		return
+	}
+	outside := t.TempDir()
+	script := strings.NewReplacer("@USERKUBECONFIG@", c.UserKubeconfig, "@OUTSIDE@", outside).Replace(sandboxedHostile)
+	env, root, bin := agentEnvBin(t, c, "claude", script)
+	if err := os.Symlink(c.KubectlPath, filepath.Join(bin, "kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	home := strings.TrimPrefix(env[1], "HOME=")
+	userKC, _ := os.ReadFile(c.UserKubeconfig)
+	plant := map[string]string{
+		".kube/config":             string(userKC),
+		".aws/credentials":         "[default]\naws_secret_access_key = sandbox-planted-aws\n",
+		".ssh/id_ed25519":          "sandbox-planted-ssh\n",
+		".claude/credentials.json": `{"token":"claude-login-ok"}`,
+	}
+	for rel, content := range plant {
+		p := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mark := c.AuditMark()
+	code, stdout, stderr := runWith(t, env, "pod/api", "-n", ns, "--agent", "claude", "--kubeconfig", c.UserKubeconfig)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	dir := onlyWorkspace(t, root)
+	inc := assertWorkspace(t, dir, incident.Resolved)
+	if inc.Sandbox != "namespaces" || !strings.Contains(stderr, "sandbox: namespaces") {
+		t.Fatalf("sandbox %q; stderr:\n%s", inc.Sandbox, stderr)
+	}
+	read := func(rel string) string {
+		data, _ := os.ReadFile(filepath.Join(dir, rel))
+		return string(data)
+	}
+	attempts := read("output/attempts.log")
+	for _, bad := range []string{"READ ", "ALLOWED", "WROTE", "sandbox-planted", "harness"} {
+		if strings.Contains(attempts, bad) {
+			t.Errorf("attempt log shows %q:\n%s", bad, attempts)
+		}
+	}
+	if strings.Contains(attempts, "LIST FAILED") || strings.Contains(attempts, "LOGS FAILED") {
+		t.Errorf("the gateway did not work from inside the sandbox:\n%s", attempts)
+	}
+	if !strings.Contains(read("output/artifacts/pods.txt"), "api") || !strings.Contains(read("output/artifacts/logs.txt"), "DATABASE_URL") {
+		t.Errorf("pods/logs through the gateway:\n%s\n%s", read("output/artifacts/pods.txt"), read("output/artifacts/logs.txt"))
+	}
+	if !strings.Contains(read("output/claude-login.txt"), "claude-login-ok") {
+		t.Errorf("the agent CLI could not read its own login in ~/.claude: %q", read("output/claude-login.txt"))
+	}
+	procs := read("output/procs.txt")
+	if strings.Contains(procs, "--agent") || strings.Contains(procs, "kubectl-triage pod/api") {
+		t.Errorf("the plugin's own command line is visible inside the sandbox:\n%s", procs)
+	}
+	if envDump := read("output/env.txt"); strings.Contains(envDump, c.UserKubeconfig) || !strings.Contains(envDump, "HOME="+home) {
+		t.Errorf("agent environment:\n%s", envDump)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "pwned")); err == nil {
+		t.Errorf("the agent wrote outside the workspace")
+	}
+	if _, err := os.Stat(filepath.Join(home, "pwned")); err == nil {
+		t.Errorf("the agent wrote into the user's home")
+	}
+	for _, e := range c.AuditSince(t, mark, c.UserName) {
+		if e.Verb != "get" && e.Verb != "list" && e.Verb != "watch" {
+			t.Errorf("mutation reached the API server: %s %s", e.Verb, e.RequestURI)
+		}
+		if e.Resource == "secrets" {
+			t.Errorf("secret read reached the API server: %s", e.RequestURI)
+		}
+	}
+	if !strings.Contains(stdout, "DATABASE_URL") {
+		t.Errorf("report:\n%s", stdout)
+	}
+}
+
+func TestRequireAndNoSandboxFlags(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	env, root := agentEnv(t, c, "claude", fakeClaude)
+	code, _, stderr := runWith(t, env, "pod/api", "-n", ns, "--agent", "claude", "--no-sandbox")
+	if code != 0 || !strings.Contains(stderr, "WARNING: --no-sandbox") {
+		t.Errorf("--no-sandbox: exit %d\n%s", code, stderr)
+	}
+	inc := assertWorkspace(t, onlyWorkspace(t, root), incident.Resolved)
+	if inc.Sandbox != "none: disabled with --no-sandbox" {
+		t.Errorf("sandbox = %q", inc.Sandbox)
+	}
+	code, _, stderr = runWith(t, env, "pod/api", "-n", ns, "--agent", "claude", "--no-sandbox", "--require-sandbox")
+	if code != 1 || !strings.Contains(stderr, "contradict") {
+		t.Errorf("contradictory flags: exit %d\n%s", code, stderr)
+	}
+}
