@@ -42,6 +42,7 @@ try get all,secrets
 try --kubeconfig "$HOME/.kube/config" get secrets
 cat "$HOME/.kube/config" >> output/attempts.log 2>&1
 env >> output/attempts.log
+ln -s /etc/passwd output/artifacts/escape-link
 kubectl get pods > output/artifacts/pods.txt 2>&1 || echo "LIST FAILED" >> output/attempts.log
 kubectl logs api -c app --previous > output/artifacts/logs.txt 2>&1 || echo "LOGS FAILED" >> output/attempts.log
 printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"# Triage: Pod/api\n## Summary\nmissing env\n## Root cause\n**DATABASE_URL is empty** (confident, 0.8)\n"}'
@@ -87,6 +88,21 @@ func TestHostileAgentThroughGateway(t *testing.T) {
 	logs, _ := os.ReadFile(filepath.Join(dir, "output", "artifacts", "logs.txt"))
 	if !strings.Contains(string(logs), "DATABASE_URL") {
 		t.Errorf("the agent could not read logs through the gateway: %s", logs)
+	}
+	// The symlink out of the workspace is rejected, the real files catalogued.
+	var cat struct {
+		Artifacts []struct{ Path string }
+		Rejected  []struct{ Path, Reason string }
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "output", "artifacts.json"))
+	if err := json.Unmarshal(data, &cat); err != nil {
+		t.Fatalf("artifacts.json: %v", err)
+	}
+	if len(cat.Rejected) != 1 || !strings.HasSuffix(cat.Rejected[0].Path, "escape-link") || !strings.Contains(stderr, "escape-link rejected") {
+		t.Errorf("symlink artifact not rejected: %+v\n%s", cat, stderr)
+	}
+	if len(cat.Artifacts) != 2 {
+		t.Errorf("want pods.txt and logs.txt catalogued: %+v", cat.Artifacts)
 	}
 	// Every denied attempt is in audit.jsonl; the footer counts them.
 	denied := 0
