@@ -6,9 +6,15 @@ package investigate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -40,6 +46,12 @@ type Finding struct {
 	// Subject is what the finding is about (pod/container), for merging the
 	// same finding across a workload's pods.
 	Subject string
+	// Context marks a workload finding that defers to a pod's own cause
+	// (a rollout, a Job, a StatefulSet ordinal…): when another finding is
+	// the root cause, its contributing facts, evidence and immediate
+	// actions still reach the root cause, so the report says which
+	// revision introduced the fault or that a failed Job must be re-run.
+	Context bool
 }
 
 // Rule is one check of the catalogue.
@@ -159,6 +171,7 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 	switch {
 	case best != nil:
 		applyFinding(r, best, symptoms)
+		addContext(r, best, findings)
 	case len(symptoms.lines) == 0 || symptoms.healthy:
 		applyHealthy(r, c)
 	default:
@@ -290,16 +303,74 @@ func applyFinding(r *report.Report, f *Finding, s symptomSet) {
 	r.Title = f.Title
 	r.Summary = f.Summary
 	r.SetConfidence(f.Confidence)
-	r.Ongoing = f.Current && !s.healthy
+	// Ongoing needs something observed now, a fault or an observation (an
+	// HPA at its limit, an Ingress without an address): a finding about
+	// the present on an object that shows nothing is history.
+	r.Ongoing = f.Current && len(s.lines) > 0
 	r.RootCause = report.RootCause{
 		Statement: f.Title, Mechanism: f.Mechanism, Culprit: f.Culprit, Category: f.Category,
-		Contributing: f.Contributing, Evidence: f.Evidence,
+		Contributing: slices.Clone(f.Contributing), Evidence: slices.Clone(f.Evidence),
 	}
-	r.Actions = f.Actions
+	r.Actions = slices.Clone(f.Actions)
 	r.Complete(report.RootCauseIdentified)
 	if len(f.Actions) > 0 {
 		r.Complete(report.SolutionProposed)
 	}
+}
+
+// addContext appends to the root cause what the other validated, current
+// context findings know: a rollout's revision and template change, a Job
+// that will not retry, a StatefulSet's blocked ordinals. Their facts are
+// prefixed with their area ("Rollout context: …"); facts that restate the
+// root cause itself are left out.
+func addContext(r *report.Report, best *Finding, fs []Finding) {
+	for i := range fs {
+		f := &fs[i]
+		if f == best || !f.Context || f.Verdict != report.Validated || !f.Current {
+			continue
+		}
+		area, _, _ := strings.Cut(f.Category, "/")
+		for _, line := range f.Contributing {
+			if strings.Contains(line, best.Title) {
+				continue
+			}
+			r.RootCause.Contributing = appendUnique(r.RootCause.Contributing, area+" context: "+line)
+		}
+		r.RootCause.Evidence = appendUnique(r.RootCause.Evidence, f.Evidence...)
+		for _, a := range f.Actions {
+			if a.Kind == report.Immediate {
+				r.Actions = addAction(r.Actions, a)
+			}
+		}
+	}
+}
+
+// addAction appends a unless the same step is listed; an action it makes
+// precise (each of whose commands begins one of a's: "kubectl rollout undo
+// deployment/x" and "… --to-revision=2") gives way to it.
+func addAction(list []report.Action, a report.Action) []report.Action {
+	var out []report.Action
+	for _, have := range list {
+		if have.Description == a.Description {
+			return list
+		}
+		if !refines(a, have) {
+			out = append(out, have)
+		}
+	}
+	return append(out, a)
+}
+
+func refines(a, old report.Action) bool {
+	if len(old.Commands) == 0 {
+		return false
+	}
+	for _, oc := range old.Commands {
+		if !slices.ContainsFunc(a.Commands, func(ac string) bool { return strings.HasPrefix(ac, oc) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func applyHealthy(r *report.Report, c *Context) {
@@ -366,4 +437,68 @@ func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
 		r.Actions = append(r.Actions, report.Action{Kind: report.Check, Description: "Read the logs of every container, including the previous instance.",
 			Commands: []string{fmt.Sprintf("kubectl logs %s%s --all-containers --previous", ref.Name, ns), fmt.Sprintf("kubectl logs %s%s --all-containers", ref.Name, ns)}})
 	}
+}
+
+// ---------------------------------------------------------------------------
+// Helpers shared by the rule areas.
+
+// targetOf returns the target object from its typed list in the bundle or,
+// when the collector did not file it there, decoded from the raw object.
+func targetOf[T any, PT interface {
+	*T
+	metav1.Object
+}](c *Context, kind string, list []PT) PT {
+	t := c.B.Target
+	if t.Kind != kind {
+		return nil
+	}
+	for _, o := range list {
+		if (t.UID != "" && string(o.GetUID()) == t.UID) || (o.GetName() == t.Name && o.GetNamespace() == t.Namespace) {
+			return o
+		}
+	}
+	if c.B.Object == nil {
+		return nil
+	}
+	var v T
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(c.B.Object.Object, &v) != nil {
+		return nil
+	}
+	return PT(&v)
+}
+
+func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodReady {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// isPodReady is the pod's Ready condition: what Services and controllers
+// count.
+func isPodReady(p *corev1.Pod) bool {
+	cond := podReadyCondition(p)
+	return cond != nil && cond.Status == corev1.ConditionTrue
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// selectorString renders a selector the way kubectl -l takes it, sorted.
+func selectorString(sel map[string]string) string {
+	parts := make([]string, 0, len(sel))
+	for _, k := range sortedKeys(sel) {
+		parts = append(parts, k+"="+sel[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+func valueOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

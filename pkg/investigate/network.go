@@ -8,9 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -32,31 +30,6 @@ const (
 	ingressClassesCommand    = "kubectl get ingressclass -o custom-columns=NAME:.metadata.name,CONTROLLER:.spec.controller,DEFAULT:.metadata.annotations.ingressclass\\.kubernetes\\.io/is-default-class"
 	serviceEndpointsSelector = "kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -o wide"
 )
-
-// targetOf returns the target object from its typed list in the bundle or,
-// when the collector did not file it there, decoded from the raw object.
-func targetOf[T any, PT interface {
-	*T
-	metav1.Object
-}](c *Context, kind string, list []PT) PT {
-	t := c.B.Target
-	if t.Kind != kind {
-		return nil
-	}
-	for _, o := range list {
-		if (t.UID != "" && string(o.GetUID()) == t.UID) || (o.GetName() == t.Name && o.GetNamespace() == t.Namespace) {
-			return o
-		}
-	}
-	if c.B.Object == nil {
-		return nil
-	}
-	var v T
-	if runtime.DefaultUnstructuredConverter.FromUnstructured(c.B.Object.Object, &v) != nil {
-		return nil
-	}
-	return PT(&v)
-}
 
 // serviceEndpoints is what a Service's EndpointSlices say.
 type serviceEndpoints struct {
@@ -92,6 +65,21 @@ func endpointsOf(c *Context, svc *corev1.Service) serviceEndpoints {
 	return out
 }
 
+// summary counts what the slices hold, naming a few unready endpoints.
+func (e serviceEndpoints) summary() string {
+	if e.slices == 0 {
+		return "no EndpointSlice lists it"
+	}
+	s := fmt.Sprintf("%d EndpointSlice(s), %d ready endpoint(s), %d not ready", e.slices, len(e.ready), len(e.notReady))
+	if len(e.notReady) > 0 {
+		s += " (" + strings.Join(firstNames(e.notReady, 3), ", ") + ")"
+	}
+	if e.portless > 0 {
+		s += fmt.Sprintf(", %d without any port", e.portless)
+	}
+	return s
+}
+
 func endpointName(e discoveryv1.Endpoint) string {
 	if e.TargetRef != nil && e.TargetRef.Name != "" {
 		return e.TargetRef.Name
@@ -115,29 +103,6 @@ func selectedPods(c *Context, svc *corev1.Service) []*corev1.Pod {
 		}
 	}
 	return out
-}
-
-func isPodReady(p *corev1.Pod) bool {
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == corev1.PodReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-// selectorString renders a selector the way kubectl -l takes it, sorted.
-func selectorString(sel map[string]string) string {
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + sel[k]
-	}
-	return strings.Join(parts, ",")
 }
 
 func svcRef(svc *corev1.Service) string { return "service/" + svc.Name }
@@ -165,13 +130,12 @@ func checkServiceEndpoints(c *Context) []Finding {
 			Evidence:   []string{specEv()}, Subject: svc.Name,
 		}}
 	}
+	if collectionFailed(c, "endpointslices") {
+		return nil // no verdict on endpoints that could not be read
+	}
 	eps := endpointsOf(c, svc)
 	slicesEv := func() string {
-		fact := fmt.Sprintf("%d EndpointSlice(s) for service %s: %d ready endpoint(s), %d not ready", eps.slices, svc.Name, len(eps.ready), len(eps.notReady))
-		if eps.portless > 0 {
-			fact += fmt.Sprintf(", %d without any port", eps.portless)
-		}
-		return c.Evidence(fact, "EndpointSlices labelled kubernetes.io/service-name="+svc.Name,
+		return c.Evidence(fmt.Sprintf("Service %s: %s", svc.Name, eps.summary()), "EndpointSlices labelled kubernetes.io/service-name="+svc.Name,
 			fmt.Sprintf(serviceEndpointsSelector, svc.Namespace, svc.Name))
 	}
 	if len(eps.ready) > 0 {
@@ -850,7 +814,7 @@ func checkIngressBackends(c *Context) []Finding {
 			})
 		default:
 			checked++
-			if svc.Spec.Type == corev1.ServiceTypeExternalName {
+			if svc.Spec.Type == corev1.ServiceTypeExternalName || collectionFailed(c, "endpointslices") {
 				continue
 			}
 			eps := endpointsOf(c, svc)
@@ -866,7 +830,7 @@ func checkIngressBackends(c *Context) []Finding {
 			out = append(out, Finding{
 				Category: "Ingress/Backend/NoEndpoints", Verdict: report.Validated, Confidence: 0.8,
 				Hypothesis: fmt.Sprintf("Ingress %s routes %s to service %s, which has no ready endpoints", ing.Name, be.Where, be.Service),
-				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s: %d EndpointSlice(s), %d ready endpoint(s), %d not ready", svc.Name, eps.slices, len(eps.ready), len(eps.notReady)),
+				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s: %s", svc.Name, eps.summary()),
 					"EndpointSlices labelled kubernetes.io/service-name="+svc.Name, fmt.Sprintf(serviceEndpointsSelector, svc.Namespace, svc.Name))},
 				Current: true, Depth: 1, Subject: ing.Name + "/" + be.Service,
 				Title:     fmt.Sprintf("ingress %s backend service %s has no ready endpoints: %s", ing.Name, be.Service, why),
@@ -1016,13 +980,6 @@ func firstNames(s []string, n int) []string {
 		return s
 	}
 	return append(append([]string(nil), s[:n]...), fmt.Sprintf("… (%d more)", len(s)-n))
-}
-
-func valueOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // editDistance is the Levenshtein distance, for telling a typo from an

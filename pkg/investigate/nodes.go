@@ -3,11 +3,14 @@ package investigate
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 )
 
@@ -18,14 +21,6 @@ var nodeRules = []Rule{
 	{"node-network-unavailable", checkNodeNetworkUnavailable},
 	{"node-cordoned", checkNodeCordoned},
 	{"pod-node-failure", checkPodNode},
-}
-
-// targetNode is the Node the triage is about, nil for other kinds.
-func targetNode(c *Context) *corev1.Node {
-	if c.B.Target.Kind != "Node" {
-		return nil
-	}
-	return c.B.Node(c.B.Target.Name)
 }
 
 func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
@@ -59,38 +54,17 @@ func nodeEvents(c *Context, name string, reasons ...string) []corev1.Event {
 		if e.InvolvedObject.Kind != "Node" || e.InvolvedObject.Name != name {
 			continue
 		}
-		if len(reasons) == 0 || containsString(reasons, e.Reason) {
+		if len(reasons) == 0 || slices.Contains(reasons, e.Reason) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 func nodeEventEvidence(c *Context, e corev1.Event) string {
-	return c.Evidence(fmt.Sprintf("Event %s ×%d on node/%s at %s: %s", e.Reason, max(e.Count, 1), e.InvolvedObject.Name, clock(lastSeen(e)), firstLine(e.Message)),
+	return c.Evidence(fmt.Sprintf("Event %s ×%d on node/%s at %s: %s", e.Reason, max(e.Count, 1), e.InvolvedObject.Name, clock(bundle.EventTime(&e)), firstLine(e.Message)),
 		"event on node/"+e.InvolvedObject.Name,
 		fmt.Sprintf("kubectl get events -n default --field-selector involvedObject.kind=Node,involvedObject.name=%s", e.InvolvedObject.Name))
-}
-
-func lastSeen(e corev1.Event) time.Time {
-	switch {
-	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
-		return e.Series.LastObservedTime.Time
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	}
-	return e.FirstTimestamp.Time
 }
 
 func clock(t time.Time) string {
@@ -152,7 +126,7 @@ func nodeImpact(c *Context, n *corev1.Node) []string {
 		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted":
 			evicted = append(evicted, p.Namespace+"/"+p.Name)
 		case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
-		case !podIsReadyCond(p):
+		case !isPodReady(p):
 			notReady = append(notReady, p.Namespace+"/"+p.Name)
 		}
 	}
@@ -168,15 +142,6 @@ func listSuffix(names []string) string {
 		return ""
 	}
 	return ": " + namesUpTo(names, 5)
-}
-
-func podIsReadyCond(p *corev1.Pod) bool {
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == corev1.PodReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // nodeHasProblem reports whether a node has anything the node rules report;
@@ -254,7 +219,7 @@ var nodeHistoryReasons = []string{"NodeNotReady", "Rebooted", "SystemOOM", "Cont
 // Unknown, with why (kubelet gone, CNI, runtime, PLEG) and what it takes
 // down with it.
 func checkNodeNotReady(c *Context) []Finding {
-	n := targetNode(c)
+	n := targetOf(c, "Node", c.B.Nodes)
 	if n == nil {
 		return nil
 	}
@@ -302,9 +267,9 @@ func checkNodeNotReady(c *Context) []Finding {
 		evidence = append(evidence, nodeEventEvidence(c, e))
 		switch e.Reason {
 		case "Rebooted":
-			f.Contributing = append(f.Contributing, fmt.Sprintf("The node rebooted at %s: %s", clock(lastSeen(e)), firstLine(e.Message)))
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The node rebooted at %s: %s", clock(bundle.EventTime(&e)), firstLine(e.Message)))
 		case "SystemOOM":
-			f.Contributing = append(f.Contributing, fmt.Sprintf("The kernel's OOM killer ran on the node at %s: %s", clock(lastSeen(e)), firstLine(e.Message)))
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The kernel's OOM killer ran on the node at %s: %s", clock(bundle.EventTime(&e)), firstLine(e.Message)))
 		}
 	}
 	for _, other := range n.Status.Conditions {
@@ -384,7 +349,7 @@ var pressureEventReasons = []string{"EvictionThresholdMet", "FreeDiskSpaceFailed
 
 // checkNodePressure: a Node target under memory, disk or PID pressure.
 func checkNodePressure(c *Context) []Finding {
-	n := targetNode(c)
+	n := targetOf(c, "Node", c.B.Nodes)
 	if n == nil {
 		return nil
 	}
@@ -459,7 +424,7 @@ func podsWithoutMemoryLimit(pods []*corev1.Pod) []string {
 
 // checkNodeNetworkUnavailable: a Node target whose network is not set up.
 func checkNodeNetworkUnavailable(c *Context) []Finding {
-	n := targetNode(c)
+	n := targetOf(c, "Node", c.B.Nodes)
 	if n == nil {
 		return nil
 	}
@@ -491,7 +456,7 @@ func checkNodeNetworkUnavailable(c *Context) []Finding {
 
 // checkNodeCordoned: a Node target marked unschedulable.
 func checkNodeCordoned(c *Context) []Finding {
-	n := targetNode(c)
+	n := targetOf(c, "Node", c.B.Nodes)
 	if n == nil || !n.Spec.Unschedulable {
 		return nil
 	}
@@ -521,7 +486,7 @@ func checkNodeCordoned(c *Context) []Finding {
 	if pods := c.B.NodePods; len(pods) > 0 {
 		var workloads []string
 		for _, p := range pods {
-			if ref := controllerRef(p); ref == nil || ref.Kind != "DaemonSet" {
+			if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.Kind != "DaemonSet" {
 				if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 					workloads = append(workloads, p.Namespace+"/"+p.Name)
 				}
@@ -530,15 +495,6 @@ func checkNodeCordoned(c *Context) []Finding {
 		f.Contributing = append(f.Contributing, fmt.Sprintf("%d pod(s) other than DaemonSet pods still run on the node%s: a drain, if one was started, has not finished.", len(workloads), listSuffix(workloads)))
 	}
 	return []Finding{f}
-}
-
-func controllerRef(p *corev1.Pod) *struct{ Kind, Name string } {
-	for _, r := range p.OwnerReferences {
-		if r.Controller != nil && *r.Controller {
-			return &struct{ Kind, Name string }{r.Kind, r.Name}
-		}
-	}
-	return nil
 }
 
 // Pods whose node is the problem.
@@ -579,7 +535,7 @@ func checkPodNode(c *Context) []Finding {
 			out = append(out, podOnNotReadyNode(c, p, n, cond))
 			continue
 		}
-		if podIsReadyCond(p) {
+		if isPodReady(p) {
 			continue
 		}
 		if nodeConditionTrue(n, corev1.NodeNetworkUnavailable) {
@@ -617,7 +573,7 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 	if m := evictionLowRe.FindStringSubmatch(msg); m != nil {
 		resourceName = m[1]
 		for i := range pressures {
-			if containsString(pressures[i].Resources, resourceName) {
+			if slices.Contains(pressures[i].Resources, resourceName) {
 				pr, prType = &pressures[i].pressure, pressures[i].Type
 			}
 		}
@@ -639,7 +595,7 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 	f := Finding{
 		Verdict: report.Validated, Confidence: 0.95, Depth: 2, Subject: p.Name, Evidence: evidence,
 		Mechanism: fmt.Sprintf("When a node runs low on %s, the kubelet evicts pods to reclaim it: first those using more than they request, ranked by priority and by how far they exceed their request. "+
-			"An evicted pod stays Failed (reason Evicted); its controller, if any, creates a replacement elsewhere.", orDefaultText(resourceName, string(prType))),
+			"An evicted pod stays Failed (reason Evicted); its controller, if any, creates a replacement elsewhere.", valueOr(resourceName, string(prType))),
 		Current: true,
 	}
 	// An evicted pod of a workload is history once its replacement runs;
@@ -665,7 +621,7 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 			evidence = append(evidence, nodeEventEvidence(c, e))
 		}
 	}
-	nodeName := orDefaultText(node, "its node")
+	nodeName := valueOr(node, "its node")
 	if admission {
 		f.Category = pr.Category + "/Rejected"
 		f.Hypothesis = fmt.Sprintf("The pod was rejected by its node's kubelet because the node had %s", prType)
@@ -705,15 +661,8 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 	return f, true
 }
 
-func orDefaultText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func shutdownFinding(c *Context, p *corev1.Pod) Finding {
-	node := orDefaultText(p.Spec.NodeName, "its node")
+	node := valueOr(p.Spec.NodeName, "its node")
 	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason %s: %s", orDash(p.Status.Reason), p.Status.Message), podRef(p)+" .status.reason/.status.message",
 		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, nsFlag(p)))}
 	for _, e := range nodeEvents(c, p.Spec.NodeName, "Rebooted", "NodeShutdown", "NodeNotReady", "Starting") {
@@ -784,15 +733,6 @@ func podOnNotReadyNode(c *Context, p *corev1.Pod, n *corev1.Node, cond *corev1.N
 	}
 	f.Evidence = evidence
 	return f
-}
-
-func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == corev1.PodReady {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // podOnNetworklessNode: the pod's node has no network; its sandbox events

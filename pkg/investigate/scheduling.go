@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -1863,24 +1862,6 @@ func claimsOfPod(p *corev1.Pod) []string {
 	return out
 }
 
-func schedClaim(b *bundle.Bundle, ns, name string) *corev1.PersistentVolumeClaim {
-	for _, c := range b.PVCs {
-		if c.Namespace == ns && c.Name == name {
-			return c
-		}
-	}
-	return nil
-}
-
-func schedVolume(b *bundle.Bundle, name string) *corev1.PersistentVolume {
-	for _, v := range b.PVs {
-		if v.Name == name {
-			return v
-		}
-	}
-	return nil
-}
-
 func (e *schedContext) missingPVC(part schedReason, m []string) schedCause {
 	claim := m[1]
 	return schedCause{
@@ -1901,7 +1882,7 @@ func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
 	cause := schedCause{Definitive: true, Confidence: 0.85}
 	var unbound []string
 	for _, name := range claimsOfPod(e.p) {
-		pvc := schedClaim(b, e.p.Namespace, name)
+		pvc := claimNamed(e.c, e.p.Namespace, name)
 		if pvc == nil {
 			if b.IsMissing("PersistentVolumeClaim", e.p.Namespace, name) {
 				unbound = append(unbound, fmt.Sprintf("pvc %s does not exist", name))
@@ -1949,7 +1930,7 @@ func (e *schedContext) claimState(pvc *corev1.PersistentVolumeClaim) (string, []
 	default:
 		class := *pvc.Spec.StorageClassName
 		fact += ", storageClass " + class
-		switch sc := schedStorageClass(b, class); {
+		switch sc := storageClassNamed(e.c, class); {
 		case sc != nil:
 			mode := "Immediate"
 			if sc.VolumeBindingMode != nil {
@@ -1986,11 +1967,11 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 	b := e.c.B
 	cause := schedCause{Confidence: 0.75}
 	for _, name := range claimsOfPod(e.p) {
-		pvc := schedClaim(b, e.p.Namespace, name)
+		pvc := claimNamed(e.c, e.p.Namespace, name)
 		if pvc == nil || pvc.Spec.VolumeName == "" {
 			continue
 		}
-		pv := schedVolume(b, pvc.Spec.VolumeName)
+		pv := volumeNamed(e.c, pvc.Spec.VolumeName)
 		if pv == nil || pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
 			continue
 		}
@@ -2036,15 +2017,6 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 		Commands: []string{fmt.Sprintf("kubectl get pvc %s -o custom-columns=NAME:.metadata.name,VOLUME:.spec.volumeName", nsFlag(e.p)),
 			"kubectl get pv -o custom-columns=NAME:.metadata.name,AFFINITY:.spec.nodeAffinity.required", "kubectl get nodes -L topology.kubernetes.io/zone"}}}
 	return cause
-}
-
-func schedStorageClass(b *bundle.Bundle, name string) *storagev1.StorageClass {
-	for _, sc := range b.StorageClasses {
-		if sc.Name == name {
-			return sc
-		}
-	}
-	return nil
 }
 
 // Gates and missing schedulers.

@@ -138,37 +138,14 @@ func runSchedCases(t *testing.T, cases []scCase) {
 				}
 				return
 			}
-			if !strings.HasPrefix(r.RootCause.Category, tt.wantCategory) {
-				t.Errorf("category = %q, want prefix %q (title %q)", r.RootCause.Category, tt.wantCategory, r.Title)
-			}
-			for _, s := range tt.wantCulprit {
-				if !strings.Contains(r.RootCause.Culprit, s) {
-					t.Errorf("culprit %q lacks %q", r.RootCause.Culprit, s)
-				}
-			}
-			for _, s := range tt.wantTitle {
-				if !strings.Contains(r.Title, s) {
-					t.Errorf("title %q lacks %q", r.Title, s)
-				}
-			}
+			checkRootCause(t, r, rootCauseWant{tt.wantCategory, tt.wantCulprit, tt.wantTitle, tt.minConf}, "")
 			for _, s := range tt.wantText {
 				if !strings.Contains(md, s) {
 					t.Errorf("report lacks %q:\n%s", s, md)
 				}
 			}
-			if r.Confidence < tt.minConf {
-				t.Errorf("confidence %.2f < %.2f", r.Confidence, tt.minConf)
-			}
 			if tt.wantRuledOut != "" && !strings.Contains(strings.Join(r.RuledOut, "\n"), tt.wantRuledOut) {
 				t.Errorf("ruled out %v lacks %q", r.RuledOut, tt.wantRuledOut)
-			}
-			if len(r.RootCause.Evidence) == 0 || len(r.Actions) == 0 {
-				t.Errorf("root cause without evidence or actions: %+v", r.RootCause)
-			}
-			for _, id := range r.RootCause.Evidence {
-				if !hasEvidence(r, id) {
-					t.Errorf("root cause cites %s, which is not in the evidence list", id)
-				}
 			}
 		})
 	}

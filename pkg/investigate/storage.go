@@ -77,6 +77,15 @@ func claimNamed(c *Context, ns, name string) *corev1.PersistentVolumeClaim {
 	return nil
 }
 
+func volumeNamed(c *Context, name string) *corev1.PersistentVolume {
+	for _, pv := range c.B.PVs {
+		if pv.Name == name {
+			return pv
+		}
+	}
+	return nil
+}
+
 func storageClassNamed(c *Context, name string) *storagev1.StorageClass {
 	for _, sc := range c.B.StorageClasses {
 		if sc.Name == name {
@@ -510,12 +519,7 @@ func pvMismatches(c *Context, pvc *corev1.PersistentVolumeClaim, className strin
 func preboundClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents) *Finding {
 	pvc := cc.pvc
 	name := pvc.Spec.VolumeName
-	var pv *corev1.PersistentVolume
-	for _, v := range c.B.PVs {
-		if v.Name == name {
-			pv = v
-		}
-	}
+	pv := volumeNamed(c, name)
 	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("PVC %s asks for volume %s by name", pvc.Name, name), pvcRef(pvc)+" .spec.volumeName",
 		fmt.Sprintf("kubectl get pvc %s %s -o jsonpath='{.spec.volumeName}'", pvc.Name, pvcNS(pvc))))
 	fixCmds := []string{fmt.Sprintf("kubectl get pv %s -o wide", name)}

@@ -2,11 +2,14 @@ package investigate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -15,53 +18,251 @@ import (
 )
 
 type symptomSet struct {
-	lines   []string
+	// lines are what is observably wrong, faults first, then observations.
+	lines []string
+	// healthy is true when no line is a fault: observations alone (an HPA
+	// at its maxReplicas, an Ingress without an address) are not one.
 	healthy bool
+}
+
+// symptoms accumulates one target's readings.
+type symptoms struct {
+	faults []string // something is wrong
+	notes  []string // worth saying, not a fault on its own
+}
+
+func (s *symptoms) fault(format string, a ...any) {
+	s.faults = append(s.faults, fmt.Sprintf(format, a...))
+}
+func (s *symptoms) note(format string, a ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, a...))
+}
+
+// kindSymptoms reads the status of each kind that has a dedicated reading.
+var kindSymptoms = map[string]func(*Context, *symptoms){
+	"Deployment":              deploymentSymptoms,
+	"StatefulSet":             statefulSetSymptoms,
+	"DaemonSet":               daemonSetSymptoms,
+	"ReplicaSet":              replicaSetSymptoms,
+	"Job":                     jobSymptoms,
+	"CronJob":                 cronJobSymptoms,
+	"Service":                 serviceSymptoms,
+	"Ingress":                 ingressSymptoms,
+	"HorizontalPodAutoscaler": hpaSymptoms,
+	"Node":                    nodeTargetSymptoms,
 }
 
 // collectSymptoms states what is observably wrong, without explaining it.
 func collectSymptoms(c *Context) symptomSet {
-	var s symptomSet
+	var s symptoms
 	b := c.B
-	switch b.Target.Kind {
-	case "Deployment":
-		for _, d := range b.Deployments {
-			if string(d.UID) != b.Target.UID {
-				continue
-			}
-			want := int32(1)
-			if d.Spec.Replicas != nil {
-				want = *d.Spec.Replicas
-			}
-			if d.Status.AvailableReplicas < want {
-				s.lines = append(s.lines, fmt.Sprintf("Deployment %s has %d/%d replicas available (%d updated, %d unavailable)",
-					d.Name, d.Status.AvailableReplicas, want, d.Status.UpdatedReplicas, d.Status.UnavailableReplicas))
-			}
-			for _, cond := range d.Status.Conditions {
-				if cond.Status == corev1.ConditionFalse && (cond.Type == appsv1.DeploymentAvailable || cond.Type == appsv1.DeploymentProgressing) {
-					s.lines = append(s.lines, fmt.Sprintf("Condition %s=False (%s): %s", cond.Type, cond.Reason, cond.Message))
-				}
-				if cond.Type == appsv1.DeploymentReplicaFailure && cond.Status == corev1.ConditionTrue {
-					s.lines = append(s.lines, fmt.Sprintf("Condition ReplicaFailure=True (%s): %s", cond.Reason, cond.Message))
-				}
-			}
-		}
-	case "Node":
-		for _, n := range b.Nodes {
-			s.lines = append(s.lines, nodeSymptoms(n)...)
-		}
+	if read := kindSymptoms[b.Target.Kind]; read != nil {
+		read(c, &s)
 	}
 	for _, p := range b.Pods {
-		s.lines = append(s.lines, podSymptoms(p, b.Target.Kind != "Pod")...)
+		s.faults = append(s.faults, podSymptoms(p, b.Target.Kind != "Pod")...)
 	}
-	if len(s.lines) == 0 {
-		// Kinds without a dedicated reading (CRDs, Services, PVCs, …): what
-		// their status conditions and recent warnings say.
-		s.lines = append(s.lines, conditionSymptoms(b)...)
-		s.lines = append(s.lines, recentWarnings(c)...)
+	if len(s.faults) == 0 {
+		// Kinds without a dedicated reading (CRDs, PVCs, …), or one that
+		// shows nothing: what their status conditions and recent warnings
+		// say.
+		s.faults = append(s.faults, conditionSymptoms(b)...)
+		s.faults = append(s.faults, recentWarnings(c)...)
 	}
-	s.healthy = len(s.lines) == 0
-	return s
+	return symptomSet{lines: append(s.faults, s.notes...), healthy: len(s.faults) == 0}
+}
+
+func nodeTargetSymptoms(c *Context, s *symptoms) {
+	for _, n := range c.B.Nodes {
+		s.faults = append(s.faults, nodeSymptoms(n)...)
+	}
+}
+
+func deploymentSymptoms(c *Context, s *symptoms) {
+	d := targetOf(c, "Deployment", c.B.Deployments)
+	if d == nil {
+		return
+	}
+	want := wlReplicasOf(d.Spec.Replicas)
+	if d.Status.AvailableReplicas < want {
+		s.fault("Deployment %s has %d/%d replicas available (%d updated, %d unavailable)",
+			d.Name, d.Status.AvailableReplicas, want, d.Status.UpdatedReplicas, d.Status.UnavailableReplicas)
+	}
+	for _, cond := range d.Status.Conditions {
+		if cond.Status == corev1.ConditionFalse && (cond.Type == appsv1.DeploymentAvailable || cond.Type == appsv1.DeploymentProgressing) {
+			s.fault("Condition %s=False (%s): %s", cond.Type, cond.Reason, cond.Message)
+		}
+		if cond.Type == appsv1.DeploymentReplicaFailure && cond.Status == corev1.ConditionTrue {
+			s.fault("Condition ReplicaFailure=True (%s): %s", cond.Reason, cond.Message)
+		}
+	}
+}
+
+func statefulSetSymptoms(c *Context, s *symptoms) {
+	sts := targetOf(c, "StatefulSet", c.B.StatefulSets)
+	if sts == nil {
+		return
+	}
+	want, st := wlReplicasOf(sts.Spec.Replicas), sts.Status
+	if st.ReadyReplicas < want {
+		s.fault("StatefulSet %s has %d/%d replicas ready (%d created, %d updated)", sts.Name, st.ReadyReplicas, want, st.Replicas, st.UpdatedReplicas)
+	}
+	if st.UpdateRevision != "" && st.CurrentRevision != st.UpdateRevision {
+		s.note("StatefulSet %s is rolling from revision %s to %s: %d/%d replicas updated", sts.Name, st.CurrentRevision, st.UpdateRevision, st.UpdatedReplicas, want)
+	}
+}
+
+func daemonSetSymptoms(c *Context, s *symptoms) {
+	ds := targetOf(c, "DaemonSet", c.B.DaemonSets)
+	if ds == nil {
+		return
+	}
+	st := ds.Status
+	if st.DesiredNumberScheduled == 0 && len(c.B.Nodes) > 0 {
+		s.fault("DaemonSet %s wants 0 pods although the cluster has %d node(s): no node qualifies for it", ds.Name, len(c.B.Nodes))
+	}
+	if st.CurrentNumberScheduled < st.DesiredNumberScheduled {
+		s.fault("DaemonSet %s has pods on %d of the %d nodes it should run on", ds.Name, st.CurrentNumberScheduled, st.DesiredNumberScheduled)
+	}
+	if st.NumberUnavailable > 0 || st.NumberReady < st.DesiredNumberScheduled {
+		s.fault("DaemonSet %s has %d/%d pods ready (%d available, %d unavailable)", ds.Name, st.NumberReady, st.DesiredNumberScheduled, st.NumberAvailable, st.NumberUnavailable)
+	}
+	if st.NumberMisscheduled > 0 {
+		s.fault("DaemonSet %s runs %d pod(s) on nodes it no longer selects (misscheduled)", ds.Name, st.NumberMisscheduled)
+	}
+}
+
+func replicaSetSymptoms(c *Context, s *symptoms) {
+	rs := targetOf(c, "ReplicaSet", c.B.ReplicaSets)
+	if rs == nil {
+		return
+	}
+	if want := wlReplicasOf(rs.Spec.Replicas); rs.Status.ReadyReplicas < want {
+		s.fault("ReplicaSet %s has %d/%d replicas ready (%d created)", rs.Name, rs.Status.ReadyReplicas, want, rs.Status.Replicas)
+	}
+	for _, cond := range rs.Status.Conditions {
+		if cond.Type == appsv1.ReplicaSetReplicaFailure && cond.Status == corev1.ConditionTrue {
+			s.fault("Condition ReplicaFailure=True (%s): %s", cond.Reason, cond.Message)
+		}
+	}
+}
+
+func jobSymptoms(c *Context, s *symptoms) {
+	j := targetOf(c, "Job", c.B.Jobs)
+	if j == nil {
+		return
+	}
+	cond, done := wlJobFinished(j)
+	switch {
+	case done && cond.Type == batchv1.JobFailed:
+		s.fault("Condition Failed=True (%s) since %s: %s", cond.Reason, wlStamp(cond.LastTransitionTime.Time), cond.Message)
+	case !done && j.Status.Failed > 0:
+		s.fault("Job %s has %d failed pod(s) so far and is still running (backoffLimit %d, %d active)", j.Name, j.Status.Failed, wlBackoffLimit(j), j.Status.Active)
+	}
+	if j.Spec.Suspend != nil && *j.Spec.Suspend && !done {
+		s.note("Job %s is suspended (spec.suspend=true): it starts no pods", j.Name)
+	}
+}
+
+func cronJobSymptoms(c *Context, s *symptoms) {
+	cj := targetOf(c, "CronJob", c.B.CronJobs)
+	if cj == nil {
+		return
+	}
+	suspended := cj.Spec.Suspend != nil && *cj.Spec.Suspend
+	if suspended {
+		// A pause may be deliberate: the rule decides when it is a fault.
+		s.note("CronJob %s is suspended (spec.suspend=true); its last run was scheduled %s", cj.Name, wlStampPtr(cj.Status.LastScheduleTime))
+	}
+	jobs := wlJobsOf(c, cj) // newest first
+	for _, j := range jobs {
+		if cond, done := wlJobFinished(j); done {
+			if cond.Type == batchv1.JobFailed {
+				s.fault("The last finished run of CronJob %s, job %s, failed (%s): %s", cj.Name, j.Name, cond.Reason, cond.Message)
+			}
+			break
+		}
+	}
+	sched, err := wlParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
+	if err != nil {
+		return // the rule reads the controller's own verdict on the schedule
+	}
+	if period := sched.period(c.Now); period > 0 {
+		for _, j := range jobs {
+			active := slices.ContainsFunc(cj.Status.Active, func(ref corev1.ObjectReference) bool { return ref.Name == j.Name })
+			started := j.CreationTimestamp.Time
+			if j.Status.StartTime != nil {
+				started = j.Status.StartTime.Time
+			}
+			if active && c.Now.Sub(started) > period {
+				s.fault("Job %s of CronJob %s has been running for %s, longer than the %s between its scheduled runs", j.Name, cj.Name, wlHumanDuration(c.Now.Sub(started)), wlHumanDuration(period))
+			}
+		}
+	}
+	if missed := sched.missed(wlLastRun(cj), c.Now); !suspended && missed >= 2 {
+		s.fault("CronJob %s has started no run since %s: %s%d scheduled run(s) of %q are missing", cj.Name, wlStamp(wlLastRun(cj)), wlAtLeast(missed, 1000), missed, cj.Spec.Schedule)
+	}
+}
+
+func serviceSymptoms(c *Context, s *symptoms) {
+	svc := targetOf(c, "Service", c.B.Services)
+	if svc == nil || !expectsEndpoints(svc) || collectionFailed(c, "endpointslices") {
+		return
+	}
+	if eps := endpointsOf(c, svc); len(eps.ready) == 0 {
+		s.fault("Service %s has no ready endpoint: %s", svc.Name, eps.summary())
+	}
+}
+
+// expectsEndpoints: every Service but an ExternalName (a DNS alias) sends
+// traffic to endpoints, found by its selector or, without one, created by
+// hand.
+func expectsEndpoints(svc *corev1.Service) bool {
+	return svc.Spec.Type != corev1.ServiceTypeExternalName
+}
+
+func ingressSymptoms(c *Context, s *symptoms) {
+	ing := targetOf(c, "Ingress", c.B.Ingresses)
+	if ing == nil {
+		return
+	}
+	for _, be := range ingressBackends(ing) {
+		svc := serviceNamed(c, ing.Namespace, be.Service)
+		switch {
+		case c.B.IsMissing("Service", ing.Namespace, be.Service):
+			s.fault("Ingress %s %s routes to service %s, which does not exist", ing.Name, be.Where, be.Service)
+		case svc == nil:
+		case !serviceHasPort(svc, be.Port):
+			s.fault("Ingress %s %s routes to service %s %s, which the Service does not expose (it has %s)", ing.Name, be.Where, be.Service, portText(be.Port), servicePortsText(svc))
+		case expectsEndpoints(svc) && !collectionFailed(c, "endpointslices"):
+			if eps := endpointsOf(c, svc); len(eps.ready) == 0 {
+				s.fault("Ingress %s %s routes to service %s, which has no ready endpoint: %s", ing.Name, be.Where, be.Service, eps.summary())
+			}
+		}
+	}
+	if len(ing.Status.LoadBalancer.Ingress) == 0 {
+		// Many controllers (and every cluster without one) leave it empty:
+		// a hint, not a fault.
+		s.note("Ingress %s has no address in status.loadBalancer: no ingress controller has reported serving it", ing.Name)
+	}
+}
+
+func hpaSymptoms(c *Context, s *symptoms) {
+	h := targetOf(c, "HorizontalPodAutoscaler", c.B.HPAs)
+	if h == nil {
+		return
+	}
+	for _, cond := range h.Status.Conditions {
+		line := fmt.Sprintf("Condition %s=%s (%s): %s", cond.Type, cond.Status, cond.Reason, cond.Message)
+		switch {
+		case cond.Type == autoscalingv2.ScalingActive && cond.Status == corev1.ConditionFalse && cond.Reason == "ScalingDisabled":
+			s.notes = append(s.notes, line+" (its target is scaled to zero: the HPA is paused, not broken)")
+		case (cond.Type == autoscalingv2.ScalingActive || cond.Type == autoscalingv2.AbleToScale) && cond.Status == corev1.ConditionFalse:
+			s.faults = append(s.faults, line)
+		case cond.Type == autoscalingv2.ScalingLimited && cond.Status == corev1.ConditionTrue:
+			s.notes = append(s.notes, fmt.Sprintf("%s (a limit the HPA was given, not a fault; %d current, %d desired replicas)", line, h.Status.CurrentReplicas, h.Status.DesiredReplicas))
+		}
+	}
 }
 
 // badConditions are condition types whose False means trouble in most APIs.
@@ -120,7 +321,14 @@ func podSymptoms(p *corev1.Pod, prefix bool) []string {
 		}
 	}
 	if p.Status.Phase == corev1.PodFailed {
-		out = append(out, fmt.Sprintf("%sPod phase Failed (%s): %s", name, p.Status.Reason, p.Status.Message))
+		line := name + "Pod phase Failed"
+		if p.Status.Reason != "" {
+			line += " (" + p.Status.Reason + ")"
+		}
+		if p.Status.Message != "" {
+			line += ": " + p.Status.Message
+		}
+		out = append(out, line)
 	}
 	for _, cs := range allStatuses(p) {
 		kind := "Container"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,17 +134,6 @@ func wlPodsOf(c *Context, uid types.UID) []*corev1.Pod {
 	return out
 }
 
-func wlPodIsReady(p *corev1.Pod) bool {
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == corev1.PodReady {
-			return cond.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func wlIsTarget(c *Context, uid types.UID) bool { return string(uid) == c.B.Target.UID }
-
 // wlPodLevelRules are the catalogue without this area: what explains a pod
 // on its own. Workload rules consult them to quote a pod's cause and to
 // defer to it in the ranking instead of competing with it. Filled by init:
@@ -268,7 +258,7 @@ func wlDescribePod(c *Context, p *corev1.Pod) (string, []string) {
 			return s, ev(fmt.Sprintf("Pod %s: %s", p.Name, s))
 		}
 	}
-	if wlPodIsReady(p) {
+	if isPodReady(p) {
 		return "Ready", nil
 	}
 	if p.Status.Phase == corev1.PodRunning {
@@ -374,13 +364,6 @@ func wlReplicasOf(p *int32) int32 {
 		return 1
 	}
 	return *p
-}
-
-func wlFirstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // ---------------------------------------------------------------------------
@@ -588,7 +571,7 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 	case "Quota":
 		quota, requested, used, limited := m[1], wlParseResourceList(m[2]), wlParseResourceList(m[3]), wlParseResourceList(m[4])
 		var parts, names []string
-		for _, k := range wlSortedKeys(requested) {
+		for _, k := range sortedKeys(requested) {
 			parts = append(parts, fmt.Sprintf("%s: requested %s, used %s, limited %s", k, requested[k], orDash(used[k]), orDash(limited[k])))
 			names = append(names, k)
 		}
@@ -673,7 +656,7 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		f.Mechanism = "The PodSecurity admission controller checks every new pod against the level named by the namespace's pod-security.kubernetes.io/enforce label and refuses pods that do not meet it. " + f.Mechanism
 		if ns := c.B.Namespace; ns != nil {
 			var labels []string
-			for _, k := range wlSortedKeys(ns.Labels) {
+			for _, k := range sortedKeys(ns.Labels) {
 				if strings.HasPrefix(k, "pod-security.kubernetes.io/") {
 					labels = append(labels, k+"="+ns.Labels[k])
 				}
@@ -865,7 +848,7 @@ func wlPodSecurityPatch(reasons, containers []string) string {
 	}
 	obj := func(m map[string]string) string {
 		var parts []string
-		for _, k := range wlSortedKeys(m) {
+		for _, k := range sortedKeys(m) {
 			parts = append(parts, fmt.Sprintf("%q:%s", k, m[k]))
 		}
 		return "{" + strings.Join(parts, ",") + "}"
@@ -885,15 +868,6 @@ func wlPodSecurityPatch(reasons, containers []string) string {
 		return ""
 	}
 	return "{" + strings.Join(parts, ",") + "}"
-}
-
-func wlSortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // wlTemplateAmounts says what one pod of the template asks for of the quota's
@@ -1020,23 +994,21 @@ func wlDeploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionTyp
 // how far it got, what changed from the previous revision) and defers to
 // the pods' own cause when there is one.
 func wlCheckRollout(c *Context) []Finding {
-	var out []Finding
-	for _, d := range c.B.Deployments {
-		if !wlIsTarget(c, d.UID) {
-			continue
-		}
-		progressing := wlDeploymentCondition(d, appsv1.DeploymentProgressing)
-		available := wlDeploymentCondition(d, appsv1.DeploymentAvailable)
-		deadline := progressing != nil && progressing.Status == corev1.ConditionFalse && progressing.Reason == "ProgressDeadlineExceeded"
-		unavailable := available != nil && available.Status == corev1.ConditionFalse
-		if !deadline && !unavailable {
-			continue
-		}
-		if f, ok := wlRolloutFinding(c, d, progressing, available, deadline); ok {
-			out = append(out, f)
-		}
+	d := targetOf(c, "Deployment", c.B.Deployments)
+	if d == nil {
+		return nil
 	}
-	return out
+	progressing := wlDeploymentCondition(d, appsv1.DeploymentProgressing)
+	available := wlDeploymentCondition(d, appsv1.DeploymentAvailable)
+	deadline := progressing != nil && progressing.Status == corev1.ConditionFalse && progressing.Reason == "ProgressDeadlineExceeded"
+	unavailable := available != nil && available.Status == corev1.ConditionFalse
+	if !deadline && !unavailable {
+		return nil
+	}
+	if f, ok := wlRolloutFinding(c, d, progressing, available, deadline); ok {
+		return []Finding{f}
+	}
+	return nil
 }
 
 func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *appsv1.DeploymentCondition, deadline bool) (Finding, bool) {
@@ -1123,7 +1095,7 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 	var notReady, pending []*corev1.Pod
 	for _, p := range newPods {
 		switch {
-		case wlPodIsReady(p) || p.Status.Phase == corev1.PodSucceeded:
+		case isPodReady(p) || p.Status.Phase == corev1.PodSucceeded:
 		case p.Spec.NodeName == "" || p.Status.Phase == corev1.PodPending:
 			pending = append(pending, p)
 		default:
@@ -1132,8 +1104,11 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 	}
 	switch {
 	case cause != nil:
+		// The pod's own finding is the root cause; this one is its context
+		// (which revision, what changed, how to roll back).
 		f.Category += "/PodsFailing"
 		f.Confidence = 0.5
+		f.Context = true
 		f.Hypothesis = fmt.Sprintf("The pods of revision %d fail, so the rollout cannot progress", rev)
 		f.Title = fmt.Sprintf("%s: its pods fail (%s: %s)", subject, pod.Name, cause.Title)
 		f.Summary = fmt.Sprintf("The pods of revision %d of deployment %s do not become available: pod %s: %s.", rev, d.Name, pod.Name, cause.Title)
@@ -1142,7 +1117,7 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 			// cause wins: its statement carries the trigger.
 			f.Confidence = 0.55
 			f.Hypothesis = fmt.Sprintf("Revision %d introduced the pods' failure: it changed %s", rev, match)
-			f.Contributing = append(f.Contributing, fmt.Sprintf("The pod failure matches a change of revision %d (%s): the rollout introduced the fault, and rolling back to revision %d removes it.", rev, match, bundle.Revision(prev)))
+			f.Contributing = append([]string{fmt.Sprintf("The pod failure matches a change of revision %d (%s): the rollout introduced the fault, and rolling back to revision %d removes it.", rev, match, bundle.Revision(prev))}, f.Contributing...)
 		}
 		f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) pods: %s", newest.Name, rev, cause.Culprit)
 	case failedCreate:
@@ -1304,7 +1279,7 @@ func wlDiffTemplates(old, cur *corev1.PodTemplateSpec) wlTemplateDiff {
 		d.add([]string{n}, "serviceAccountName %s → %s", wlOrDefault(o), wlOrDefault(n))
 	}
 	if !reflect.DeepEqual(old.Spec.NodeSelector, cur.Spec.NodeSelector) {
-		d.add(wlSortedKeys(cur.Spec.NodeSelector), "nodeSelector %s → %s", wlLabelString(old.Spec.NodeSelector), wlLabelString(cur.Spec.NodeSelector))
+		d.add(sortedKeys(cur.Spec.NodeSelector), "nodeSelector %s → %s", wlLabelString(old.Spec.NodeSelector), wlLabelString(cur.Spec.NodeSelector))
 	}
 	if !reflect.DeepEqual(old.Spec.Tolerations, cur.Spec.Tolerations) {
 		d.add(nil, "tolerations changed (%d → %d)", len(old.Spec.Tolerations), len(cur.Spec.Tolerations))
@@ -1354,12 +1329,12 @@ func wlDiffContainer(d *wlTemplateDiff, o, n *corev1.Container, kind string) {
 	}
 	oldFrom, newFrom := wlEnvFromRefs(o.EnvFrom), wlEnvFromRefs(n.EnvFrom)
 	for _, r := range newFrom {
-		if !wlContains(oldFrom, r) {
+		if !slices.Contains(oldFrom, r) {
 			d.add([]string{wlRefName(r)}, "%s %s envFrom %s added", kind, name, r)
 		}
 	}
 	for _, r := range oldFrom {
-		if !wlContains(newFrom, r) {
+		if !slices.Contains(newFrom, r) {
 			d.add([]string{wlRefName(r)}, "%s %s envFrom %s removed", kind, name, r)
 		}
 	}
@@ -1374,7 +1349,7 @@ func wlDiffContainer(d *wlTemplateDiff, o, n *corev1.Container, kind string) {
 		for k := range part.cur {
 			names[string(k)] = true
 		}
-		for _, res := range wlSortedKeys(names) {
+		for _, res := range sortedKeys(names) {
 			oq, had := part.old[corev1.ResourceName(res)]
 			nq, has := part.cur[corev1.ResourceName(res)]
 			switch {
@@ -1402,12 +1377,12 @@ func wlDiffContainer(d *wlTemplateDiff, o, n *corev1.Container, kind string) {
 	}
 	oldMounts, newMounts := wlMountList(o.VolumeMounts), wlMountList(n.VolumeMounts)
 	for _, m := range newMounts {
-		if !wlContains(oldMounts, m) {
+		if !slices.Contains(oldMounts, m) {
 			d.add([]string{m}, "%s %s mounts %s", kind, name, m)
 		}
 	}
 	for _, m := range oldMounts {
-		if !wlContains(newMounts, m) {
+		if !slices.Contains(newMounts, m) {
 			d.add([]string{m}, "%s %s no longer mounts %s", kind, name, m)
 		}
 	}
@@ -1555,14 +1530,7 @@ func wlQuoteList(l []string) string {
 }
 
 func wlLabelString(m map[string]string) string {
-	if len(m) == 0 {
-		return "{}"
-	}
-	var parts []string
-	for _, k := range wlSortedKeys(m) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return "{" + strings.Join(parts, ",") + "}"
+	return "{" + selectorString(m) + "}"
 }
 
 func wlRefNames(refs []corev1.LocalObjectReference) string {
@@ -1587,15 +1555,6 @@ func wlImageTag(image string) string {
 	return image
 }
 
-func wlContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // ---------------------------------------------------------------------------
 // StatefulSets.
 
@@ -1613,46 +1572,43 @@ func wlOrdinalOf(set, pod string) (int32, bool) {
 // controller creates pod N+1 only once pod N is Running and Ready, so one
 // unready pod blocks every higher ordinal.
 func wlCheckStatefulSetOrdinals(c *Context) []Finding {
-	var out []Finding
-	for _, s := range c.B.StatefulSets {
-		if !wlIsTarget(c, s.UID) || s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
-			continue
-		}
-		want := wlReplicasOf(s.Spec.Replicas)
-		if s.Status.ReadyReplicas >= want || s.Status.Replicas >= want {
-			// Every pod exists: nothing is blocked from being created; the
-			// pods' own findings explain the unready ones.
-			continue
-		}
-		start := int32(0)
-		if s.Spec.Ordinals != nil {
-			start = s.Spec.Ordinals.Start
-		}
-		pods := map[int32]*corev1.Pod{}
-		for _, p := range wlPodsOf(c, s.UID) {
-			if n, ok := wlOrdinalOf(s.Name, p.Name); ok {
-				pods[n] = p
-			}
-		}
-		blocker := int32(-1)
-		for i := start; i < start+want; i++ {
-			if p := pods[i]; p == nil || !wlPodIsReady(p) {
-				blocker = i
-				break
-			}
-		}
-		if blocker < 0 {
-			continue
-		}
-		var missing []string
-		for i := blocker + 1; i < start+want; i++ {
-			if pods[i] == nil {
-				missing = append(missing, fmt.Sprintf("%s-%d", s.Name, i))
-			}
-		}
-		out = append(out, wlOrdinalFinding(c, s, blocker, pods[blocker], missing))
+	s := targetOf(c, "StatefulSet", c.B.StatefulSets)
+	if s == nil || s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
+		return nil
 	}
-	return out
+	want := wlReplicasOf(s.Spec.Replicas)
+	if s.Status.ReadyReplicas >= want || s.Status.Replicas >= want {
+		// Every pod exists: nothing is blocked from being created; the
+		// pods' own findings explain the unready ones.
+		return nil
+	}
+	start := int32(0)
+	if s.Spec.Ordinals != nil {
+		start = s.Spec.Ordinals.Start
+	}
+	pods := map[int32]*corev1.Pod{}
+	for _, p := range wlPodsOf(c, s.UID) {
+		if n, ok := wlOrdinalOf(s.Name, p.Name); ok {
+			pods[n] = p
+		}
+	}
+	blocker := int32(-1)
+	for i := start; i < start+want; i++ {
+		if p := pods[i]; p == nil || !isPodReady(p) {
+			blocker = i
+			break
+		}
+	}
+	if blocker < 0 {
+		return nil
+	}
+	var missing []string
+	for i := blocker + 1; i < start+want; i++ {
+		if pods[i] == nil {
+			missing = append(missing, fmt.Sprintf("%s-%d", s.Name, i))
+		}
+	}
+	return []Finding{wlOrdinalFinding(c, s, blocker, pods[blocker], missing)}
 }
 
 func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev1.Pod, missing []string) Finding {
@@ -1709,9 +1665,12 @@ func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev
 		// The pod's own finding is the root cause; this one gives the
 		// StatefulSet's view of it.
 		f.Confidence = 0.5
+		f.Context = true
 		f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: %s (%s) blocks %s", s.Name, s.Status.ReadyReplicas, want, name, cause.Title, blocked)
 		f.Culprit = fmt.Sprintf("pod/%s (ordinal %d): %s", name, ordinal, cause.Culprit)
-		f.Contributing = append(f.Contributing, fmt.Sprintf("Why %s is not Ready: %s.", name, cause.Title))
+		f.Contributing = append(f.Contributing,
+			fmt.Sprintf("StatefulSet %s is stuck at %d/%d ready: with podManagementPolicy %s it creates %s only once %s (ordinal %d) is Ready.", s.Name, s.Status.ReadyReplicas, want, wlOrDefaultPolicy(s.Spec.PodManagementPolicy), blocked, name, ordinal),
+			fmt.Sprintf("Why %s is not Ready: %s.", name, cause.Title))
 		f.Actions = f.Actions[1:] // the pod's own finding says how to fix it
 	}
 	if s.Status.UpdateRevision != "" && s.Status.CurrentRevision != s.Status.UpdateRevision {
@@ -1735,11 +1694,7 @@ func wlSelectorString(s *metav1.LabelSelector) string {
 	if s == nil {
 		return ""
 	}
-	var parts []string
-	for _, k := range wlSortedKeys(s.MatchLabels) {
-		parts = append(parts, k+"="+s.MatchLabels[k])
-	}
-	return strings.Join(parts, ",")
+	return selectorString(s.MatchLabels)
 }
 
 // ---------------------------------------------------------------------------
@@ -1759,7 +1714,7 @@ var wlDaemonTolerations = []corev1.Toleration{
 // wlNodeExclusion says why a DaemonSet's pod template does not belong on a
 // node ("" when it does), the way its controller decides.
 func wlNodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
-	for _, k := range wlSortedKeys(spec.NodeSelector) {
+	for _, k := range sortedKeys(spec.NodeSelector) {
 		if v, ok := n.Labels[k]; !ok || v != spec.NodeSelector[k] {
 			got := "no such label"
 			if ok {
@@ -1781,90 +1736,21 @@ func wlNodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
 		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		tolerated := false
-		for i := range tolerations {
-			if wlTolerates(tolerations[i], t) {
-				tolerated = true
-				break
-			}
-		}
-		if !tolerated {
-			return "untolerated taint " + wlTaintString(t)
+		if !podToleratesTaint(tolerations, &t) {
+			return "untolerated taint " + taintSpec(t)
 		}
 	}
 	return ""
-}
-
-// wlTolerates is the Equal/Exists matching of a toleration against a taint.
-func wlTolerates(t corev1.Toleration, taint corev1.Taint) bool {
-	if t.Effect != "" && t.Effect != taint.Effect {
-		return false
-	}
-	if t.Key != taint.Key && !(t.Key == "" && t.Operator == corev1.TolerationOpExists) {
-		return false
-	}
-	switch t.Operator {
-	case corev1.TolerationOpExists:
-		return true
-	case corev1.TolerationOpEqual, "":
-		return t.Value == taint.Value
-	}
-	return false
-}
-
-func wlTaintString(t corev1.Taint) string {
-	if t.Value == "" {
-		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
-	}
-	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
 }
 
 // wlNodeSelectorMatches evaluates required node affinity: terms are ORed,
 // the expressions of a term ANDed.
 func wlNodeSelectorMatches(sel *corev1.NodeSelector, n *corev1.Node) bool {
 	for _, term := range sel.NodeSelectorTerms {
-		ok := len(term.MatchExpressions)+len(term.MatchFields) > 0
-		for _, r := range term.MatchExpressions {
-			v, has := n.Labels[r.Key]
-			if !wlRequirementMatches(r, v, has) {
-				ok = false
-			}
-		}
-		for _, r := range term.MatchFields {
-			if r.Key == "metadata.name" && !wlRequirementMatches(r, n.Name, true) {
-				ok = false
-			}
-		}
-		if ok {
+		reqs := selectorTermReqs(term)
+		if len(reqs) > 0 && len(nodesMatching([]*corev1.Node{n}, reqs)) == 1 {
 			return true
 		}
-	}
-	return false
-}
-
-func wlRequirementMatches(r corev1.NodeSelectorRequirement, v string, has bool) bool {
-	switch r.Operator {
-	case corev1.NodeSelectorOpIn:
-		return has && wlContains(r.Values, v)
-	case corev1.NodeSelectorOpNotIn:
-		return !has || !wlContains(r.Values, v)
-	case corev1.NodeSelectorOpExists:
-		return has
-	case corev1.NodeSelectorOpDoesNotExist:
-		return !has
-	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
-		if !has || len(r.Values) != 1 {
-			return false
-		}
-		a, err1 := strconv.ParseInt(v, 10, 64)
-		b, err2 := strconv.ParseInt(r.Values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if r.Operator == corev1.NodeSelectorOpGt {
-			return a > b
-		}
-		return a < b
 	}
 	return false
 }
@@ -1888,31 +1774,30 @@ func wlDaemonPodNode(p *corev1.Pod) string {
 }
 
 func wlCheckDaemonSet(c *Context) []Finding {
+	ds := targetOf(c, "DaemonSet", c.B.DaemonSets)
+	if ds == nil {
+		return nil
+	}
 	var out []Finding
-	for _, ds := range c.B.DaemonSets {
-		if !wlIsTarget(c, ds.UID) {
-			continue
+	st := ds.Status
+	evidence := []string{c.Evidence(
+		fmt.Sprintf("DaemonSet %s: %d desired, %d current, %d ready, %d available, %d unavailable, %d misscheduled", ds.Name, st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberReady, st.NumberAvailable, st.NumberUnavailable, st.NumberMisscheduled),
+		fmt.Sprintf("daemonset/%s .status", ds.Name), fmt.Sprintf("kubectl get daemonset %s -n %s -o wide", ds.Name, ds.Namespace))}
+	excluded := map[string]string{}
+	for _, n := range c.B.Nodes {
+		if why := wlNodeExclusion(&ds.Spec.Template.Spec, n); why != "" {
+			excluded[n.Name] = why
 		}
-		st := ds.Status
-		evidence := []string{c.Evidence(
-			fmt.Sprintf("DaemonSet %s: %d desired, %d current, %d ready, %d available, %d unavailable, %d misscheduled", ds.Name, st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberReady, st.NumberAvailable, st.NumberUnavailable, st.NumberMisscheduled),
-			fmt.Sprintf("daemonset/%s .status", ds.Name), fmt.Sprintf("kubectl get daemonset %s -n %s -o wide", ds.Name, ds.Namespace))}
-		excluded := map[string]string{}
-		for _, n := range c.B.Nodes {
-			if why := wlNodeExclusion(&ds.Spec.Template.Spec, n); why != "" {
-				excluded[n.Name] = why
-			}
-		}
-		pods := wlPodsOf(c, ds.UID)
-		if st.DesiredNumberScheduled == 0 {
-			out = append(out, wlDaemonNoNodes(c, ds, excluded, evidence))
-		}
-		if st.DesiredNumberScheduled > 0 && (st.CurrentNumberScheduled < st.DesiredNumberScheduled || st.NumberUnavailable > 0 || st.NumberReady < st.DesiredNumberScheduled) {
-			out = append(out, wlDaemonUnavailable(c, ds, pods, excluded, evidence))
-		}
-		if st.NumberMisscheduled > 0 {
-			out = append(out, wlDaemonMisscheduled(c, ds, pods, excluded, evidence))
-		}
+	}
+	pods := wlPodsOf(c, ds.UID)
+	if st.DesiredNumberScheduled == 0 {
+		out = append(out, wlDaemonNoNodes(c, ds, excluded, evidence))
+	}
+	if st.DesiredNumberScheduled > 0 && (st.CurrentNumberScheduled < st.DesiredNumberScheduled || st.NumberUnavailable > 0 || st.NumberReady < st.DesiredNumberScheduled) {
+		out = append(out, wlDaemonUnavailable(c, ds, pods, excluded, evidence))
+	}
+	if st.NumberMisscheduled > 0 {
+		out = append(out, wlDaemonMisscheduled(c, ds, pods, excluded, evidence))
 	}
 	return out
 }
@@ -1935,11 +1820,11 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 	}
 	if len(c.B.Nodes) > 0 && len(excluded) == len(c.B.Nodes) {
 		reasons := map[string][]string{}
-		for _, n := range wlSortedKeys(excluded) {
+		for _, n := range sortedKeys(excluded) {
 			reasons[excluded[n]] = append(reasons[excluded[n]], n)
 		}
 		var parts, taints []string
-		for _, why := range wlSortedKeys(reasons) {
+		for _, why := range sortedKeys(reasons) {
 			if t, ok := strings.CutPrefix(why, "untolerated taint "); ok {
 				taints = append(taints, t)
 			}
@@ -1952,7 +1837,7 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 		f.Hypothesis = fmt.Sprintf("No node qualifies for DaemonSet %s", ds.Name)
 		f.Title = fmt.Sprintf("daemonset %s runs nowhere: none of the %d nodes qualifies (%s)", ds.Name, len(c.B.Nodes), strings.Join(parts, "; "))
 		f.Summary = fmt.Sprintf("DaemonSet %s wants 0 pods because every node is excluded: %s.", ds.Name, strings.Join(parts, "; "))
-		f.Culprit = fmt.Sprintf("daemonset/%s %s", ds.Name, wlFirstNonEmpty(strings.Join(constraints, " and "), "tolerations"))
+		f.Culprit = fmt.Sprintf("daemonset/%s %s", ds.Name, valueOr(strings.Join(constraints, " and "), "tolerations"))
 		// Nodes excluded by a taint passed the selector: the missing
 		// toleration is what keeps the DaemonSet off the nodes it selects.
 		if len(taints) > 0 {
@@ -1987,24 +1872,26 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 	st := ds.Status
 	f := Finding{Category: "DaemonSet/Unavailable", Verdict: report.Validated, Current: true, Depth: 1, Subject: ds.Name, Confidence: 0.7}
 	causes := wlPodCauses(c, pods)
-	var problems []string
+	var problems, failing []string
 	var culprit string
 	withPod := map[string]bool{}
 	for _, p := range pods {
 		node := wlDaemonPodNode(p)
 		withPod[node] = true
-		if wlPodIsReady(p) {
+		if isPodReady(p) {
 			continue
 		}
+		failing = append(failing, fmt.Sprintf("%s (node %s)", p.Name, orDash(node)))
 		state, ev := wlDescribePod(c, p)
 		evidence = append(evidence, ev...)
 		if cause := causes[p.Name]; cause != nil {
 			state = cause.Title
 			f.Confidence = 0.5
-			culprit = wlFirstNonEmpty(culprit, cause.Culprit)
+			f.Context = true
+			culprit = valueOr(culprit, cause.Culprit)
 		}
 		problems = append(problems, fmt.Sprintf("node %s: pod %s %s", orDash(node), p.Name, state))
-		culprit = wlFirstNonEmpty(culprit, fmt.Sprintf("pod/%s on node %s: %s", p.Name, orDash(node), state))
+		culprit = valueOr(culprit, fmt.Sprintf("pod/%s on node %s: %s", p.Name, orDash(node), state))
 	}
 	var noPod []string
 	for _, n := range c.B.Nodes {
@@ -2032,14 +1919,17 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 	if unavailable <= 0 {
 		unavailable = st.NumberUnavailable
 	}
+	if f.Context {
+		f.Contributing = append([]string{fmt.Sprintf("DaemonSet %s is available on %d of its %d nodes; its failing pods: %s.", ds.Name, st.NumberAvailable, st.DesiredNumberScheduled, strings.Join(failing, ", "))}, f.Contributing...)
+	}
 	f.Hypothesis = fmt.Sprintf("DaemonSet %s is missing or unready on %d of its %d nodes", ds.Name, unavailable, st.DesiredNumberScheduled)
 	f.Title = fmt.Sprintf("daemonset %s is unavailable on %d of %d nodes: %s", ds.Name, unavailable, st.DesiredNumberScheduled, strings.Join(problems, "; "))
 	f.Summary = fmt.Sprintf("DaemonSet %s should run on %d node(s) but only %d pod(s) are available: %s.", ds.Name, st.DesiredNumberScheduled, st.NumberAvailable, strings.Join(problems, "; "))
-	f.Culprit = wlFirstNonEmpty(culprit, "daemonset/"+ds.Name)
+	f.Culprit = valueOr(culprit, "daemonset/"+ds.Name)
 	f.Mechanism = "A DaemonSet is available on a node once its pod there is Ready for minReadySeconds; a node without a pod, or with a failing one, counts as unavailable. Whatever keeps that pod from running (its container, its node, admission) is the cause."
 	if len(excluded) > 0 {
 		var names []string
-		for _, n := range wlSortedKeys(excluded) {
+		for _, n := range sortedKeys(excluded) {
 			names = append(names, fmt.Sprintf("%s (%s)", n, excluded[n]))
 		}
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Not counted, by design of its selector and tolerations: %s.", strings.Join(names, ", ")))
@@ -2169,7 +2059,7 @@ type wlJobAnalysis struct {
 func wlAnalyzeJob(c *Context, j *batchv1.Job) wlJobAnalysis {
 	a := wlJobAnalysis{cond: wlJobFailedCondition(j), pods: wlPodsOf(c, j.UID)}
 	for _, p := range a.pods {
-		if p.Status.Phase == corev1.PodFailed || !wlPodIsReady(p) && p.Status.Phase != corev1.PodSucceeded {
+		if p.Status.Phase == corev1.PodFailed || !isPodReady(p) && p.Status.Phase != corev1.PodSucceeded {
 			a.failed = append(a.failed, p)
 		}
 	}
@@ -2247,14 +2137,11 @@ func wlDeadlineText(j *batchv1.Job) string {
 // a pod rule explains it; otherwise this finding reads the pods' exit and
 // logs, or, when the pods are gone, what the Job's status still says.
 func wlCheckJobFailed(c *Context) []Finding {
-	var out []Finding
-	for _, j := range c.B.Jobs {
-		if !wlIsTarget(c, j.UID) || wlJobFailedCondition(j) == nil {
-			continue
-		}
-		out = append(out, wlJobFinding(c, j))
+	j := targetOf(c, "Job", c.B.Jobs)
+	if j == nil || wlJobFailedCondition(j) == nil {
+		return nil
 	}
-	return out
+	return []Finding{wlJobFinding(c, j)}
 }
 
 func wlJobFinding(c *Context, j *batchv1.Job) Finding {
@@ -2276,6 +2163,8 @@ func wlJobFinding(c *Context, j *batchv1.Job) Finding {
 		// The pod's own finding is the root cause: this one gives the Job's
 		// side of the story and ranks below it.
 		f.Confidence = 0.5
+		f.Context = true
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Job %s failed (%s) because %s; a failed Job creates no more pods, so it must be run again once the cause is fixed.", j.Name, reason, why))
 		f.Title = fmt.Sprintf("job %s failed (%s): %s", j.Name, reason, a.detail)
 		f.Summary = fmt.Sprintf("Job %s failed because %s; %s.", j.Name, why, a.detail)
 		f.Culprit = a.culprit
@@ -2306,7 +2195,8 @@ func wlJobFinding(c *Context, j *batchv1.Job) Finding {
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Pod %s is %s.", a.failed[0].Name, state))
 		}
 	}
-	if len(a.pods) > 0 && len(a.failed) > 1 {
+	// With a pod cause, the root cause already names the pods it covers.
+	if a.cause == nil && len(a.pods) > 0 && len(a.failed) > 1 {
 		var names []string
 		for _, p := range a.failed {
 			names = append(names, p.Name)
@@ -2353,7 +2243,7 @@ func wlJobWhy(j *batchv1.Job, cond *batchv1.JobCondition) (why, mechanism string
 		return "a pod failure matched a FailJob rule of its podFailurePolicy: " + cond.Message,
 			"A podFailurePolicy rule with action FailJob ends the Job at the first matching pod failure, without retries."
 	}
-	return fmt.Sprintf("%s: %s", wlFirstNonEmpty(cond.Reason, "Failed"), cond.Message), "The Job controller marked the Job Failed; it creates no more pods."
+	return fmt.Sprintf("%s: %s", valueOr(cond.Reason, "Failed"), cond.Message), "The Job controller marked the Job Failed; it creates no more pods."
 }
 
 func wlJobLimitField(reason string) string {
@@ -2375,27 +2265,26 @@ func wlJobLimitField(reason string) string {
 var wlCronScheduleEvents = []string{"TooManyMissedTimes", "FailedNeedsStart", "MissSchedule", "UnparseableSchedule", "InvalidSchedule", "UnknownTimeZone"}
 
 func wlCheckCronJob(c *Context) []Finding {
+	cj := targetOf(c, "CronJob", c.B.CronJobs)
+	if cj == nil {
+		return nil
+	}
 	var out []Finding
-	for _, cj := range c.B.CronJobs {
-		if !wlIsTarget(c, cj.UID) {
-			continue
-		}
-		sched, schedErr := wlParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
-		evidence := []string{c.Evidence(
-			fmt.Sprintf("CronJob %s: schedule %q%s, suspend %v, concurrencyPolicy %s, last scheduled %s, last successful %s, %d active job(s)", cj.Name, cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone),
-				cj.Spec.Suspend != nil && *cj.Spec.Suspend, wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy), wlStampPtr(cj.Status.LastScheduleTime), wlStampPtr(cj.Status.LastSuccessfulTime), len(cj.Status.Active)),
-			fmt.Sprintf("cronjob/%s .spec/.status", cj.Name), fmt.Sprintf("kubectl get cronjob %s -n %s -o wide", cj.Name, cj.Namespace))}
-		if f, ok := wlCronFailingJobs(c, cj, evidence); ok {
-			out = append(out, f)
-		}
-		if f, ok := wlCronSuspended(c, cj, sched, evidence); ok {
-			out = append(out, f)
-		}
-		if f, ok := wlCronBlocked(c, cj, sched, evidence); ok {
-			out = append(out, f)
-		} else if f, ok := wlCronMissed(c, cj, sched, schedErr, evidence); ok {
-			out = append(out, f)
-		}
+	sched, schedErr := wlParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
+	evidence := []string{c.Evidence(
+		fmt.Sprintf("CronJob %s: schedule %q%s, suspend %v, concurrencyPolicy %s, last scheduled %s, last successful %s, %d active job(s)", cj.Name, cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone),
+			cj.Spec.Suspend != nil && *cj.Spec.Suspend, wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy), wlStampPtr(cj.Status.LastScheduleTime), wlStampPtr(cj.Status.LastSuccessfulTime), len(cj.Status.Active)),
+		fmt.Sprintf("cronjob/%s .spec/.status", cj.Name), fmt.Sprintf("kubectl get cronjob %s -n %s -o wide", cj.Name, cj.Namespace))}
+	if f, ok := wlCronFailingJobs(c, cj, evidence); ok {
+		out = append(out, f)
+	}
+	if f, ok := wlCronSuspended(c, cj, sched, evidence); ok {
+		out = append(out, f)
+	}
+	if f, ok := wlCronBlocked(c, cj, sched, evidence); ok {
+		out = append(out, f)
+	} else if f, ok := wlCronMissed(c, cj, sched, schedErr, evidence); ok {
+		out = append(out, f)
 	}
 	return out
 }
@@ -2499,6 +2388,8 @@ func wlCronFailingJobs(c *Context, cj *batchv1.CronJob, evidence []string) (Find
 	switch {
 	case a.cause != nil:
 		f.Confidence = 0.5
+		f.Context = true
+		f.Contributing = append(f.Contributing, fmt.Sprintf("CronJob %s: %s (%s).", cj.Name, runs, strings.Join(names, ", ")))
 		f.Culprit = a.culprit
 	case a.confident:
 		f.Depth, f.Confidence = 2, 0.85
@@ -2620,7 +2511,7 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 		causes := wlPodCauses(c, pods)
 		if p, cause := wlFirstCause(causes, pods); cause != nil {
 			why = fmt.Sprintf("pod %s: %s", p.Name, cause.Title)
-			f.Depth, f.Confidence = 1, 0.5
+			f.Depth, f.Confidence, f.Context = 1, 0.5, true
 		} else if len(pods) > 0 {
 			p := pods[0]
 			state, ev := wlDescribePod(c, p)
@@ -2646,6 +2537,9 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 		}
 	}
 	f.Hypothesis = fmt.Sprintf("A running Job of CronJob %s blocks every new run (concurrencyPolicy Forbid)", cj.Name)
+	if f.Context {
+		f.Contributing = append([]string{fmt.Sprintf("CronJob %s skips its runs: job %s has been active since %s and concurrencyPolicy Forbid starts no other (%d schedule(s) skipped).", cj.Name, ref.Name, wlSince(c, started), skipped)}, f.Contributing...)
+	}
 	f.Title = fmt.Sprintf("cronjob %s skips its runs: job %s has been running since %s and concurrencyPolicy Forbid starts no other (%d schedule(s) skipped); %s", cj.Name, ref.Name, wlSince(c, started), skipped, why)
 	f.Summary = fmt.Sprintf("Job %s of CronJob %s started %s and is still active; with concurrencyPolicy Forbid the controller skips every schedule while it runs (%d so far). Why it does not finish: %s.", ref.Name, cj.Name, wlSince(c, started), skipped, why)
 	f.Mechanism = "With concurrencyPolicy: Forbid the CronJob controller starts no new Job while one is active; a run that hangs therefore silently stops the schedule."
@@ -2690,9 +2584,7 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 	missed := 0
 	var period time.Duration
 	if sched != nil {
-		// Two minutes of grace: the controller starts a run shortly after
-		// its time, not on the second.
-		missed = sched.count(last, c.Now.Add(-2*time.Minute), 1000)
+		missed = sched.missed(last, c.Now)
 		period = sched.period(c.Now)
 	}
 	tooMany := reasons["TooManyMissedTimes"] || reasons["FailedNeedsStart"]
@@ -2918,6 +2810,13 @@ func (s *wlCronSchedule) count(from, to time.Time, limit int) int {
 }
 
 // period is the interval between the next two scheduled times after t.
+// missed counts the start times after last that are due by now (at most
+// 1000), with two minutes of grace: the controller starts a run shortly
+// after its time, not on the second.
+func (s *wlCronSchedule) missed(last, now time.Time) int {
+	return s.count(last, now.Add(-2*time.Minute), 1000)
+}
+
 func (s *wlCronSchedule) period(t time.Time) time.Duration {
 	a := s.next(t)
 	if a.IsZero() {

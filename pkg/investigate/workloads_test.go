@@ -294,33 +294,7 @@ func wlRunWorkloadCases(t *testing.T, cases []wlWorkloadCase) {
 			if tt.anyRoot {
 				return
 			}
-			if !strings.HasPrefix(r.RootCause.Category, tt.wantCategory) {
-				t.Errorf("category = %q, want prefix %q (title %q); workload findings %v", r.RootCause.Category, tt.wantCategory, r.Title, cats)
-			}
-			for _, s := range tt.wantCulprit {
-				if !strings.Contains(r.RootCause.Culprit, s) {
-					t.Errorf("culprit %q lacks %q", r.RootCause.Culprit, s)
-				}
-			}
-			for _, s := range tt.wantTitle {
-				if !strings.Contains(r.Title, s) {
-					t.Errorf("title %q lacks %q", r.Title, s)
-				}
-			}
-			if r.Confidence < tt.minConf {
-				t.Errorf("confidence %.2f < %.2f", r.Confidence, tt.minConf)
-			}
-			if len(r.RootCause.Evidence) == 0 {
-				t.Errorf("root cause cites no evidence")
-			}
-			for _, id := range r.RootCause.Evidence {
-				if !hasEvidence(r, id) {
-					t.Errorf("root cause cites %s, which is not in the evidence list", id)
-				}
-			}
-			if len(r.Actions) == 0 {
-				t.Errorf("no recommended action")
-			}
+			checkRootCause(t, r, rootCauseWant{tt.wantCategory, tt.wantCulprit, tt.wantTitle, tt.minConf}, fmt.Sprintf("; workload findings %v", cats))
 		})
 	}
 }

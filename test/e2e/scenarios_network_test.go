@@ -267,4 +267,18 @@ var networkScenarios = []scenario{
 		category: "Ingress/Backend/NoEndpoints",
 		culprit:  []string{"service/api"},
 	},
+	{
+		// Served by its controller: a class that exists, a backend with
+		// ready endpoints, and the address the controller published.
+		name: "net-ingress-healthy",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			class := nsIngressClass(t, c, ns)
+			nsBackend(t, c, ns, true)
+			ing := nsIngress(t, c, ns, "shop", &class, "api", networkingv1.ServiceBackendPort{Number: 80})
+			ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "203.0.113.10"}}
+			c.SetObjectStatus(t, ing)
+			return []string{"ingress/shop"}
+		},
+		healthy: true,
+	},
 }

@@ -291,4 +291,15 @@ var storageScenarios = []scenario{
 		category: "HPA/Limited/MaxReplicas",
 		culprit:  []string{"maxReplicas 6"},
 	},
+	{
+		name: "storage-hpa-healthy",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			nsWeb(t, c, ns, 3, "250m")
+			nsHPA(t, c, ns, 3, nsAbleToScale,
+				nsHPACond(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)"),
+				nsHPACond(autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange", "the desired count is within the acceptable range"))
+			return []string{"hpa/web"}
+		},
+		healthy: true,
+	},
 }

@@ -321,7 +321,9 @@ var workloadScenarios = []scenario{
 			return []string{"deploy/billing"}
 		},
 		category: "CrashLoop/Exit1/MissingEnv",
-		culprit:  []string{"DATABASE_URL"},
+		// The rollout's context reaches the Root cause: which revision
+		// introduced the crash and what it changed.
+		culprit: []string{"DATABASE_URL", "Rollout context:", "change of revision 3 (container api env DATABASE_URL removed)", "rolling back to revision 2"},
 	},
 	{
 		// Revision 2 doubled the memory limit; the namespace's quota cannot
@@ -657,5 +659,76 @@ var workloadScenarios = []scenario{
 		},
 		category: "CronJob/FailingJobs",
 		culprit:  []string{"nightly-billing-", "DeadlineExceeded"},
+	},
+	{
+		name: "workload-healthy-statefulset",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			tmpl := wlTemplate("cache", "redis", "redis:7.4.1")
+			sts := &appsv1.StatefulSet{
+				ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: ns},
+				Spec: appsv1.StatefulSetSpec{Replicas: ptr(int32(2)), ServiceName: "cache", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "cache"}},
+					Template: tmpl},
+				Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 2, ReadyReplicas: 2, CurrentReplicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
+					CurrentRevision: "cache-7b9c5d6f8", UpdateRevision: "cache-7b9c5d6f8", CollisionCount: ptr(int32(0))},
+			}
+			c.Create(t, sts)
+			for i := range 2 {
+				name := fmt.Sprintf("cache-%d", i)
+				labels := maps.Clone(tmpl.Labels)
+				labels["apps.kubernetes.io/pod-index"] = strconv.Itoa(i)
+				labels["statefulset.kubernetes.io/pod-name"] = name
+				labels["controller-revision-hash"] = "cache-7b9c5d6f8"
+				c.CreatePod(t, &corev1.Pod{
+					ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, OwnerReferences: []metav1.OwnerReference{wlController("StatefulSet", sts)}},
+					Spec:       *tmpl.Spec.DeepCopy(),
+					Status:     wlReadyStatus("redis", "redis:7.4.1", 6*time.Hour),
+				})
+			}
+			return []string{"statefulset/cache"}
+		},
+		healthy: true,
+	},
+	{
+		name: "workload-healthy-daemonset",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			tmpl := wlTemplate("node-agent", "agent", "registry.example.com/ops/node-agent:2.0.3")
+			ds := &appsv1.DaemonSet{
+				ObjectMeta: metav1.ObjectMeta{Name: "node-agent", Namespace: ns},
+				Spec:       appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "node-agent"}}, Template: tmpl},
+				Status: appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberReady: 1,
+					NumberAvailable: 1, UpdatedNumberScheduled: 1},
+			}
+			c.Create(t, ds)
+			c.CreatePod(t, &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "node-agent-q7x2k", Namespace: ns, Labels: maps.Clone(tmpl.Labels), OwnerReferences: []metav1.OwnerReference{wlController("DaemonSet", ds)}},
+				Spec:       *tmpl.Spec.DeepCopy(),
+				Status:     wlReadyStatus("agent", "registry.example.com/ops/node-agent:2.0.3", 24*time.Hour),
+			})
+			return []string{"daemonset/node-agent"}
+		},
+		healthy: true,
+	},
+	{
+		// Runs every ten minutes; the last run, due at the last ten-minute
+		// mark, completed.
+		name: "workload-healthy-cronjob",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			last := time.Now().UTC().Truncate(10 * time.Minute)
+			if time.Since(last) < 2*time.Minute {
+				last = last.Add(-10 * time.Minute) // the run just due may not have started yet
+			}
+			cj := wlCronJob(t, c, ns, "cache-warmer", "*/10 * * * *", nil, batchv1.CronJobStatus{})
+			started, done := metav1.NewTime(last.Add(time.Second)), metav1.NewTime(last.Add(40*time.Second))
+			wlJob(t, c, ns, fmt.Sprintf("cache-warmer-%d", last.Unix()/60), *cj.Spec.JobTemplate.Spec.DeepCopy(), batchv1.JobStatus{
+				Succeeded: 1, StartTime: &started, CompletionTime: &done, Ready: ptr(int32(0)), Terminating: ptr(int32(0)),
+				Conditions: []batchv1.JobCondition{
+					{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods", LastProbeTime: done, LastTransitionTime: done},
+					{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods", LastProbeTime: done, LastTransitionTime: done},
+				}}, wlController("CronJob", cj))
+			cj.Status = batchv1.CronJobStatus{LastScheduleTime: ptr(metav1.NewTime(last)), LastSuccessfulTime: &done}
+			c.SetObjectStatus(t, cj)
+			return []string{"cronjob/cache-warmer"}
+		},
+		healthy: true,
 	},
 }
