@@ -96,6 +96,16 @@ type ClusterInfo struct {
 	Involved      []fault.Resource `json:"involvedResources"`
 }
 
+// GoneAnnotation marks a placeholder target: the fault's resource no longer
+// exists, and the bundle holds only what the event carried and the events
+// that outlive the object.
+const GoneAnnotation = "kubectl-triage.io/resource-gone"
+
+// Gone reports whether the target no longer exists.
+func (b *Bundle) Gone() bool {
+	return b.Object != nil && b.Object.GetAnnotations()[GoneAnnotation] == "true"
+}
+
 // MissingRef is an object that is referenced but was not found (404).
 type MissingRef struct {
 	Kind         string `json:"kind"`
@@ -134,6 +144,9 @@ type ContainerLog struct {
 	Text      string `json:"text,omitempty"`
 	Truncated bool   `json:"truncated,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// FromEvent marks an excerpt the fault event carried, not one read from
+	// the kubelet.
+	FromEvent bool `json:"fromEvent,omitempty"`
 }
 
 // Problem is something the collector could not get.

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -86,6 +89,7 @@ type TriageOptions struct {
 	AgentKubeconfig  string
 	CheckCredentials bool
 	RequireReadOnly  bool
+	FaultFile        string
 	NoSandbox        bool
 	RequireSandbox   bool
 	SandboxMasks     []string
@@ -166,6 +170,7 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.AgentKubeconfig, "agent-kubeconfig", "", "Kubeconfig of a dedicated read-only identity for the agent's gateway to forward with, instead of yours")
 	f.BoolVar(&o.CheckCredentials, "check-credentials", false, "Ask the API server whether the credentials in use can write, and warn if so")
 	f.BoolVar(&o.RequireReadOnly, "require-readonly-credentials", false, "Refuse to run when the credentials in use can write (implies --check-credentials)")
+	f.StringVar(&o.FaultFile, "fault-file", "", "Triage one fault event (kubernetes-mcp-server JSON, either shape, or a notification frame) from FILE, or - for stdin, instead of a named resource")
 	f.BoolVar(&o.RequireSandbox, "require-sandbox", false, "Refuse to run an agent CLI that cannot be sandboxed")
 	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "Run the agent CLI without a sandbox, able to read your credentials (debugging only)")
 	f.StringArrayVar(&o.SandboxMasks, "sandbox-mask", nil, "Another path the agent's sandbox hides (repeatable); kubeconfigs, ~/.kube, ~/.aws, ~/.azure, ~/.config/gcloud, ~/.docker, ~/.ssh and ~/.netrc always are")
@@ -223,7 +228,11 @@ func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate checks the options before anything touches the cluster or disk.
 func (o *TriageOptions) Validate() error {
-	if _, err := target.Normalize(o.Args); err != nil {
+	if o.FaultFile != "" {
+		if len(o.Args) > 0 {
+			return fmt.Errorf("--fault-file names the resource itself: drop %q, or drop --fault-file", strings.Join(o.Args, " "))
+		}
+	} else if _, err := target.Normalize(o.Args); err != nil {
 		return err
 	}
 	if o.Timeout <= 0 {
@@ -277,10 +286,23 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	progress := o.progress()
-	progress("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
-	t, err := target.Resolve(o.configFlags, o.namespace, o.Args)
-	if err != nil {
-		return err
+	var (
+		t   *target.Target
+		ev  *fault.Event
+		err error
+	)
+	if o.FaultFile != "" {
+		if ev, err = o.readFault(); err != nil {
+			return err
+		}
+		if t, err = o.resolveFault(ev, progress); err != nil {
+			return err
+		}
+	} else {
+		progress("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
+		if t, err = target.Resolve(o.configFlags, o.namespace, o.Args); err != nil {
+			return err
+		}
 	}
 	cfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
@@ -300,15 +322,16 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	ref := t.Ref()
-	faultType, severity, message := fault.Classify(t.Object)
-	clusterName := info.Cluster
-	if clusterName == "" {
-		clusterName = info.Context
-	}
-	ev, err := fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now())
-	if err != nil {
-		return err
+	if ev == nil {
+		ref := t.Ref()
+		faultType, severity, message := fault.Classify(t.Object)
+		clusterName := info.Cluster
+		if clusterName == "" {
+			clusterName = info.Context
+		}
+		if ev, err = fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now()); err != nil {
+			return err
+		}
 	}
 
 	res, err := triage.Run(ctx, cs, ev, t.Object, triage.Options{
@@ -324,6 +347,68 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return o.finish(res)
+}
+
+// maxFaultBytes bounds a fault event read from a file or stdin.
+const maxFaultBytes = 1 << 20
+
+// readFault reads and parses --fault-file.
+func (o *TriageOptions) readFault() (*fault.Event, error) {
+	var r io.Reader
+	if o.FaultFile == "-" {
+		r = o.In
+	} else {
+		f, err := os.Open(o.FaultFile)
+		if err != nil {
+			return nil, fmt.Errorf("--fault-file: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxFaultBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read fault event from %s: %w", o.FaultFile, err)
+	}
+	if len(data) > maxFaultBytes {
+		return nil, fmt.Errorf("fault event in %s is larger than %d bytes", o.FaultFile, maxFaultBytes)
+	}
+	ev, err := fault.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("fault event in %s: %w", o.FaultFile, err)
+	}
+	return ev, nil
+}
+
+// resolveFault finds the event's resource in the cluster. A resource that
+// is gone is not an error: the report says so and works from what the event
+// carried.
+func (o *TriageOptions) resolveFault(ev *fault.Event, progress func(string, ...any)) (*target.Target, error) {
+	res := *ev.Resource
+	ns := res.Namespace
+	if ns == "" {
+		ns = o.namespace
+	}
+	typ := strings.ToLower(res.Kind)
+	if gv, err := schema.ParseGroupVersion(res.APIVersion); err == nil && gv.Group != "" {
+		typ += "." + gv.Group
+	}
+	progress("Fault %s (%s, severity %s) for %s/%s in namespace %s", ev.FaultType, ev.EventID, ev.Severity, res.Kind, res.Name, ns)
+	t, err := target.Resolve(o.configFlags, ns, []string{typ, res.Name})
+	if err == nil {
+		return t, nil
+	}
+	if !strings.Contains(err.Error(), "not found in namespace") {
+		return nil, err
+	}
+	progress("%s/%s no longer exists: triaging from what the event carried", res.Kind, res.Name)
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion(res.APIVersion)
+	obj.SetKind(res.Kind)
+	obj.SetName(res.Name)
+	obj.SetNamespace(ns)
+	obj.SetUID(types.UID(res.UID))
+	obj.SetAnnotations(map[string]string{bundle.GoneAnnotation: "true"})
+	return &target.Target{Object: obj}, nil
 }
 
 // agentUpstream is the identity an exec agent's gateway forwards with:

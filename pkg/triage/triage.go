@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/gateway"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 	"github.com/kubectl-triage/kubectl-triage/plugins"
@@ -93,7 +94,7 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 	log.Info("incident created", "event", ev.EventID, "resource", inc.Resource.Kind+"/"+inc.Resource.Name)
 	opts.Progress("Incident %s (workspace %s)", id, ws.Dir)
 
-	r := &runner{ws: ws, inc: inc, log: log, opts: opts}
+	r := &runner{ws: ws, inc: inc, log: log, opts: opts, event: ev}
 	return r.run(ctx, cs, obj)
 }
 
@@ -137,6 +138,21 @@ type runner struct {
 	log     *slog.Logger
 	opts    Options
 	gateway *gateway.Gateway
+	event   *fault.Event
+}
+
+// addEventSamples adds the log excerpts a fault event carried (the older
+// nested shape) to the bundle's logs, redacted: for a resource that is gone
+// they may be the only logs left.
+func addEventSamples(b *bundle.Bundle, ev *fault.Event) {
+	for _, l := range ev.Logs {
+		if l.Sample == "" {
+			continue
+		}
+		text, _ := redact.Text(l.Sample)
+		b.Logs = append(b.Logs, bundle.ContainerLog{Namespace: ev.Namespace(), Pod: ev.ResourceName(), Container: l.Container,
+			Previous: l.Previous, Text: text + "\n", FromEvent: true})
+	}
 }
 
 // gatewayFor returns the upstream identity when this run's agent talks to
@@ -196,6 +212,7 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	start := time.Now()
 	b, err := bundle.Collect(ctx, cs, obj, r.opts.Cluster, r.opts.Bundle)
 	if err == nil {
+		addEventSamples(b, r.event)
 		err = b.Write(r.ws.MustPath(workspace.ContextDir))
 	}
 	if err != nil {
