@@ -51,3 +51,28 @@ bench: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'TriagePod|KubectlDescribe' -benchtime 20x -timeout 30m ./test/e2e
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'GatewayLatency' -benchtime 2000x ./test/e2e
 	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact
+
+# ---- Release packaging (hack/dist.sh, hack/krewmanifest, hack/smoke.sh) ----
+# Reproducible archives for every platform, and the krew manifest made from
+# them. Overrides: PLATFORMS="linux/amd64 …" or host, DIST_DIR, URI_BASE (the
+# download location, e.g. a private krew index), KREW_MANIFEST (output file).
+PLATFORMS     ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+DIST_DIR      ?= dist
+URI_BASE      ?= https://github.com/kubectl-triage/kubectl-triage/releases/download/$(VERSION)
+KREW_MANIFEST ?= krew-manifest.yaml
+
+# dist/kubectl-triage_$(VERSION)_OS_ARCH.tar.gz|.zip and dist/SHA256SUMS.
+dist:
+	GO="$(GO)" VERSION="$(VERSION)" COMMIT="$(COMMIT)" DIST_DIR="$(DIST_DIR)" PLATFORMS="$(PLATFORMS)" ./hack/dist.sh
+
+# Rewrites version, uri and sha256 of krew-manifest.yaml from the archives;
+# run it at release time on the release commit (the binaries embed it).
+krew-manifest: dist
+	$(GO) run ./hack/krewmanifest manifest -version "$(VERSION)" -dist "$(DIST_DIR)" -uri-base "$(URI_BASE)" -in krew-manifest.yaml -out "$(KREW_MANIFEST)"
+
+# The host's archive installed the way krew lays it out, run through the real
+# kubectl's plugin dispatch against a throwaway control plane.
+smoke:
+	GO="$(GO)" VERSION="$(VERSION)" COMMIT="$(COMMIT)" ./hack/smoke.sh
+
+.PHONY: dist krew-manifest smoke

@@ -387,11 +387,7 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	cmd := exec.CommandContext(ctx, e.path, args...)
 	cmd.Dir = r.Workspace.Dir
 	cmd.Env = e.Env(r)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The whole group: the CLI and every tool process it started.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
-	}
+	setProcessGroup(cmd)
 	cmd.WaitDelay = e.WaitDelay
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = DefaultWaitDelay

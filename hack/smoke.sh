@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# `make smoke`: the release archive for this machine, installed the way krew
+# lays a plugin out, run through the real kubectl's plugin dispatch against a
+# throwaway control plane (test/testcluster).
+#
+#   KREW_ROOT/store/triage/VERSION/{kubectl-triage,LICENSE,kubectl_complete-triage}
+#   KREW_ROOT/bin/kubectl-triage -> ../store/triage/VERSION/kubectl-triage
+#   KREW_ROOT/bin/kubectl_complete-triage -> ../store/triage/VERSION/kubectl_complete-triage
+#
+# krew itself links only the manifest's `bin`; the second link is the step
+# the manifest's caveats ask users to do for shell completion (krew issue
+# #812). When kubectl-krew is on PATH, a real `kubectl krew install` of the
+# archive with the generated manifest is checked too.
+#
+# Environment: VERSION (default v0.0.0-smoke), COMMIT, GO, KEEP=1 keeps the
+# temp dir. Prints PASS/FAIL per check; exits non-zero if any check failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+GO="${GO:-go}"
+VERSION="${VERSION:-v0.0.0-smoke}"
+COMMIT="${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+export GO VERSION COMMIT
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/kubectl-triage-smoke.XXXXXX")"
+TC_PID=""
+failures=0
+checks=0
+
+cleanup() {
+  local rc=$?
+  if [[ -n "$TC_PID" ]] && kill -0 "$TC_PID" 2>/dev/null; then
+    kill -TERM "$TC_PID" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$TC_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$TC_PID" 2>/dev/null || true
+    wait "$TC_PID" 2>/dev/null || true
+  fi
+  if [[ "${KEEP:-}" == 1 ]]; then
+    echo "smoke: kept $WORK" >&2
+  else
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log() { echo "smoke: $*" >&2; }
+pass() { checks=$((checks + 1)); echo "PASS: $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+
+# expect NAME WANT_EXIT GREP_PATTERN -- CMD...: runs CMD, checks its exit code
+# and that stdout+stderr match GREP_PATTERN (extended regexp; empty = any).
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out="$WORK/out.$checks" rc=0
+  "$@" >"$out" 2>&1 || rc=$?
+  if [[ "$rc" != "$want" ]]; then
+    fail "$name: exit $rc, want $want ($*)"
+    sed 's/^/    /' "$out" | tail -n 20
+    return
+  fi
+  if [[ -n "$pattern" ]] && ! grep -Eq -- "$pattern" "$out"; then
+    fail "$name: output does not match /$pattern/ ($*)"
+    sed 's/^/    /' "$out" | tail -n 20
+    return
+  fi
+  pass "$name"
+}
+
+t_start=$SECONDS
+HOST_OS="$(GOOS= GOARCH= "$GO" env GOHOSTOS)"
+HOST_ARCH="$(GOOS= GOARCH= "$GO" env GOHOSTARCH)"
+ARCHIVE="kubectl-triage_${VERSION}_${HOST_OS}_${HOST_ARCH}.tar.gz"
+[[ "$HOST_OS" != windows ]] || { echo "FAIL: smoke runs on Linux and macOS"; exit 1; }
+
+# 1. The archive and its manifest, as a release would make them.
+DIST="$WORK/dist"
+MANIFEST="$WORK/triage.yaml"
+log "building $ARCHIVE"
+make -s --no-print-directory krew-manifest VERSION="$VERSION" COMMIT="$COMMIT" PLATFORMS=host \
+  DIST_DIR="$DIST" KREW_MANIFEST="$MANIFEST" >&2
+[[ -f "$DIST/$ARCHIVE" ]] && pass "make dist + krew-manifest: $ARCHIVE" || { fail "no $DIST/$ARCHIVE"; exit 1; }
+
+# 2. The krew layout.
+KREW_ROOT="$WORK/krew"
+STORE="$KREW_ROOT/store/triage/$VERSION"
+mkdir -p "$STORE" "$KREW_ROOT/bin"
+tar -xzf "$DIST/$ARCHIVE" -C "$STORE"
+for f in kubectl-triage LICENSE kubectl_complete-triage; do
+  [[ -f "$STORE/$f" ]] || fail "archive lacks $f"
+done
+ln -s "../store/triage/$VERSION/kubectl-triage" "$KREW_ROOT/bin/kubectl-triage"
+ln -s "../store/triage/$VERSION/kubectl_complete-triage" "$KREW_ROOT/bin/kubectl_complete-triage"
+export PATH="$KREW_ROOT/bin:$PATH"
+[[ "$(command -v kubectl-triage)" == "$KREW_ROOT/bin/kubectl-triage" ]] &&
+  pass "kubectl-triage on PATH from KREW_ROOT/bin" || fail "kubectl-triage resolves to $(command -v kubectl-triage || echo nothing)"
+
+# 3. The control plane; its kubectl is the real one under test.
+log "building the test control plane binaries (cached after the first run)"
+KUBECTL_TRIAGE_TESTBIN="$(./hack/testbin.sh)"
+export KUBECTL_TRIAGE_TESTBIN
+"$GO" build -o "$WORK/testcluster" ./test/testcluster/cmd/testcluster
+TC_DIR="$WORK/cluster"
+"$WORK/testcluster" up --dir "$TC_DIR" >"$WORK/cluster.env" 2>"$WORK/cluster.log" &
+TC_PID=$!
+for _ in $(seq 1 600); do
+  grep -q '^export KUBECACHEDIR=' "$WORK/cluster.env" 2>/dev/null && break
+  kill -0 "$TC_PID" 2>/dev/null || break
+  sleep 0.2
+done
+if ! grep -q '^export KUBECACHEDIR=' "$WORK/cluster.env"; then
+  fail "test control plane did not start"
+  sed 's/^/    /' "$WORK/cluster.log" | tail -n 30
+  exit 1
+fi
+# shellcheck disable=SC1091
+. "$WORK/cluster.env" # KUBECONFIG (read-only triage user), KUBECTL, KUBECACHEDIR
+export KUBECONFIG KUBECACHEDIR
+ADMIN="$TC_DIR/admin.kubeconfig"
+pass "test control plane up ($("$KUBECTL" version --client -o yaml | awk '/gitVersion/ {print $2; exit}'))"
+export WORKSPACE_ROOT="$WORK/incidents" XDG_STATE_HOME="$WORK/state"
+
+# 4. Plugin dispatch through the real kubectl.
+expect "kubectl plugin list finds kubectl-triage" 0 "$KREW_ROOT/bin/kubectl-triage" -- \
+  sh -c '"$0" plugin list 2>&1; true' "$KUBECTL"
+expect "kubectl triage version" 0 "kubectl-triage $VERSION \\(commit $COMMIT, " -- "$KUBECTL" triage version
+expect "kubectl triage version -o json" 0 "\"version\": \"$VERSION\"" -- "$KUBECTL" triage version -o json
+expect "kubectl triage --help" 0 "kubectl triage" -- "$KUBECTL" triage --help
+expect "kubectl triage nosuch exits 1" 1 "nosuch" -- "$KUBECTL" triage nosuch
+
+# 5. Shell completion: kubectl runs kubectl_complete-triage (kubectl >= 1.26).
+expect "kubectl __complete tri (plugin name)" 0 "^triage" -- "$KUBECTL" __complete tri
+expect "kubectl __complete triage (completion helper)" 0 "^version" -- "$KUBECTL" __complete triage ""
+
+# 6. A real triage of a crash-looping pod.
+NS=smoke
+k() { "$KUBECTL" --kubeconfig "$ADMIN" "$@"; }
+k create namespace "$NS" >/dev/null
+k -n "$NS" create serviceaccount default >/dev/null 2>&1 || true
+k -n "$NS" apply -f - >/dev/null <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: crashloop, labels: {app: smoke}}
+spec:
+  nodeName: fake-node
+  containers: [{name: app, image: busybox:1.36, command: ["sh", "-c", "exit 1"]}]
+EOF
+ago() { date -u -d "@$(($(date +%s) - $1))" +%FT%TZ 2>/dev/null || date -u -r "$(($(date +%s) - $1))" +%FT%TZ; }
+T0=$(ago 1800) T1=$(ago 120) T2=$(ago 60)
+k -n "$NS" patch pod crashloop --subresource=status --type=merge -p '{"status":{
+  "phase":"Running","hostIP":"127.0.0.1","podIP":"10.244.0.11","startTime":"'"$T0"'",
+  "conditions":[
+    {"type":"Initialized","status":"True","lastTransitionTime":"'"$T0"'"},
+    {"type":"Ready","status":"False","reason":"ContainersNotReady","message":"containers with unready status: [app]","lastTransitionTime":"'"$T0"'"},
+    {"type":"ContainersReady","status":"False","reason":"ContainersNotReady","message":"containers with unready status: [app]","lastTransitionTime":"'"$T0"'"},
+    {"type":"PodScheduled","status":"True","lastTransitionTime":"'"$T0"'"}],
+  "containerStatuses":[{"name":"app","image":"docker.io/library/busybox:1.36","imageID":"","containerID":"containerd://c1",
+    "ready":false,"started":false,"restartCount":5,
+    "state":{"waiting":{"reason":"CrashLoopBackOff","message":"back-off 2m40s restarting failed container=app pod=crashloop_'"$NS"'(uid)"}},
+    "lastState":{"terminated":{"exitCode":1,"reason":"Error","startedAt":"'"$T1"'","finishedAt":"'"$T2"'","containerID":"containerd://c1"}}}]}}' >/dev/null
+pass "crash-looping pod $NS/crashloop created"
+
+expect "kubectl triage pod/crashloop exits 0" 0 "" -- "$KUBECTL" triage pod/crashloop -n "$NS" -q
+report="$WORK/out.$((checks - 1))"
+for want in '^# Triage: Pod/crashloop' '^## Root cause' 'exit code 1' 'CrashLoopBackOff'; do
+  if grep -Eq -- "$want" "$report"; then pass "report: /$want/"; else fail "report lacks /$want/"; fi
+done
+expect "report kept in the workspace" 0 "" -- sh -c 'ls "$0"/*/output/investigation.md' "$WORKSPACE_ROOT"
+
+# 7. A real krew install, when krew is there.
+if command -v kubectl-krew >/dev/null 2>&1; then
+  KR="$WORK/krew-real"
+  expect "kubectl krew install --manifest --archive" 0 "" -- \
+    env KREW_NO_UPGRADE_CHECK=1 KREW_ROOT="$KR" "$KUBECTL" krew install --manifest="$MANIFEST" --archive="$DIST/$ARCHIVE"
+  expect "krew-installed kubectl-triage version" 0 "kubectl-triage $VERSION" -- "$KR/bin/kubectl-triage" version
+else
+  echo "SKIP: kubectl krew install (kubectl-krew is not on PATH)"
+fi
+
+echo "smoke: $((checks - failures))/$checks checks passed in $((SECONDS - t_start))s" >&2
+if ((failures > 0)); then
+  echo "FAIL: smoke ($failures of $checks checks failed)"
+  exit 1
+fi
+echo "PASS: smoke"

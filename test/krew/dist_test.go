@@ -1,0 +1,433 @@
+package krew
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+const testVersion = "v0.1.0"
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "hack", "dist.sh")); err != nil {
+		t.Fatalf("repo root not found: %v", err)
+	}
+	return root
+}
+
+func mustValid(t *testing.T, p Plugin, distDir string) {
+	t.Helper()
+	for _, err := range validate(p, distDir) {
+		t.Error(err)
+	}
+}
+
+// The checked-in manifest must satisfy krew. Its sha256 values are only
+// checked for form: the binaries embed the commit, so they match archives
+// built from the commit `make krew-manifest` ran on (the release commit),
+// not every later one. TestDist checks digests against real archives.
+func TestCheckedInManifest(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "krew-manifest.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := decodeManifest(data)
+	if err != nil {
+		t.Fatalf("krew-manifest.yaml: %v", err)
+	}
+	mustValid(t, p, "")
+	// Every platform is one of the six `make dist` builds, and all six are
+	// there.
+	allowed := map[string]bool{}
+	required := map[string]bool{}
+	for _, osArch := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
+		allowed[osArch], required[osArch] = true, true
+	}
+	for i, pl := range p.Spec.Platforms {
+		if pl.Selector == nil {
+			continue
+		}
+		osArch := pl.Selector.MatchLabels["os"] + "/" + pl.Selector.MatchLabels["arch"]
+		if !allowed[osArch] {
+			t.Errorf("platforms[%d]: unexpected or duplicate %s", i, osArch)
+		}
+		delete(allowed, osArch)
+		delete(required, osArch)
+		if prefix := fmt.Sprintf(releaseURIFmt, p.Spec.Version); !strings.HasPrefix(pl.URI, prefix) {
+			t.Errorf("platforms[%d]: uri %s is not under the GitHub release %s", i, pl.URI, prefix)
+		}
+	}
+	for osArch := range required {
+		t.Errorf("no platform for %s", osArch)
+	}
+	for _, word := range []string{"read", "agent"} {
+		if !strings.Contains(strings.ToLower(p.Spec.Caveats), word) {
+			t.Errorf("caveats do not mention %q", word)
+		}
+	}
+}
+
+// goodManifest is a valid two-platform manifest for the negative tests.
+func goodManifest(t *testing.T) Plugin {
+	t.Helper()
+	const text = `apiVersion: krew.googlecontainertools.github.com/v1alpha2
+kind: Plugin
+metadata:
+  name: triage
+spec:
+  version: v0.1.0
+  homepage: https://github.com/kubectl-triage/kubectl-triage
+  shortDescription: Explain why a resource is broken, read-only
+  description: |
+    Investigates.
+  caveats: |
+    Read-only; agents.
+  platforms:
+  - selector:
+      matchLabels: {os: linux, arch: amd64}
+    uri: https://example.com/d/kubectl-triage_v0.1.0_linux_amd64.tar.gz
+    sha256: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+    bin: kubectl-triage
+    files: [{from: kubectl-triage, to: .}, {from: LICENSE, to: .}, {from: kubectl_complete-triage, to: .}]
+  - selector:
+      matchLabels: {os: windows, arch: amd64}
+    uri: https://example.com/d/kubectl-triage_v0.1.0_windows_amd64.zip
+    sha256: 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+    bin: kubectl-triage.exe
+    files: [{from: kubectl-triage.exe, to: .}, {from: LICENSE, to: .}, {from: kubectl_complete-triage.bat, to: .}]
+`
+	p, err := decodeManifest([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The validator must catch what krew rejects.
+func TestValidatorRejects(t *testing.T) {
+	mustValid(t, goodManifest(t), "")
+	for name, tc := range map[string]struct {
+		mutate func(p *Plugin)
+		want   string
+	}{
+		"apiVersion":         {func(p *Plugin) { p.APIVersion = "krew.googlecontainertools.github.com/v1alpha1" }, "apiVersion"},
+		"kind":               {func(p *Plugin) { p.Kind = "Plugins" }, "kind"},
+		"name uppercase":     {func(p *Plugin) { p.Metadata.Name = "Triage" }, "metadata.name"},
+		"name trailing dash": {func(p *Plugin) { p.Metadata.Name = "triage-" }, "metadata.name"},
+		"version without v":  {func(p *Plugin) { p.Spec.Version = "0.1.0" }, "start with v"},
+		"version not semver": {func(p *Plugin) { p.Spec.Version = "v0.1" }, "semver"},
+		"short multi-line":   {func(p *Plugin) { p.Spec.ShortDescription = "a\nb" }, "one line"},
+		"short empty":        {func(p *Plugin) { p.Spec.ShortDescription = "" }, "shortDescription is empty"},
+		"no platforms":       {func(p *Plugin) { p.Spec.Platforms = nil }, "platforms is empty"},
+		"sha256 uppercase":   {func(p *Plugin) { p.Spec.Platforms[0].Sha256 = strings.ToUpper(p.Spec.Platforms[0].Sha256) }, "lowercase hex"},
+		"sha256 short":       {func(p *Plugin) { p.Spec.Platforms[0].Sha256 = "abc" }, "lowercase hex"},
+		"no uri":             {func(p *Plugin) { p.Spec.Platforms[0].URI = "" }, "uri is empty"},
+		"no bin":             {func(p *Plugin) { p.Spec.Platforms[0].Bin = "" }, "bin is empty"},
+		"selector key": {func(p *Plugin) {
+			p.Spec.Platforms[0].Selector.MatchLabels["distro"] = "debian"
+		}, `key "distro"`},
+		"selector nil": {func(p *Plugin) { p.Spec.Platforms[0].Selector = nil }, "selector: missing"},
+		"overlap": {func(p *Plugin) {
+			p.Spec.Platforms[1].Selector.MatchLabels = map[string]string{"os": "linux", "arch": "amd64"}
+		}, "overlap"},
+		"unsupported platform": {func(p *Plugin) {
+			p.Spec.Platforms[0].Selector.MatchLabels["os"] = "plan9"
+		}, "no platform krew supports"},
+		"missing LICENSE": {func(p *Plugin) { p.Spec.Platforms[0].Files = p.Spec.Platforms[0].Files[:1] }, "files"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := goodManifest(t)
+			tc.mutate(&p)
+			errs := validate(p, "")
+			var msgs []string
+			for _, err := range errs {
+				msgs = append(msgs, err.Error())
+			}
+			if !strings.Contains(strings.Join(msgs, "\n"), tc.want) {
+				t.Errorf("want an error mentioning %q, got %q", tc.want, msgs)
+			}
+		})
+	}
+	if _, err := decodeManifest([]byte("apiVersion: x\nkind: Plugin\nspec:\n  versoin: v1.0.0\n")); err == nil {
+		t.Error("strict decoding accepted an unknown field")
+	}
+}
+
+// buildHelper builds hack/krewmanifest into a temp dir.
+func buildHelper(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "krewmanifest")
+	cmd := exec.Command("go", "build", "-o", bin, "./hack/krewmanifest")
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build hack/krewmanifest: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// The archive writer and the manifest generator, on stand-in files for all
+// six platforms (no cross builds): deterministic tar.gz and zip, and a
+// manifest krew accepts that matches the archives.
+func TestManifestFromArchives(t *testing.T) {
+	helper := buildHelper(t)
+	src, a, b := t.TempDir(), t.TempDir(), t.TempDir()
+	const epoch = 1700000000
+	write := func(name, text string, mode os.FileMode) string {
+		p := filepath.Join(src, name)
+		if err := os.WriteFile(p, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, osArch := range [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"}, {"windows", "arm64"}} {
+		goos, goarch := osArch[0], osArch[1]
+		bin, comp, ext := binName, completion, ".tar.gz"
+		if goos == "windows" {
+			bin, comp, ext = binName+".exe", completion+".bat", ".zip"
+		}
+		files := []string{
+			// Out of order on purpose: entries come out sorted.
+			write(comp+"-"+goos+goarch, "#!/bin/sh\nexec kubectl-triage __complete \"$@\"\n", 0o700),
+			write(license, "Apache License\n", 0o600),
+			write(bin+"-"+goos+goarch, "binary for "+goos+"/"+goarch, 0o751),
+		}
+		args := []string{comp + "=" + files[0], license + "=" + files[1], bin + "=" + files[2]}
+		name := fmt.Sprintf("%s_%s_%s_%s%s", binName, testVersion, goos, goarch, ext)
+		for _, dir := range []string{a, b} {
+			run(t, src, nil, helper, append([]string{"archive", "-o", filepath.Join(dir, name), "-mtime", fmt.Sprint(epoch)}, args...)...)
+		}
+		checkEntries(t, filepath.Join(a, name), []string{license, bin, comp}, epoch) // byte order
+	}
+	var names []string
+	entries, _ := os.ReadDir(a)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	run(t, a, nil, helper, append([]string{"sums", "-o", "SHA256SUMS"}, names...)...)
+	run(t, b, nil, helper, append([]string{"sums", "-o", "SHA256SUMS"}, names...)...)
+	sameDirs(t, a, b)
+
+	out := filepath.Join(t.TempDir(), "triage.yaml")
+	base := "https://downloads.example.com/triage/" + testVersion
+	run(t, repoRoot(t), nil, helper, "manifest", "-version", testVersion, "-dist", a, "-uri-base", base,
+		"-in", filepath.Join(repoRoot(t), "krew-manifest.yaml"), "-out", out)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := decodeManifest(data)
+	if err != nil {
+		t.Fatalf("generated manifest: %v\n%s", err, data)
+	}
+	mustValid(t, p, a)
+	if n := len(p.Spec.Platforms); n != 6 {
+		t.Errorf("%d platforms, want 6", n)
+	}
+	for _, pl := range p.Spec.Platforms {
+		if !strings.HasPrefix(pl.URI, base+"/") {
+			t.Errorf("uri %s ignores -uri-base %s", pl.URI, base)
+		}
+	}
+	// The descriptive text comes from the template.
+	orig, _ := decodeManifest(mustRead(t, filepath.Join(repoRoot(t), "krew-manifest.yaml")))
+	if p.Spec.Description != orig.Spec.Description || p.Spec.Caveats != orig.Spec.Caveats || p.Spec.ShortDescription != orig.Spec.ShortDescription {
+		t.Error("the generated manifest lost the descriptive text of krew-manifest.yaml")
+	}
+
+	// A tampered archive no longer matches SHA256SUMS: the generator refuses.
+	f := filepath.Join(a, fmt.Sprintf("%s_%s_linux_amd64.tar.gz", binName, testVersion))
+	raw := mustRead(t, f)
+	if err := os.WriteFile(f, append(raw, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", filepath.Join(repoRoot(t), "krew-manifest.yaml"), "-out", out)
+	if msg, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(msg), "SHA256SUMS") {
+		t.Errorf("manifest from a stale archive: err=%v, %s", err, msg)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// checkEntries wants exactly names, in order, at epoch, executables 0755 and
+// the rest 0644, owned by 0/0 without names.
+func checkEntries(t *testing.T, archive string, names []string, epoch int64) {
+	t.Helper()
+	type ent struct {
+		name  string
+		mode  os.FileMode
+		mtime time.Time
+	}
+	var got []ent
+	if strings.HasSuffix(archive, ".zip") {
+		zr, err := zip.OpenReader(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			got = append(got, ent{f.Name, f.Mode().Perm(), f.Modified})
+		}
+	} else {
+		raw := mustRead(t, archive)
+		if raw[3]&0x08 != 0 || !bytes.Equal(raw[4:8], []byte{0, 0, 0, 0}) {
+			t.Errorf("%s: gzip header carries a name or a timestamp", archive)
+		}
+		gz, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(gz)
+		for {
+			hdr, err := tr.Next()
+			if err != nil {
+				break
+			}
+			if hdr.Uid != 0 || hdr.Gid != 0 || hdr.Uname != "" || hdr.Gname != "" {
+				t.Errorf("%s: %s owned by %d/%d %q/%q", archive, hdr.Name, hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname)
+			}
+			got = append(got, ent{hdr.Name, os.FileMode(hdr.Mode).Perm(), hdr.ModTime})
+		}
+	}
+	if len(got) != len(names) {
+		t.Fatalf("%s: entries %v, want %v", archive, got, names)
+	}
+	for i, e := range got {
+		wantMode := os.FileMode(0o755)
+		if names[i] == license {
+			wantMode = 0o644
+		}
+		if e.name != names[i] || e.mode != wantMode || !e.mtime.Equal(time.Unix(epoch, 0)) {
+			t.Errorf("%s: entry %d = %s %o %v, want %s %o %v", archive, i, e.name, e.mode, e.mtime.UTC(), names[i], wantMode, time.Unix(epoch, 0).UTC())
+		}
+	}
+}
+
+// sameDirs wants the same files with the same bytes in a and b.
+func sameDirs(t *testing.T, a, b string) {
+	t.Helper()
+	ea, _ := os.ReadDir(a)
+	eb, _ := os.ReadDir(b)
+	if len(ea) != len(eb) || len(ea) == 0 {
+		t.Fatalf("%s has %d files, %s has %d", a, len(ea), b, len(eb))
+	}
+	for i := range ea {
+		if ea[i].Name() != eb[i].Name() {
+			t.Fatalf("file lists differ: %s vs %s", ea[i].Name(), eb[i].Name())
+		}
+		if !bytes.Equal(mustRead(t, filepath.Join(a, ea[i].Name())), mustRead(t, filepath.Join(b, eb[i].Name()))) {
+			t.Errorf("%s differs between two runs", ea[i].Name())
+		}
+	}
+}
+
+// makeCmd runs make in the repo root with its own command line only.
+func makeCmd(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command("make", append([]string{"-s", "-C", repoRoot(t)}, args...)...)
+	var env []string
+	for _, kv := range os.Environ() {
+		// Not the variables of an enclosing `make test`.
+		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" && k != "MAKEOVERRIDES" {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	t.Logf("make %s (%v):\n%s", strings.Join(args, " "), time.Since(t0).Round(time.Second), out)
+}
+
+// `make krew-manifest` then `make dist` again, for the host platform only
+// (PLATFORMS=host; the six cross builds are too slow for make test, and the
+// zip path is covered by TestManifestFromArchives): the archives are
+// byte-identical, the manifest made from them passes krew's rules with
+// matching sha256s, and the shipped binary and completion helper work.
+func TestDist(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the plugin twice")
+	}
+	a, b := t.TempDir(), t.TempDir()
+	manifest := filepath.Join(t.TempDir(), "triage.yaml")
+	makeCmd(t, "krew-manifest", "VERSION="+testVersion, "PLATFORMS=host", "DIST_DIR="+a, "KREW_MANIFEST="+manifest)
+	makeCmd(t, "dist", "VERSION="+testVersion, "PLATFORMS=host", "DIST_DIR="+b)
+	sameDirs(t, a, b)
+	data := mustRead(t, filepath.Join(a, "SHA256SUMS"))
+	p, err := decodeManifest(mustRead(t, manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustValid(t, p, a)
+	if len(p.Spec.Platforms) != 1 {
+		t.Fatalf("%d platforms, want the host's only", len(p.Spec.Platforms))
+	}
+	archive := filepath.Base(p.Spec.Platforms[0].URI)
+	if !strings.Contains(string(data), archive) {
+		t.Errorf("SHA256SUMS does not list %s:\n%s", archive, data)
+	}
+	if got := p.Spec.Platforms[0].Selector.MatchLabels; got["os"] != runtime.GOOS || got["arch"] != runtime.GOARCH {
+		t.Errorf("selector %v, want the host %s/%s", got, runtime.GOOS, runtime.GOARCH)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+
+	// Unpacked like krew does, the binary reports the version and the
+	// completion helper answers through cobra's __complete.
+	files, err := readArchive(filepath.Join(a, archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	install := t.TempDir()
+	for name, f := range files {
+		if err := os.WriteFile(filepath.Join(install, name), f.data, f.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + install + string(os.PathListSeparator) + os.Getenv("PATH")}
+	if out := run(t, install, env, filepath.Join(install, binName), "version"); !strings.Contains(out, testVersion) {
+		t.Errorf("kubectl-triage version: %q lacks %s", out, testVersion)
+	}
+	out := run(t, install, env, filepath.Join(install, completion), "")
+	if !strings.Contains(out, "version") || !strings.Contains(out, "\n:") {
+		t.Errorf("kubectl_complete-triage \"\": %q, want subcommands and a cobra directive", out)
+	}
+}
