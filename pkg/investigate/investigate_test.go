@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -644,5 +645,30 @@ func TestWorkloadContext(t *testing.T) {
 				t.Errorf("the report is not ongoing")
 			}
 		})
+	}
+}
+
+// TestSelfRepairingWarningsAreNotSymptoms: the API server's IP repair loop
+// warns and fixes the allocation itself; a healthy target stays healthy,
+// while an ordinary recent warning still counts.
+func TestSelfRepairingWarningsAreNotSymptoms(t *testing.T) {
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cfg", "namespace": "shop", "uid": "uid-cfg"}}}
+	mk := func(reason, msg string) *bundle.Bundle {
+		return &bundle.Bundle{
+			Target: fault.Resource{APIVersion: "v1", Kind: "ConfigMap", Name: "cfg", Namespace: "shop", UID: "uid-cfg"},
+			Object: cm,
+			Events: []corev1.Event{{
+				ObjectMeta:     metav1.ObjectMeta{Name: "e", Namespace: "shop"},
+				InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Name: "cfg", Namespace: "shop", UID: "uid-cfg"},
+				Type:           corev1.EventTypeWarning, Reason: reason, Message: msg, Count: 1,
+				FirstTimestamp: ts(-time.Minute), LastTimestamp: ts(-time.Minute),
+			}},
+		}
+	}
+	if r := Investigate(mk("ClusterIPNotAllocated", "Cluster IP [IPv4]: 10.0.0.146 is not allocated; repairing"), Options{Now: now}); !r.Healthy {
+		t.Errorf("a self-repairing notice made the target unhealthy: %q", r.Title)
+	}
+	if r := Investigate(mk("SyncFailed", "backend returned 503"), Options{Now: now}); r.Healthy {
+		t.Errorf("an ordinary recent warning must still count")
 	}
 }

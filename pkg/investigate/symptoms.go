@@ -298,10 +298,15 @@ func conditionSymptoms(b *bundle.Bundle) []string {
 // recentWarning is how old a warning may be and still describe today.
 const recentWarning = time.Hour
 
+// selfRepairing are the API server's own repair-loop notices: it found an
+// allocation out of step and is fixing it itself. Nothing for a human to do,
+// so they are not symptoms.
+var selfRepairing = map[string]bool{"ClusterIPNotAllocated": true, "PortNotAllocated": true}
+
 func recentWarnings(c *Context) []string {
 	var out []string
 	for _, e := range warningEvents(c.B) {
-		if c.Now.Sub(bundle.EventTime(&e)) > recentWarning {
+		if c.Now.Sub(bundle.EventTime(&e)) > recentWarning || (selfRepairing[e.Reason] && strings.Contains(e.Message, "repairing")) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), firstLine(e.Message)))
