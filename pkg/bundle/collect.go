@@ -398,22 +398,6 @@ func podHealthy(p *corev1.Pod) bool {
 
 // parallel fetches nodes, events and logs with bounded concurrency.
 func (c *collector) parallel(ctx context.Context) {
-	sem := make(chan struct{}, c.opts.Concurrency)
-	var wg sync.WaitGroup
-	run := func(f func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			f()
-		}()
-	}
-
 	c.mu.Lock()
 	pods := append([]*corev1.Pod(nil), c.b.Pods...)
 	c.mu.Unlock()
@@ -423,24 +407,26 @@ func (c *collector) parallel(ctx context.Context) {
 		// what the nodes offer; one list of nodes, bounded.
 		c.nodes(ctx)
 	}
-	nodeNames := map[string]bool{}
+	// Every task is listed before any runs: the fetches append to the
+	// bundle, so nothing may read it while they are under way.
+	var tasks []func()
 	podNodes := map[string]bool{}
 	for _, p := range pods {
-		podNodes[p.Spec.NodeName] = p.Spec.NodeName != ""
-	}
-	for _, p := range pods {
-		if n := p.Spec.NodeName; n != "" && !nodeNames[n] && c.b.Node(n) == nil {
-			nodeNames[n] = true
-			run(func() { c.node(ctx, n) })
+		if n := p.Spec.NodeName; n != "" && !podNodes[n] {
+			podNodes[n] = true
+			if c.b.Node(n) == nil {
+				tasks = append(tasks, func() { c.node(ctx, n) })
+			}
 		}
 	}
 	for _, p := range pods {
 		for _, l := range logRequests(p) {
-			run(func() { c.log(ctx, p.Namespace, p.Name, l) })
+			tasks = append(tasks, func() { c.log(ctx, p.Namespace, p.Name, l) })
 		}
 	}
-	wg.Wait() // nodes must be known before their events are read
+	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() }) // nodes must be known before their events are read
 
+	tasks = nil
 	quiet := idleOldReplicaSets(c.b.ReplicaSets)
 	for _, ref := range c.involved() {
 		if ref.UID == "" || quiet[ref.UID] || (!eventWorthy[ref.Kind] && ref.UID != c.b.Target.UID) {
@@ -448,12 +434,12 @@ func (c *collector) parallel(ctx context.Context) {
 		}
 		// Only the nodes the pods run on: a listed node pool is context for
 		// the scheduler's message, not a suspect.
-		if ref.Kind == "Node" && ref.UID != c.b.Target.UID && !nodeNames[ref.Name] && !podNodes[ref.Name] {
+		if ref.Kind == "Node" && ref.UID != c.b.Target.UID && !podNodes[ref.Name] {
 			continue
 		}
-		run(func() { c.events(ctx, ref) })
+		tasks = append(tasks, func() { c.events(ctx, ref) })
 	}
-	wg.Wait()
+	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
 }
 
 // eventWorthy kinds have events that explain failures; the rest (config,
