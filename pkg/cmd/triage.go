@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -397,7 +398,7 @@ func (o *TriageOptions) resolveFault(ev *fault.Event, progress func(string, ...a
 	if err == nil {
 		return t, nil
 	}
-	if !strings.Contains(err.Error(), "not found in namespace") {
+	if !apierrors.IsNotFound(err) {
 		return nil, err
 	}
 	progress("%s/%s no longer exists: triaging from what the event carried", res.Kind, res.Name)

@@ -132,7 +132,7 @@ func Explain(err error, getter genericclioptions.RESTClientGetter, namespace str
 		if typ == "pods" && len(args) == 2 && !strings.Contains(strings.Join(args, ""), "/") {
 			hint += fmt.Sprintf(", or if %q is not a pod, give its type (e.g. deploy/%s)", name, name)
 		}
-		return fmt.Errorf("%s %q not found in namespace %q: %s; use -n to pick another namespace", details, name, namespace, hint)
+		return &explained{msg: fmt.Sprintf("%s %q not found in namespace %q: %s; use -n to pick another namespace", details, name, namespace, hint), err: err}
 	case isUnknownType(err):
 		return fmt.Errorf("unknown resource type %q: run 'kubectl api-resources' to list the types %s serves", typ, server)
 	case apierrors.IsForbidden(err):
@@ -144,6 +144,16 @@ func Explain(err error, getter genericclioptions.RESTClientGetter, namespace str
 	}
 	return err
 }
+
+// explained replaces an error's message with an actionable one while
+// keeping it for errors.Is/As (apierrors.IsNotFound still answers).
+type explained struct {
+	msg string
+	err error
+}
+
+func (e *explained) Error() string { return e.msg }
+func (e *explained) Unwrap() error { return e.err }
 
 func statusMessage(err error) string {
 	var status apierrors.APIStatus
