@@ -21,18 +21,15 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
-	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/target"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
-	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
 // Environment variables, named as in the seed specifications so existing
@@ -77,23 +74,11 @@ type TriageOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
 
-	Args             []string
-	AgentName        string
-	AgentCommand     string
-	Model            string
-	AllowedTools     string
-	SystemPromptFile string
-	Timeout          time.Duration
-	WaitDelay        time.Duration
-	WorkspaceRoot    string
-	Quiet            bool
-	AgentKubeconfig  string
-	CheckCredentials bool
-	RequireReadOnly  bool
-	FaultFile        string
-	NoSandbox        bool
-	RequireSandbox   bool
-	SandboxMasks     []string
+	AgentFlags
+
+	Args      []string
+	Quiet     bool
+	FaultFile string
 
 	namespace string
 	agent     agent.Agent
@@ -105,9 +90,7 @@ func NewTriageOptions(flags *genericclioptions.ConfigFlags, streams genericioopt
 	return &TriageOptions{
 		configFlags: flags,
 		IOStreams:   streams,
-		AgentName:   agent.BuiltinName,
-		Timeout:     defaultTimeout,
-		WaitDelay:   agent.DefaultWaitDelay,
+		AgentFlags:  NewAgentFlags(),
 		getEnv:      os.Getenv,
 	}
 }
@@ -159,65 +142,16 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 // AddFlags registers the triage flags.
 func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.AgentName, "agent", o.AgentName, fmt.Sprintf("Agent that investigates (%s). Env: %s", strings.Join(agent.Names(agent.DefaultConfigDir()), ", "), envAgent))
-	f.StringVar(&o.AgentCommand, "agent-command", "", "Run any other agent CLI, e.g. \"mycli --headless\": PROMPT.md on stdin (or {{.Prompt}}/{{.PromptFile}} in the arguments), its stdout is the report. Env: "+envCommand)
-	f.StringVar(&o.Model, "model", "", "Model for the agent CLI. Env: "+envModel)
-	f.StringVar(&o.AllowedTools, "allowed-tools", "", "Tool allow-list for the agent CLI (default: the agent's read-only list). Env: "+envAllowedTools)
-	f.StringVar(&o.SystemPromptFile, "system-prompt-file", "", "File with system instructions for the agent instead of the read-only defaults. Env: "+envSystemPrompt)
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long. Env: "+envTimeout)
-	f.DurationVar(&o.WaitDelay, "wait-delay", o.WaitDelay, "After Ctrl-C or the timeout, how long the agent gets to stop before it is killed")
-	f.StringVar(&o.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
+	o.AgentFlags.AddFlags(f)
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "Print only the report: no progress on stderr")
-	f.StringVar(&o.AgentKubeconfig, "agent-kubeconfig", "", "Kubeconfig of a dedicated read-only identity for the agent's gateway to forward with, instead of yours")
-	f.BoolVar(&o.CheckCredentials, "check-credentials", false, "Ask the API server whether the credentials in use can write, and warn if so")
-	f.BoolVar(&o.RequireReadOnly, "require-readonly-credentials", false, "Refuse to run when the credentials in use can write (implies --check-credentials)")
 	f.StringVar(&o.FaultFile, "fault-file", "", "Triage one fault event (kubernetes-mcp-server JSON, either shape, or a notification frame) from FILE, or - for stdin, instead of a named resource")
-	f.BoolVar(&o.RequireSandbox, "require-sandbox", false, "Refuse to run an agent CLI that cannot be sandboxed")
-	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "Run the agent CLI without a sandbox, able to read your credentials (debugging only)")
-	f.StringArrayVar(&o.SandboxMasks, "sandbox-mask", nil, "Another path the agent's sandbox hides (repeatable); kubeconfigs, ~/.kube, ~/.aws, ~/.azure, ~/.config/gcloud, ~/.docker, ~/.ssh and ~/.netrc always are")
 }
 
 // Complete fills the options from flags, environment and kubeconfig.
 func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Args = args
-	fromEnv := func(flag, env string, set func(string) error) error {
-		if cmd.Flags().Changed(flag) {
-			return nil
-		}
-		if v := o.getEnv(env); v != "" {
-			if err := set(v); err != nil {
-				return fmt.Errorf("invalid %s=%q: %w", env, v, err)
-			}
-		}
-		return nil
-	}
-	if err := fromEnv("agent", envAgent, func(v string) error { o.AgentName = v; return nil }); err != nil {
+	if err := o.AgentFlags.Complete(cmd, o.getEnv); err != nil {
 		return err
-	}
-	for _, e := range []struct {
-		flag, env string
-		dst       *string
-	}{{"agent-command", envCommand, &o.AgentCommand}, {"model", envModel, &o.Model}, {"allowed-tools", envAllowedTools, &o.AllowedTools}, {"system-prompt-file", envSystemPrompt, &o.SystemPromptFile}} {
-		if err := fromEnv(e.flag, e.env, func(v string) error { *e.dst = v; return nil }); err != nil {
-			return err
-		}
-	}
-	if err := fromEnv("timeout", envTimeout, func(v string) error {
-		d, err := time.ParseDuration(v)
-		o.Timeout = d
-		return err
-	}); err != nil {
-		return err
-	}
-	if err := fromEnv("workspace-root", workspace.EnvWorkspaceRoot, func(v string) error { o.WorkspaceRoot = v; return nil }); err != nil {
-		return err
-	}
-	if o.WorkspaceRoot == "" {
-		root, err := workspace.DefaultRoot()
-		if err != nil {
-			return err
-		}
-		o.WorkspaceRoot = root
 	}
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
@@ -236,48 +170,11 @@ func (o *TriageOptions) Validate() error {
 	} else if _, err := target.Normalize(o.Args); err != nil {
 		return err
 	}
-	if o.Timeout <= 0 {
-		return fmt.Errorf("--timeout must be positive, got %s", o.Timeout)
-	}
-	if o.WaitDelay <= 0 {
-		return fmt.Errorf("--wait-delay must be positive, got %s", o.WaitDelay)
-	}
-	for flag, path := range map[string]string{"--system-prompt-file": o.SystemPromptFile, "--agent-kubeconfig": o.AgentKubeconfig} {
-		if path == "" {
-			continue
-		}
-		if _, err := os.Stat(path); err != nil {
-			return fmt.Errorf("%s: %w", flag, err)
-		}
-	}
-	if o.NoSandbox && o.RequireSandbox {
-		return fmt.Errorf("--no-sandbox and --require-sandbox contradict each other: pick one")
-	}
-	policy := agent.SandboxAuto
-	switch {
-	case o.NoSandbox:
-		policy = agent.SandboxDisabled
-	case o.RequireSandbox:
-		policy = agent.SandboxRequired
-	}
-	kubeconfigFlag := ""
-	if o.configFlags.KubeConfig != nil {
-		kubeconfigFlag = *o.configFlags.KubeConfig
-	}
-	// Resolving an exec agent checks its CLI, its credentials and the
-	// sandbox now, before any workspace is created.
-	a, err := agent.Resolve(agent.Options{
-		Name: o.AgentName, Command: o.AgentCommand, Model: o.Model, AllowedTools: o.AllowedTools,
-		SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay, ConfigDir: agent.DefaultConfigDir(),
-		Sandbox: policy, Kubeconfigs: sandbox.KubeconfigPaths(kubeconfigFlag, o.getEnv("KUBECONFIG")), ExtraMasks: o.SandboxMasks,
-	})
+	a, err := o.AgentFlags.Resolve(o.configFlags, o.getEnv, o.ErrOut)
 	if err != nil {
 		return err
 	}
 	o.agent = a
-	if o.NoSandbox && a.Name() != agent.BuiltinName {
-		fmt.Fprintf(o.ErrOut, "WARNING: --no-sandbox: the %s agent runs with your user's access to every file, including your kubeconfig and cloud credentials. Use this only to debug.\n", a.Name())
-	}
 	return nil
 }
 
@@ -296,7 +193,7 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		if ev, err = o.readFault(); err != nil {
 			return err
 		}
-		if t, err = o.resolveFault(ev, progress); err != nil {
+		if t, err = resolveFault(o.configFlags, o.namespace, ev, progress); err != nil {
 			return err
 		}
 	} else {
@@ -313,13 +210,13 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	info := o.clusterInfo(cfg, cs)
-	upstream, err := o.agentUpstream(cfg)
+	info := clusterInfo(o.configFlags, o.namespace, cfg, cs)
+	upstream, err := o.AgentUpstream(cfg)
 	if err != nil {
 		return err
 	}
 	if o.CheckCredentials || o.RequireReadOnly {
-		if err := o.checkCredentials(ctx, upstream, progress); err != nil {
+		if err := o.AgentFlags.CheckCredentialsFor(ctx, upstream, o.namespace, progress, o.ErrOut); err != nil {
 			return err
 		}
 	}
@@ -383,18 +280,18 @@ func (o *TriageOptions) readFault() (*fault.Event, error) {
 // resolveFault finds the event's resource in the cluster. A resource that
 // is gone is not an error: the report says so and works from what the event
 // carried.
-func (o *TriageOptions) resolveFault(ev *fault.Event, progress func(string, ...any)) (*target.Target, error) {
+func resolveFault(flags *genericclioptions.ConfigFlags, defaultNamespace string, ev *fault.Event, progress func(string, ...any)) (*target.Target, error) {
 	res := *ev.Resource
 	ns := res.Namespace
 	if ns == "" {
-		ns = o.namespace
+		ns = defaultNamespace
 	}
 	typ := strings.ToLower(res.Kind)
 	if gv, err := schema.ParseGroupVersion(res.APIVersion); err == nil && gv.Group != "" {
 		typ += "." + gv.Group
 	}
 	progress("Fault %s (%s, severity %s) for %s/%s in namespace %s", ev.FaultType, ev.EventID, ev.Severity, res.Kind, res.Name, ns)
-	t, err := target.Resolve(o.configFlags, ns, []string{typ, res.Name})
+	t, err := target.Resolve(flags, ns, []string{typ, res.Name})
 	if err == nil {
 		return t, nil
 	}
@@ -410,51 +307,6 @@ func (o *TriageOptions) resolveFault(ev *fault.Event, progress func(string, ...a
 	obj.SetUID(types.UID(res.UID))
 	obj.SetAnnotations(map[string]string{bundle.GoneAnnotation: "true"})
 	return &target.Target{Object: obj}, nil
-}
-
-// agentUpstream is the identity an exec agent's gateway forwards with:
-// --agent-kubeconfig's, or the user's, always behind the read-only
-// transport as a second guard.
-func (o *TriageOptions) agentUpstream(userCfg *rest.Config) (*rest.Config, error) {
-	if o.AgentKubeconfig == "" {
-		return userCfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", o.AgentKubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("--agent-kubeconfig %s: %w", o.AgentKubeconfig, err)
-	}
-	cfg = readonly.Config(cfg)
-	cfg.UserAgent = version.UserAgent()
-	return cfg, nil
-}
-
-// checkCredentials warns (or, with --require-readonly-credentials, refuses)
-// when the credentials in use could change the cluster. The plugin and the
-// gateway refuse writes either way; this tells the user how much rests on
-// them.
-func (o *TriageOptions) checkCredentials(ctx context.Context, cfg *rest.Config, progress func(string, ...any)) error {
-	whose := "your credentials"
-	if o.AgentKubeconfig != "" {
-		whose = "the --agent-kubeconfig credentials"
-	}
-	rules, incomplete, err := writableRules(ctx, cfg, o.namespace)
-	if err != nil {
-		return err
-	}
-	if len(rules) == 0 {
-		note := ""
-		if incomplete {
-			note = " (the API server's answer was incomplete)"
-		}
-		progress("Credentials check: %s cannot write in namespace %s%s", whose, o.namespace, note)
-		return nil
-	}
-	msg := fmt.Sprintf("%s can write in namespace %s (%s)", whose, o.namespace, strings.Join(rules, "; "))
-	if o.RequireReadOnly {
-		return fmt.Errorf("%s; refusing to run because of --require-readonly-credentials: pass a read-only identity with --agent-kubeconfig or use a context bound to the view role", msg)
-	}
-	fmt.Fprintf(o.ErrOut, "warning: %s. kubectl triage only reads, but a read-only identity (--agent-kubeconfig) is safer.\n", msg)
-	return nil
 }
 
 func (o *TriageOptions) finish(res *triage.Result) error {
@@ -490,18 +342,18 @@ func (o *TriageOptions) logger() *slog.Logger {
 
 // clusterInfo names the cluster for the report: context and cluster from the
 // kubeconfig, the server's host (never its credentials) and version.
-func (o *TriageOptions) clusterInfo(cfg *rest.Config, cs kubernetes.Interface) bundle.ClusterInfo {
-	info := bundle.ClusterInfo{Namespace: o.namespace}
-	if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
+func clusterInfo(flags *genericclioptions.ConfigFlags, namespace string, cfg *rest.Config, cs kubernetes.Interface) bundle.ClusterInfo {
+	info := bundle.ClusterInfo{Namespace: namespace}
+	if raw, err := flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		info.Context = raw.CurrentContext
-		if o.configFlags.Context != nil && *o.configFlags.Context != "" {
-			info.Context = *o.configFlags.Context
+		if flags.Context != nil && *flags.Context != "" {
+			info.Context = *flags.Context
 		}
 		if c, ok := raw.Contexts[info.Context]; ok {
 			info.Cluster = c.Cluster
 		}
-		if o.configFlags.ClusterName != nil && *o.configFlags.ClusterName != "" {
-			info.Cluster = *o.configFlags.ClusterName
+		if flags.ClusterName != nil && *flags.ClusterName != "" {
+			info.Cluster = *flags.ClusterName
 		}
 	}
 	if u, err := url.Parse(cfg.Host); err == nil {

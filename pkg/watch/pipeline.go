@@ -72,6 +72,23 @@ func (p *Pipeline) Ingest(data []byte) (Result, error) {
 	return p.admit(ev, c), nil
 }
 
+// IngestMessage is Ingest for a notifications/message whose params the
+// caller already split (the MCP client hands over logger, level and data).
+func (p *Pipeline) IngestMessage(logger, level string, data []byte) (Result, error) {
+	c := p.counters()
+	c.Received.Add(1)
+	ev, se, err := fault.ParseMessage(logger, level, data)
+	switch {
+	case err != nil:
+		c.ParseErrors.Add(1)
+		return Result{Outcome: ParseError}, err
+	case se != nil:
+		c.SubscriptionErrors.Add(1)
+		return Result{Outcome: SubscriptionError, SubscriptionError: se}, nil
+	}
+	return p.admit(ev, c), nil
+}
+
 // IngestEvent passes an already parsed event (from the cluster source) down
 // the pipeline. It gets an EventID if it has none.
 func (p *Pipeline) IngestEvent(ev *fault.Event) Result {

@@ -183,3 +183,31 @@ func TestPipelineConcurrentKeyed(t *testing.T) {
 		t.Errorf("counters do not add up: %+v", s)
 	}
 }
+
+func TestPipelineIngestMessage(t *testing.T) {
+	q := NewQueue[*fault.Event](10, DropOldest)
+	var c Counters
+	p := &Pipeline{Sink: q, Counters: &c}
+	cases := []struct {
+		logger, level, data string
+		want                Outcome
+		wantErr             bool
+	}{
+		{"kubernetes/faults", "warning", `{"faultId":"f1","faultType":"CrashLoop","severity":"warning","resource":{"kind":"Pod","name":"a","namespace":"ns"}}`, Enqueued, false},
+		{"kubernetes/subscription_error", "error", `{"subscriptionId":"s1","error":"watch closed","degraded":true}`, SubscriptionError, false},
+		{"kubernetes/faults", "warning", `{"faultType":"CrashLoop"}`, ParseError, true},
+		{"some/other", "info", `{}`, ParseError, true},
+	}
+	for _, tc := range cases {
+		r, err := p.IngestMessage(tc.logger, tc.level, []byte(tc.data))
+		if (err != nil) != tc.wantErr || r.Outcome != tc.want {
+			t.Errorf("IngestMessage(%s, %s) = %v, %v; want %v (error %v)", tc.logger, tc.data, r.Outcome, err, tc.want, tc.wantErr)
+		}
+	}
+	if v := c.Snapshot(); v.Received != 4 || v.Enqueued != 1 || v.SubscriptionErrors != 1 || v.ParseErrors != 2 {
+		t.Errorf("counters = %+v", v)
+	}
+	if ev, ok := q.TryPop(); !ok || ev.ResourceName() != "a" || ev.EventID == "" {
+		t.Errorf("queued %+v, %v; want pod a with an eventId", ev, ok)
+	}
+}

@@ -1,0 +1,198 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
+	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
+	"github.com/kubectl-triage/kubectl-triage/pkg/version"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
+)
+
+// AgentFlags choose and confine the agent that investigates. A one-shot
+// triage and watch share them, so an incident looks the same either way.
+type AgentFlags struct {
+	AgentName        string
+	AgentCommand     string
+	Model            string
+	AllowedTools     string
+	SystemPromptFile string
+	Timeout          time.Duration
+	WaitDelay        time.Duration
+	WorkspaceRoot    string
+	AgentKubeconfig  string
+	CheckCredentials bool
+	RequireReadOnly  bool
+	NoSandbox        bool
+	RequireSandbox   bool
+	SandboxMasks     []string
+}
+
+// NewAgentFlags returns the defaults: the builtin investigator.
+func NewAgentFlags() AgentFlags {
+	return AgentFlags{
+		AgentName: agent.BuiltinName,
+		Timeout:   defaultTimeout,
+		WaitDelay: agent.DefaultWaitDelay,
+	}
+}
+
+// AddFlags registers the agent flags.
+func (o *AgentFlags) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.AgentName, "agent", o.AgentName, fmt.Sprintf("Agent that investigates (%s). Env: %s", strings.Join(agent.Names(agent.DefaultConfigDir()), ", "), envAgent))
+	f.StringVar(&o.AgentCommand, "agent-command", "", "Run any other agent CLI, e.g. \"mycli --headless\": PROMPT.md on stdin (or {{.Prompt}}/{{.PromptFile}} in the arguments), its stdout is the report. Env: "+envCommand)
+	f.StringVar(&o.Model, "model", "", "Model for the agent CLI. Env: "+envModel)
+	f.StringVar(&o.AllowedTools, "allowed-tools", "", "Tool allow-list for the agent CLI (default: the agent's read-only list). Env: "+envAllowedTools)
+	f.StringVar(&o.SystemPromptFile, "system-prompt-file", "", "File with system instructions for the agent instead of the read-only defaults. Env: "+envSystemPrompt)
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long. Env: "+envTimeout)
+	f.DurationVar(&o.WaitDelay, "wait-delay", o.WaitDelay, "After Ctrl-C or the timeout, how long the agent gets to stop before it is killed")
+	f.StringVar(&o.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
+	f.StringVar(&o.AgentKubeconfig, "agent-kubeconfig", "", "Kubeconfig of a dedicated read-only identity for the agent's gateway to forward with, instead of yours")
+	f.BoolVar(&o.CheckCredentials, "check-credentials", false, "Ask the API server whether the credentials in use can write, and warn if so")
+	f.BoolVar(&o.RequireReadOnly, "require-readonly-credentials", false, "Refuse to run when the credentials in use can write (implies --check-credentials)")
+	f.BoolVar(&o.RequireSandbox, "require-sandbox", false, "Refuse to run an agent CLI that cannot be sandboxed")
+	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "Run the agent CLI without a sandbox, able to read your credentials (debugging only)")
+	f.StringArrayVar(&o.SandboxMasks, "sandbox-mask", nil, "Another path the agent's sandbox hides (repeatable); kubeconfigs, ~/.kube, ~/.aws, ~/.azure, ~/.config/gcloud, ~/.docker, ~/.ssh and ~/.netrc always are")
+}
+
+// Complete fills unset flags from the environment and defaults the
+// workspace root.
+func (o *AgentFlags) Complete(cmd *cobra.Command, getEnv func(string) string) error {
+	fromEnv := func(flag, env string, set func(string) error) error {
+		if cmd.Flags().Changed(flag) {
+			return nil
+		}
+		if v := getEnv(env); v != "" {
+			if err := set(v); err != nil {
+				return fmt.Errorf("invalid %s=%q: %w", env, v, err)
+			}
+		}
+		return nil
+	}
+	for _, e := range []struct {
+		flag, env string
+		dst       *string
+	}{{"agent", envAgent, &o.AgentName}, {"agent-command", envCommand, &o.AgentCommand}, {"model", envModel, &o.Model}, {"allowed-tools", envAllowedTools, &o.AllowedTools}, {"system-prompt-file", envSystemPrompt, &o.SystemPromptFile}, {"workspace-root", workspace.EnvWorkspaceRoot, &o.WorkspaceRoot}} {
+		if err := fromEnv(e.flag, e.env, func(v string) error { *e.dst = v; return nil }); err != nil {
+			return err
+		}
+	}
+	if err := fromEnv("timeout", envTimeout, func(v string) error {
+		d, err := time.ParseDuration(v)
+		o.Timeout = d
+		return err
+	}); err != nil {
+		return err
+	}
+	if o.WorkspaceRoot == "" {
+		root, err := workspace.DefaultRoot()
+		if err != nil {
+			return err
+		}
+		o.WorkspaceRoot = root
+	}
+	return nil
+}
+
+// Resolve validates the flags and resolves the agent. For an exec agent
+// that checks its CLI, its credentials and the sandbox now, before any
+// workspace is created.
+func (o *AgentFlags) Resolve(flags *genericclioptions.ConfigFlags, getEnv func(string) string, errOut io.Writer) (agent.Agent, error) {
+	if o.Timeout <= 0 {
+		return nil, fmt.Errorf("--timeout must be positive, got %s", o.Timeout)
+	}
+	if o.WaitDelay <= 0 {
+		return nil, fmt.Errorf("--wait-delay must be positive, got %s", o.WaitDelay)
+	}
+	for flag, path := range map[string]string{"--system-prompt-file": o.SystemPromptFile, "--agent-kubeconfig": o.AgentKubeconfig} {
+		if path == "" {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+	}
+	if o.NoSandbox && o.RequireSandbox {
+		return nil, fmt.Errorf("--no-sandbox and --require-sandbox contradict each other: pick one")
+	}
+	policy := agent.SandboxAuto
+	switch {
+	case o.NoSandbox:
+		policy = agent.SandboxDisabled
+	case o.RequireSandbox:
+		policy = agent.SandboxRequired
+	}
+	kubeconfigFlag := ""
+	if flags.KubeConfig != nil {
+		kubeconfigFlag = *flags.KubeConfig
+	}
+	a, err := agent.Resolve(agent.Options{
+		Name: o.AgentName, Command: o.AgentCommand, Model: o.Model, AllowedTools: o.AllowedTools,
+		SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay, ConfigDir: agent.DefaultConfigDir(),
+		Sandbox: policy, Kubeconfigs: sandbox.KubeconfigPaths(kubeconfigFlag, getEnv("KUBECONFIG")), ExtraMasks: o.SandboxMasks,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.NoSandbox && a.Name() != agent.BuiltinName {
+		fmt.Fprintf(errOut, "WARNING: --no-sandbox: the %s agent runs with your user's access to every file, including your kubeconfig and cloud credentials. Use this only to debug.\n", a.Name())
+	}
+	return a, nil
+}
+
+// AgentUpstream is the identity an exec agent's gateway forwards with:
+// --agent-kubeconfig's, or the user's, always behind the read-only
+// transport as a second guard.
+func (o *AgentFlags) AgentUpstream(userCfg *rest.Config) (*rest.Config, error) {
+	if o.AgentKubeconfig == "" {
+		return userCfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.AgentKubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("--agent-kubeconfig %s: %w", o.AgentKubeconfig, err)
+	}
+	cfg = readonly.Config(cfg)
+	cfg.UserAgent = version.UserAgent()
+	return cfg, nil
+}
+
+// CheckCredentialsFor warns (or, with --require-readonly-credentials, refuses)
+// when the credentials in use could change the cluster. The plugin and the
+// gateway refuse writes either way; this tells the user how much rests on
+// them.
+func (o *AgentFlags) CheckCredentialsFor(ctx context.Context, cfg *rest.Config, namespace string, progress func(string, ...any), errOut io.Writer) error {
+	whose := "your credentials"
+	if o.AgentKubeconfig != "" {
+		whose = "the --agent-kubeconfig credentials"
+	}
+	rules, incomplete, err := writableRules(ctx, cfg, namespace)
+	if err != nil {
+		return err
+	}
+	if len(rules) == 0 {
+		note := ""
+		if incomplete {
+			note = " (the API server's answer was incomplete)"
+		}
+		progress("Credentials check: %s cannot write in namespace %s%s", whose, namespace, note)
+		return nil
+	}
+	msg := fmt.Sprintf("%s can write in namespace %s (%s)", whose, namespace, strings.Join(rules, "; "))
+	if o.RequireReadOnly {
+		return fmt.Errorf("%s; refusing to run because of --require-readonly-credentials: pass a read-only identity with --agent-kubeconfig or use a context bound to the view role", msg)
+	}
+	fmt.Fprintf(errOut, "warning: %s. kubectl triage only reads, but a read-only identity (--agent-kubeconfig) is safer.\n", msg)
+	return nil
+}
