@@ -1,0 +1,262 @@
+// Package config reads the kubectl-triage configuration file and applies the
+// one precedence rule for every setting: flags > environment > config file >
+// defaults.
+//
+// The file is driven by the commands' own flags, so every flag is
+// configurable without a second list to keep in sync. A setting's key is its
+// long flag name. Top-level keys apply to every command that has a flag of
+// that name; a mapping named after a subcommand is a section whose keys apply
+// to that subcommand (and its own subcommands) and override top-level keys:
+//
+//	agent: claude
+//	timeout: 10m
+//	workspace-root: ~/incidents        # a leading ~/ expands to $HOME
+//	sandbox-mask: [~/secrets, /opt/creds]
+//	watch:
+//	  min-severity: warning
+//	  dedup-window: 15m
+//
+// A flag's environment variables are declared on the flag itself with
+// BindEnv. kubectl's connection flags (--kubeconfig, --context, --namespace,
+// --as, …) cannot be set in the file: as with kubectl they come from the
+// kubeconfig.
+//
+// Typical use, in the root command's PersistentPreRunE:
+//
+//	cfg, err := config.Setup(cmd, os.Getenv)
+//
+// Setup never marks a flag Changed: Changed keeps meaning "the user typed
+// it", and File.Source says where each value came from.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is a parsed configuration file. Load of a missing file gives a File
+// with no settings.
+type File struct {
+	path  string
+	found bool
+	top   *section
+
+	// sources records where the last Apply took each flag's value from.
+	sources map[string]Source
+}
+
+// section is the top level of the file or a subcommand's section.
+type section struct {
+	name     string // subcommand name; "" at the top level
+	line     int
+	settings []*setting
+	sections []*section
+}
+
+// setting is one key with its value or list of values.
+type setting struct {
+	key    string
+	line   int
+	list   bool
+	values []value
+}
+
+type value struct {
+	text string
+	line int
+}
+
+func (s *section) setting(key string) *setting {
+	for _, st := range s.settings {
+		if st.key == key {
+			return st
+		}
+	}
+	return nil
+}
+
+func (s *section) section(name string) *section {
+	for _, sub := range s.sections {
+		if sub.name == name {
+			return sub
+		}
+	}
+	return nil
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/kubectl-triage/config.yaml, or
+// $HOME/.config/kubectl-triage/config.yaml when XDG_CONFIG_HOME is unset (or,
+// as the XDG spec asks, not an absolute path).
+func DefaultPath(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "kubectl-triage", "config.yaml"), nil
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config", "kubectl-triage", "config.yaml"), nil
+	}
+	return "", errors.New("cannot locate the config file: neither $XDG_CONFIG_HOME nor $HOME is set; pass --config")
+}
+
+// Load reads and parses the config file at path. A missing file is fine
+// (an empty File) unless explicit, i.e. the user named it with --config.
+func Load(path string, explicit bool) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !explicit {
+			return &File{path: path, top: &section{}}, nil
+		}
+		return nil, fmt.Errorf("read config file: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses config file contents; path is used in error messages. The
+// structure is checked here (a mapping of settings whose values are scalars
+// or lists of scalars, and nested mappings as sections); whether the keys
+// mean anything is up to Validate.
+func Parse(path string, data []byte) (*File, error) {
+	f := &File{path: path, found: true, top: &section{}}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return f, nil
+		}
+		return nil, f.yamlError(err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, f.errorf(next.Line, "more than one YAML document: a config file holds one mapping of settings")
+	case !errors.Is(err, io.EOF):
+		return nil, f.yamlError(err)
+	}
+
+	top := &doc
+	if top.Kind == yaml.DocumentNode {
+		if len(top.Content) == 0 {
+			return f, nil
+		}
+		top = top.Content[0]
+	}
+	top = deref(top)
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return f, nil
+	}
+	if top.Kind != yaml.MappingNode {
+		return nil, f.errorf(top.Line, "the top level must be a mapping of settings, like \"timeout: 10m\"")
+	}
+	var errs []error
+	f.parseSection(top, f.top, "", &errs)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// parseSection fills sec from a mapping node; prefix names the enclosing
+// sections for messages ("watch.").
+func (f *File) parseSection(node *yaml.Node, sec *section, prefix string, errs *[]error) {
+	firstLine := map[string]int{}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, v := node.Content[i], deref(node.Content[i+1])
+		if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+			*errs = append(*errs, f.errorf(k.Line, "setting names must be plain words like \"timeout\" (merge keys and complex keys are not supported)"))
+			continue
+		}
+		key := k.Value
+		// yaml.v3 only rejects duplicate keys when decoding into Go maps
+		// and structs, not into a Node, so look for them here.
+		if first, dup := firstLine[key]; dup {
+			*errs = append(*errs, f.errorf(k.Line, "%q is set twice (first on line %d)", prefix+key, first))
+			continue
+		}
+		firstLine[key] = k.Line
+		switch v.Kind {
+		case yaml.MappingNode:
+			sub := &section{name: key, line: k.Line}
+			f.parseSection(v, sub, prefix+key+".", errs)
+			sec.sections = append(sec.sections, sub)
+		case yaml.SequenceNode:
+			st := &setting{key: key, line: k.Line, list: true, values: []value{}}
+			for _, item := range v.Content {
+				item = deref(item)
+				if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
+					*errs = append(*errs, f.errorf(item.Line, "%s: list items must be plain values", prefix+key))
+					continue
+				}
+				st.values = append(st.values, value{text: item.Value, line: item.Line})
+			}
+			sec.settings = append(sec.settings, st)
+		case yaml.ScalarNode:
+			if v.Tag == "!!null" {
+				*errs = append(*errs, f.errorf(k.Line, "%s: no value: give one, or remove the line to use the default", prefix+key))
+				continue
+			}
+			sec.settings = append(sec.settings, &setting{key: key, line: k.Line, values: []value{{text: v.Value, line: v.Line}}})
+		default:
+			*errs = append(*errs, f.errorf(k.Line, "%s: unsupported value", prefix+key))
+		}
+	}
+}
+
+// deref follows YAML aliases (*anchor) to the node they name.
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// Path is the file the settings were read from (or would have been, when
+// it does not exist); "" when there is no config file at all.
+func (f *File) Path() string { return f.path }
+
+// Found reports whether the file existed and was read.
+func (f *File) Found() bool { return f.found }
+
+func (f *File) errorf(line int, format string, a ...any) error {
+	return fmt.Errorf("config file %s line %d: %s", f.path, line, fmt.Sprintf(format, a...))
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlParserProblems are yaml.v3's parser (not scanner) errors, whose line
+// it reports counting from 0.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+// yamlError restates a yaml.v3 syntax error in this package's
+// "config file PATH line N: …" form.
+func (f *File) yamlError(err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		if yamlParserProblems[m[2]] {
+			line++
+		}
+		return f.errorf(line, "%s", m[2])
+	}
+	return fmt.Errorf("config file %s: %s", f.path, strings.TrimPrefix(msg, "yaml: "))
+}
