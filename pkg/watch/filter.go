@@ -10,8 +10,9 @@ import (
 // fault.SeverityRank's scale (both the faults vocabulary info/warning/critical
 // and the MCP logging levels). The zero Filter passes everything.
 type Filter struct {
-	min     int
-	minName string
+	min        int
+	minName    string
+	namespaces map[string]bool // nil: every namespace
 }
 
 // NewFilter makes the --min-severity filter; "" passes everything.
@@ -33,7 +34,24 @@ func (f Filter) MinSeverity() string { return f.minName }
 // on the scale counts as a warning: an unfamiliar word from a newer server
 // should not silence a fault under the default threshold.
 func (f Filter) Allow(ev *fault.Event) bool {
+	if f.namespaces != nil && !f.namespaces[ev.Namespace()] {
+		return false
+	}
 	return EventRank(ev) >= f.min
+}
+
+// InNamespaces narrows f to events in the given namespaces (-n for a
+// source whose server cannot filter by namespace itself); none: all.
+func (f Filter) InNamespaces(namespaces ...string) Filter {
+	if len(namespaces) == 0 {
+		f.namespaces = nil
+		return f
+	}
+	f.namespaces = make(map[string]bool, len(namespaces))
+	for _, ns := range namespaces {
+		f.namespaces[ns] = true
+	}
+	return f
 }
 
 // EventRank is ev's severity rank, with unknown severities ranked as warning.

@@ -46,3 +46,29 @@ func TestFilter(t *testing.T) {
 		t.Error("zero Filter must pass everything")
 	}
 }
+
+func TestFilterNamespaces(t *testing.T) {
+	pod := func(ns string) *fault.Event {
+		return &fault.Event{Severity: "warning", Resource: &fault.Resource{Kind: "Pod", Name: "p", Namespace: ns}}
+	}
+	f, _ := NewFilter("warning")
+	scoped := f.InNamespaces("shop", "pay")
+	cases := []struct {
+		f    Filter
+		ev   *fault.Event
+		want bool
+	}{
+		{f, pod("other"), true},
+		{scoped, pod("shop"), true},
+		{scoped, pod("pay"), true},
+		{scoped, pod("other"), false},
+		{scoped, pod(""), false}, // a node fault has no namespace: outside -n
+		{scoped.InNamespaces(), pod("other"), true},
+		{scoped, &fault.Event{Severity: "info", Resource: &fault.Resource{Kind: "Pod", Name: "p", Namespace: "shop"}}, false},
+	}
+	for i, c := range cases {
+		if got := c.f.Allow(c.ev); got != c.want {
+			t.Errorf("%d: Allow(%s) = %v, want %v", i, c.ev.Namespace(), got, c.want)
+		}
+	}
+}

@@ -1,0 +1,323 @@
+// Package watcher is watch mode's engine (DESIGN.md §9): a source feeds
+// notifications into the ingest pipeline (pkg/watch), one triage runs at a
+// time per cluster, and each outcome is handed to the observers (the
+// summary line, Slack, metrics). It owns the lifecycle: intake, the
+// --max-incidents stop, the SIGINT/SIGTERM drain and periodic retention.
+package watcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/store"
+	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
+)
+
+// Intake is what a source feeds: split MCP messages or ready events.
+type Intake interface {
+	Message(logger, level string, data []byte)
+	Event(ev *fault.Event)
+}
+
+// Source delivers notifications to in until ctx ends. It returns an error
+// only when it cannot start (the user's endpoint or credentials are wrong);
+// nil once ctx is done.
+type Source interface {
+	Run(ctx context.Context, in Intake) error
+}
+
+// SourceFunc adapts a function to Source.
+type SourceFunc func(ctx context.Context, in Intake) error
+
+// Run calls f.
+func (f SourceFunc) Run(ctx context.Context, in Intake) error { return f(ctx, in) }
+
+// Outcome is one triaged fault.
+type Outcome struct {
+	Event    *fault.Event
+	Cluster  string
+	Incident *incident.Incident // nil when no incident could be created
+	Err      error              // why there is no incident
+	Took     time.Duration
+}
+
+// Observer sees every outcome, in order per cluster. It runs on the
+// cluster's worker, so it should not block long; ctx outlives the watch's
+// cancellation so a notification about the last incident still goes out.
+type Observer func(ctx context.Context, o Outcome)
+
+// Config configures a Watcher.
+type Config struct {
+	Filter       watch.Filter
+	DedupWindow  time.Duration // 0: no dedup
+	DedupMaxKeys int           // 0: watch.DefaultDedupMaxKeys
+	MaxQueue     int           // per cluster; 0: watch.DefaultQueueSize
+	Overflow     watch.Overflow
+	MaxIncidents int           // stop after this many triages; 0: never
+	DrainTimeout time.Duration // after intake stops, how long running triages get before they are cancelled
+
+	// Triage runs one fault to an incident. ctx is cancelled only when the
+	// drain timeout passes.
+	Triage func(ctx context.Context, ev *fault.Event) (*incident.Incident, error)
+	// Started is called as a triage begins (metrics' active agents).
+	Started func(cluster string)
+	// Observers see each outcome (summary line, Slack, metrics).
+	Observers []Observer
+	// ObserverTimeout bounds the observers of one outcome (Slack's retries).
+	ObserverTimeout time.Duration
+
+	// WorkspaceRoot and Retention: when Retention > 0, finished incidents
+	// older than it are removed at start and periodically.
+	WorkspaceRoot string
+	Retention     time.Duration
+
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Watcher runs watch mode. Use New, then Run once.
+type Watcher struct {
+	cfg      Config
+	log      *slog.Logger
+	counters watch.Counters
+	pipeline *watch.Pipeline
+	keyed    *watch.Keyed[*fault.Event]
+
+	stopIntake context.CancelFunc
+	runCtx     context.Context
+
+	started   atomic.Int64
+	completed atomic.Int64
+	failed    atomic.Int64
+	active    atomic.Int64
+	discarded atomic.Uint64
+}
+
+// New validates cfg.
+func New(cfg Config) (*Watcher, error) {
+	if cfg.Triage == nil {
+		return nil, errors.New("watcher: Config.Triage is required")
+	}
+	if cfg.MaxIncidents < 0 {
+		return nil, fmt.Errorf("--max-incidents must not be negative, got %d", cfg.MaxIncidents)
+	}
+	if cfg.MaxQueue < 0 {
+		return nil, fmt.Errorf("--max-queue must not be negative, got %d", cfg.MaxQueue)
+	}
+	if cfg.DedupWindow < 0 || cfg.DrainTimeout < 0 || cfg.Retention < 0 {
+		return nil, errors.New("--dedup-window, --drain-timeout and --retention must not be negative")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ObserverTimeout <= 0 {
+		cfg.ObserverTimeout = time.Minute
+	}
+	return &Watcher{cfg: cfg, log: cfg.Logger}, nil
+}
+
+// Counters are the ingest pipeline's counters (for metrics).
+func (w *Watcher) Counters() *watch.Counters { return &w.counters }
+
+// QueueDepth is the number of faults waiting for their cluster's agent.
+func (w *Watcher) QueueDepth() int {
+	if w.keyed == nil {
+		return 0
+	}
+	return w.keyed.Len()
+}
+
+// Stats is what a watch did, for its closing log line.
+type Stats struct {
+	watch.CounterValues
+	Triaged, Failed int64
+	Discarded       uint64 // queued faults never triaged because the watch stopped
+}
+
+// Stats reads the totals.
+func (w *Watcher) Stats() Stats {
+	s := Stats{CounterValues: w.counters.Snapshot(), Triaged: w.completed.Load(), Failed: w.failed.Load(), Discarded: w.discarded.Load()}
+	if w.keyed != nil {
+		s.Discarded += w.keyed.Discarded()
+	}
+	return s
+}
+
+// Run watches until ctx ends (SIGINT/SIGTERM), --max-incidents is reached
+// or the source fails to start. On the way out it stops intake, lets the
+// running triages finish for up to DrainTimeout, then cancels them.
+func (w *Watcher) Run(ctx context.Context, src Source) error {
+	intake, stopIntake := context.WithCancel(ctx)
+	defer stopIntake()
+	w.stopIntake = stopIntake
+	runCtx, cancelRuns := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRuns()
+	w.runCtx = runCtx
+
+	var dedup *watch.Dedup
+	if w.cfg.DedupWindow > 0 {
+		dedup = watch.NewDedup(w.cfg.DedupWindow, w.cfg.DedupMaxKeys)
+	}
+	// Cancelling intake discards queued faults and starts no more triages;
+	// the running ones go on until the drain ends.
+	w.keyed = watch.NewKeyed(intake, w.cfg.MaxQueue, w.cfg.Overflow, func(ev *fault.Event) string { return ev.Cluster }, w.handle)
+	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Sink: w.keyed, Counters: &w.counters, Now: w.cfg.Now}
+
+	var bg sync.WaitGroup
+	if w.cfg.Retention > 0 && w.cfg.WorkspaceRoot != "" {
+		bg.Add(1)
+		go func() { defer bg.Done(); w.retain(intake) }()
+	}
+
+	srcErr := make(chan error, 1)
+	go func() { srcErr <- src.Run(intake, w) }()
+	var err error
+	select {
+	case err = <-srcErr:
+		// The source stopped by itself: it could not start, or gave up.
+		stopIntake()
+	case <-intake.Done():
+		err = <-srcErr
+	}
+	w.keyed.Close()
+	w.drain(ctx, cancelRuns)
+	bg.Wait()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// drain waits for running triages, cancelling them after DrainTimeout
+// when the watch was interrupted.
+func (w *Watcher) drain(ctx context.Context, cancelRuns context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { w.keyed.Wait(); close(done) }()
+	if w.active.Load() > 0 {
+		w.log.Info("stopping: waiting for running triages", "running", w.active.Load(), "drain_timeout", w.cfg.DrainTimeout.String())
+	}
+	var timeout <-chan time.Time
+	if ctx.Err() != nil { // interrupted: the drain is bounded
+		t := time.NewTimer(w.cfg.DrainTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-done:
+	case <-timeout:
+		w.log.Warn("drain timeout passed: cancelling running triages", "running", w.active.Load())
+		cancelRuns()
+		<-done
+	}
+}
+
+// Message ingests one MCP notification.
+func (w *Watcher) Message(logger, level string, data []byte) {
+	r, err := w.pipeline.IngestMessage(logger, level, data)
+	w.logResult(r, err)
+}
+
+// Event ingests one event from the cluster source.
+func (w *Watcher) Event(ev *fault.Event) {
+	w.logResult(w.pipeline.IngestEvent(ev), nil)
+}
+
+func (w *Watcher) logResult(r watch.Result, err error) {
+	switch r.Outcome {
+	case watch.ParseError:
+		w.log.Warn("skipping a notification that is not a fault event", "error", err)
+	case watch.SubscriptionError:
+		w.log.Debug("subscription error notification", "error", r.SubscriptionError.Error())
+	case watch.Filtered:
+		w.log.Debug("below --min-severity", eventAttrs(r.Event)...)
+	case watch.Duplicate:
+		w.log.Debug("duplicate within --dedup-window", eventAttrs(r.Event)...)
+	case watch.Dropped:
+		w.log.Warn("queue full: fault dropped", eventAttrs(r.Event)...)
+	case watch.Enqueued:
+		w.log.Info("fault queued", eventAttrs(r.Event)...)
+		if r.Lost != nil {
+			w.log.Warn("queue full: oldest fault dropped", eventAttrs(r.Lost)...)
+		}
+	}
+}
+
+// handle triages one fault on its cluster's worker.
+func (w *Watcher) handle(ev *fault.Event) {
+	if max := int64(w.cfg.MaxIncidents); max > 0 && w.started.Add(1) > max {
+		w.discarded.Add(1)
+		return
+	}
+	w.active.Add(1)
+	if w.cfg.Started != nil {
+		w.cfg.Started(ev.Cluster)
+	}
+	start := w.cfg.Now()
+	inc, err := w.cfg.Triage(w.runCtx, ev)
+	w.active.Add(-1)
+	o := Outcome{Event: ev, Cluster: ev.Cluster, Incident: inc, Err: err, Took: w.cfg.Now().Sub(start)}
+	if inc == nil && err == nil {
+		o.Err = errors.New("triage returned no incident")
+	}
+	if o.Incident == nil || o.Incident.Status != incident.Resolved {
+		w.failed.Add(1)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.runCtx), w.cfg.ObserverTimeout)
+	for _, obs := range w.cfg.Observers {
+		obs(ctx, o)
+	}
+	cancel()
+	if n := w.completed.Add(1); w.cfg.MaxIncidents > 0 && n >= int64(w.cfg.MaxIncidents) {
+		w.log.Info("--max-incidents reached: stopping", "incidents", n)
+		w.stopIntake()
+	}
+}
+
+// retain removes finished incidents older than Retention, now and then
+// every tenth of it (between a minute and an hour).
+func (w *Watcher) retain(ctx context.Context) {
+	every := min(max(w.cfg.Retention/10, time.Minute), time.Hour)
+	for {
+		w.gc()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
+}
+
+func (w *Watcher) gc() {
+	s, err := store.New(w.cfg.WorkspaceRoot)
+	if err == nil {
+		var res *store.GCResult
+		if res, err = s.GC(store.GCOptions{OlderThan: w.cfg.Retention, Now: w.cfg.Now()}); err == nil {
+			if len(res.Removed) > 0 {
+				w.log.Info("retention: removed old incidents", "removed", len(res.Removed)-res.Failed(), "failed", res.Failed(), "freed_bytes", res.Freed(), "retention", w.cfg.Retention.String())
+			}
+			return
+		}
+	}
+	w.log.Warn("retention: gc failed", "error", err)
+}
+
+// eventAttrs are an event's log attributes.
+func eventAttrs(ev *fault.Event) []any {
+	if ev == nil {
+		return nil
+	}
+	return []any{"event", ev.EventID, "cluster", ev.Cluster, "namespace", ev.Namespace(), "kind", ev.ResourceKind(), "name", ev.ResourceName(), "fault", ev.FaultType, "severity", ev.Severity}
+}
+
+// EventAttrs are an event's log attributes, for observers' logs.
+func EventAttrs(ev *fault.Event) []any { return eventAttrs(ev) }

@@ -1,0 +1,190 @@
+package watcher
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
+)
+
+func faultFrame(name, severity string) []byte {
+	return fmt.Appendf(nil, `{"faultId":"f-%s","cluster":"c1","faultType":"CrashLoop","severity":%q,"resource":{"kind":"Pod","name":%q,"namespace":"shop"}}`, name, severity, name)
+}
+
+// fakeTriage records what it was asked to triage; block, when set, holds
+// each triage until it is closed or the triage's context ends.
+type fakeTriage struct {
+	mu        sync.Mutex
+	names     []string
+	block     chan struct{}
+	started   chan string
+	cancelled atomic.Int32
+}
+
+func (f *fakeTriage) run(ctx context.Context, ev *fault.Event) (*incident.Incident, error) {
+	f.mu.Lock()
+	f.names = append(f.names, ev.ResourceName())
+	f.mu.Unlock()
+	if f.started != nil {
+		f.started <- ev.ResourceName()
+	}
+	inc := incident.New("id-"+ev.ResourceName(), ev, "ctx", "builtin", time.Now())
+	inc.Status = incident.Resolved
+	if f.block != nil {
+		select {
+		case <-f.block:
+		case <-ctx.Done():
+			f.cancelled.Add(1)
+			inc.Status, inc.FailureReason = incident.Failed, incident.ReasonCancelled
+		}
+	}
+	return inc, nil
+}
+
+func (f *fakeTriage) got() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.names...)
+}
+
+// feed is a source that sends frames, then waits for the watch to end.
+func feed(frames ...[]byte) Source {
+	return SourceFunc(func(ctx context.Context, in Intake) error {
+		for _, f := range frames {
+			in.Message("kubernetes/faults", "warning", f)
+		}
+		<-ctx.Done()
+		return nil
+	})
+}
+
+func TestWatcherMaxIncidents(t *testing.T) {
+	ft := &fakeTriage{}
+	var seen []Outcome
+	var mu sync.Mutex
+	f, _ := watch.NewFilter("warning")
+	w, err := New(Config{
+		Filter: f, DedupWindow: time.Minute, MaxIncidents: 2, Triage: ft.run,
+		Observers: []Observer{func(_ context.Context, o Outcome) { mu.Lock(); seen = append(seen, o); mu.Unlock() }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a: triaged; a again: duplicate; quiet: below warning; b: triaged; c: beyond --max-incidents.
+	src := feed(faultFrame("a", "warning"), faultFrame("a", "warning"), faultFrame("quiet", "info"), []byte("{bad"), faultFrame("b", "critical"), faultFrame("c", "warning"))
+	done := make(chan error)
+	go func() { done <- w.Run(context.Background(), src) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not stop after --max-incidents")
+	}
+	if got := ft.got(); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("triaged %v, want [a b]", got)
+	}
+	if len(seen) != 2 || seen[0].Incident.IncidentID != "id-a" || seen[0].Cluster != "c1" {
+		t.Errorf("observers saw %+v", seen)
+	}
+	st := w.Stats()
+	if st.Received != 6 || st.Deduplicated != 1 || st.Filtered != 1 || st.ParseErrors != 1 || st.Triaged != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestWatcherDrain(t *testing.T) {
+	cases := []struct {
+		name          string
+		drain         time.Duration
+		release       bool // the running triage finishes by itself within the drain
+		wantCancelled int32
+	}{
+		{"running triage finishes", time.Minute, true, 0},
+		{"drain timeout cancels it", 50 * time.Millisecond, false, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ft := &fakeTriage{block: make(chan struct{}), started: make(chan string, 4)}
+			var outcomes atomic.Int32
+			w, _ := New(Config{DedupWindow: time.Minute, DrainTimeout: tc.drain, Triage: ft.run,
+				Observers: []Observer{func(context.Context, Outcome) { outcomes.Add(1) }}})
+			ctx, interrupt := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() { done <- w.Run(ctx, feed(faultFrame("a", "warning"), faultFrame("b", "warning"))) }()
+			<-ft.started // a is running, b waits in the queue
+			interrupt()
+			if tc.release {
+				time.AfterFunc(20*time.Millisecond, func() { close(ft.block) })
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("Run: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Run did not return after the interrupt")
+			}
+			if got := ft.got(); len(got) != 1 {
+				t.Errorf("triaged %v: the queued fault must not start after the interrupt", got)
+			}
+			if ft.cancelled.Load() != tc.wantCancelled {
+				t.Errorf("cancelled %d, want %d", ft.cancelled.Load(), tc.wantCancelled)
+			}
+			if outcomes.Load() != 1 {
+				t.Errorf("observers saw %d outcomes, want 1 (the drained triage still reports)", outcomes.Load())
+			}
+			if st := w.Stats(); st.Discarded != 1 {
+				t.Errorf("discarded %d, want 1", st.Discarded)
+			}
+		})
+	}
+}
+
+func TestWatcherOverflowCounted(t *testing.T) {
+	ft := &fakeTriage{block: make(chan struct{}), started: make(chan string, 8)}
+	w, _ := New(Config{MaxQueue: 2, Overflow: watch.DropNew, Triage: ft.run, DrainTimeout: time.Millisecond})
+	ctx, interrupt := context.WithCancel(context.Background())
+	in := make(chan Intake, 1)
+	done := make(chan error)
+	go func() {
+		done <- w.Run(ctx, SourceFunc(func(ctx context.Context, i Intake) error { in <- i; <-ctx.Done(); return nil }))
+	}()
+	intake := <-in
+	intake.Message("kubernetes/faults", "warning", faultFrame("running", "warning"))
+	<-ft.started
+	for _, n := range []string{"q1", "q2", "over1", "over2"} {
+		intake.Message("kubernetes/faults", "warning", faultFrame(n, "warning"))
+	}
+	if st := w.Stats(); st.Dropped != 2 || w.QueueDepth() != 2 {
+		t.Errorf("dropped %d, depth %d; want 2 and 2", st.Dropped, w.QueueDepth())
+	}
+	interrupt()
+	<-done
+}
+
+func TestWatcherSourceFailsToStart(t *testing.T) {
+	w, _ := New(Config{Triage: (&fakeTriage{}).run})
+	err := w.Run(context.Background(), SourceFunc(func(context.Context, Intake) error {
+		return fmt.Errorf("cannot connect to MCP server")
+	}))
+	if err == nil || err.Error() != "cannot connect to MCP server" {
+		t.Errorf("Run = %v, want the source's error", err)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	ok := (&fakeTriage{}).run
+	for _, c := range []Config{{}, {Triage: ok, MaxIncidents: -1}, {Triage: ok, MaxQueue: -1}, {Triage: ok, DedupWindow: -time.Second}} {
+		if _, err := New(c); err == nil {
+			t.Errorf("New(%+v) accepted", c)
+		}
+	}
+}
