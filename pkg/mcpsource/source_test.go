@@ -1,0 +1,575 @@
+package mcpsource_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/mcpsource"
+	"github.com/kubectl-triage/kubectl-triage/test/mcpserver"
+)
+
+// waitTimeout is generous: the machine may be loaded.
+const waitTimeout = 30 * time.Second
+
+const fixtureNotifications = "../../test/mcpserver/testdata/mcp-notifications.jsonl"
+
+func startServer(t *testing.T, opts mcpserver.Options) (*mcpserver.Server, string) {
+	t.Helper()
+	srv := mcpserver.New(opts)
+	endpoint, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv, endpoint
+}
+
+// fast are options that make disconnects, checks and reconnects quick.
+func fast(endpoint string) mcpsource.Options {
+	return mcpsource.Options{
+		Endpoint:      endpoint,
+		KeepAlive:     500 * time.Millisecond,
+		CheckInterval: time.Hour, // tests that need the check shorten it
+		MinBackoff:    20 * time.Millisecond,
+		MaxBackoff:    200 * time.Millisecond,
+	}
+}
+
+// collector records what the source hands over.
+type collector struct {
+	mu   sync.Mutex
+	msgs []mcpsource.Message
+	got  chan struct{}
+}
+
+func newCollector() *collector { return &collector{got: make(chan struct{}, 1)} }
+
+func (c *collector) handle(m mcpsource.Message) {
+	c.mu.Lock()
+	c.msgs = append(c.msgs, m)
+	c.mu.Unlock()
+	select {
+	case c.got <- struct{}{}:
+	default:
+	}
+}
+
+func (c *collector) messages() []mcpsource.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.msgs)
+}
+
+// wait waits for at least n messages.
+func (c *collector) wait(t *testing.T, n int) []mcpsource.Message {
+	t.Helper()
+	deadline := time.NewTimer(waitTimeout)
+	defer deadline.Stop()
+	for {
+		if msgs := c.messages(); len(msgs) >= n {
+			return msgs
+		}
+		select {
+		case <-deadline.C:
+			t.Fatalf("got %d messages, want %d", len(c.messages()), n)
+		case <-c.got:
+		}
+	}
+}
+
+// running is a Source running in the background.
+type running struct {
+	src    *mcpsource.Source
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func runSource(t *testing.T, opts mcpsource.Options, handle func(mcpsource.Message)) *running {
+	t.Helper()
+	src, err := mcpsource.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{src: src, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- src.Run(ctx, handle) }()
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+// stop cancels Run and returns its error.
+func (r *running) stop(t *testing.T) error {
+	t.Helper()
+	r.cancel()
+	select {
+	case err, ok := <-r.done:
+		if ok {
+			close(r.done)
+		}
+		return err
+	case <-time.After(waitTimeout):
+		t.Fatal("Run did not return after cancel")
+		return nil
+	}
+}
+
+// eventually polls cond until it holds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ready waits until the source has subscribed and the server has one
+// subscription that receives faults.
+func (r *running) ready(t *testing.T, srv *mcpserver.Server) {
+	t.Helper()
+	eventually(t, "the source to subscribe", r.src.Stats().Subscribed.Load)
+	waitSubscribed(t, srv, 1)
+}
+
+func waitSubscribed(t *testing.T, srv *mcpserver.Server, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := srv.WaitSubscribed(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func onlySubscription(t *testing.T, srv *mcpserver.Server) mcpserver.Subscription {
+	t.Helper()
+	subs := srv.Subscriptions()
+	if len(subs) != 1 {
+		t.Fatalf("server has %d subscriptions, want 1: %+v", len(subs), subs)
+	}
+	return subs[0]
+}
+
+func send(t *testing.T, srv *mcpserver.Server, what string, data string) {
+	t.Helper()
+	n, err := srv.Send(what, json.RawMessage(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("sent %s to %d subscribers, want 1", what, n)
+	}
+}
+
+func fault1(name string) string {
+	return `{"faultId":"f-` + name + `","faultType":"PodCrash","severity":"warning","resource":{"apiVersion":"v1","kind":"Pod","name":"` + name + `","namespace":"default"},"context":"boom"}`
+}
+
+// frame is one fixture notification.
+type frame struct {
+	Logger, Level string
+	Data          map[string]any
+}
+
+func readFixture(t *testing.T) []frame {
+	t.Helper()
+	raw, err := mcpserver.ReadFrames(fixtureNotifications)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []frame
+	for _, r := range raw {
+		var f struct{ Params frame }
+		if err := json.Unmarshal(r, &f); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f.Params)
+	}
+	return out
+}
+
+// TestReceivesFixturesInOrder: the fixtures replayed by the server arrive
+// in order, with logger, level and data intact (stamped with our
+// subscription's ID as the server does), and parse as faults.
+func TestReceivesFixturesInOrder(t *testing.T) {
+	fixtures := readFixture(t)
+	for _, mode := range []string{mcpsource.ModeFaults, mcpsource.ModeResourceFaults, mcpsource.ModeEvents} {
+		t.Run(mode, func(t *testing.T) {
+			srv, endpoint := startServer(t, mcpserver.Options{})
+			got := newCollector()
+			opts := fast(endpoint)
+			opts.Mode = mode
+			r := runSource(t, opts, got.handle)
+			r.ready(t, srv)
+			subID := onlySubscription(t, srv).ID
+
+			logger := map[string]string{"faults": mcpsource.LoggerFaults, "resource-faults": mcpsource.LoggerResourceFaults, "events": mcpsource.LoggerEvents}[mode]
+			var want []frame
+			for _, f := range fixtures {
+				if f.Logger == logger || f.Logger == mcpsource.LoggerSubscriptionError {
+					f.Data["subscriptionId"] = subID
+					want = append(want, f)
+				}
+			}
+			if _, err := srv.Replay(fixtureNotifications); err != nil {
+				t.Fatal(err)
+			}
+			msgs := got.wait(t, len(want))
+			if len(msgs) != len(want) {
+				t.Fatalf("got %d messages, want %d", len(msgs), len(want))
+			}
+			for i, m := range msgs {
+				var data map[string]any
+				if err := json.Unmarshal(m.Data, &data); err != nil {
+					t.Fatalf("message %d: data is not JSON: %v", i, err)
+				}
+				if g := (frame{m.Logger, m.Level, data}); !reflect.DeepEqual(g, want[i]) {
+					t.Errorf("message %d =\n%+v\nwant\n%+v", i, g, want[i])
+				}
+				ev, se, err := fault.ParseMessage(m.Logger, m.Level, m.Data)
+				switch {
+				case err != nil:
+					t.Errorf("message %d does not parse: %v", i, err)
+				case m.Logger == mcpsource.LoggerSubscriptionError && (se == nil || !se.Degraded):
+					t.Errorf("message %d: subscription error = %+v, want a degraded one", i, se)
+				case m.Logger != mcpsource.LoggerSubscriptionError && (ev == nil || ev.Resource == nil || ev.SubscriptionID != subID):
+					t.Errorf("message %d: event = %+v, want one with a resource and subscription %s", i, ev, subID)
+				}
+			}
+			st := r.src.Stats().Snapshot()
+			if st.Connects != 1 || st.Received != uint64(len(want)) || st.SubscriptionErrors != 1 || st.HandoffDrops != 0 {
+				t.Errorf("stats = %+v, want 1 connect, %d received, 1 subscription error, no drops", st, len(want))
+			}
+			if err := r.stop(t); err != nil {
+				t.Errorf("Run returned %v after cancel, want nil", err)
+			}
+		})
+	}
+}
+
+// TestReconnect: a dropped session (server restart, session gone) or a
+// server that goes away and comes back on the same port is followed by a
+// new connection and a new subscription, counted as a reconnect and a gap.
+func TestReconnect(t *testing.T) {
+	tests := []struct {
+		name    string
+		disrupt func(t *testing.T, srv *mcpserver.Server, addr string) *mcpserver.Server
+	}{
+		{"drop connections", func(t *testing.T, srv *mcpserver.Server, _ string) *mcpserver.Server {
+			srv.DropConnections()
+			return srv
+		}},
+		{"restart on the same port", func(t *testing.T, srv *mcpserver.Server, addr string) *mcpserver.Server {
+			if err := srv.Close(); err != nil {
+				t.Fatal(err)
+			}
+			srv2 := mcpserver.New(mcpserver.Options{Addr: addr})
+			if _, err := srv2.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = srv2.Close() })
+			return srv2
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, endpoint := startServer(t, mcpserver.Options{})
+			got := newCollector()
+			r := runSource(t, fast(endpoint), got.handle)
+			r.ready(t, srv)
+			first := onlySubscription(t, srv)
+			send(t, srv, "faults", fault1("before"))
+			got.wait(t, 1)
+
+			addr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+			srv = tt.disrupt(t, srv, addr)
+
+			eventually(t, "a reconnect", func() bool { return r.src.Stats().Reconnects.Load() == 1 })
+			waitSubscribed(t, srv, 1)
+			second := onlySubscription(t, srv)
+			if second.ID == first.ID || second.SessionID == first.SessionID {
+				t.Errorf("after reconnect: subscription %s session %s, want new ones (were %s, %s)", second.ID, second.SessionID, first.ID, first.SessionID)
+			}
+			send(t, srv, "faults", fault1("after"))
+			msgs := got.wait(t, 2)
+			if !bytes.Contains(msgs[1].Data, []byte(`"after"`)) || !bytes.Contains(msgs[1].Data, []byte(second.ID)) {
+				t.Errorf("message after reconnect = %s, want the fault %q of subscription %s", msgs[1].Data, "after", second.ID)
+			}
+			st := r.src.Stats().Snapshot()
+			if st.Connects != 2 || st.Reconnects != 1 || st.Gaps != 1 || st.GapTotal <= 0 || !st.Subscribed {
+				t.Errorf("stats = %+v, want 2 connects, 1 reconnect, 1 gap of some length, subscribed", st)
+			}
+		})
+	}
+}
+
+// TestResubscribe: a subscription the server dropped while the stream
+// stayed open (found by the periodic check) or reported degraded is made
+// again on the same session.
+func TestResubscribe(t *testing.T) {
+	tests := []struct {
+		name     string
+		disrupt  func(t *testing.T, srv *mcpserver.Server, sub mcpserver.Subscription)
+		wantGaps uint64
+	}{
+		{"cancelled by the server", func(t *testing.T, srv *mcpserver.Server, _ mcpserver.Subscription) {
+			srv.CancelSubscriptions()
+		}, 1},
+		{"degraded", func(t *testing.T, srv *mcpserver.Server, sub mcpserver.Subscription) {
+			send(t, srv, mcpserver.LoggerSubscriptionError, `{"subscriptionId":"`+sub.ID+`","error":"watch closed: too old resource version","degraded":true}`)
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, endpoint := startServer(t, mcpserver.Options{})
+			got := newCollector()
+			opts := fast(endpoint)
+			opts.CheckInterval = 50 * time.Millisecond
+			r := runSource(t, opts, got.handle)
+			r.ready(t, srv)
+			first := onlySubscription(t, srv)
+
+			tt.disrupt(t, srv, first)
+
+			eventually(t, "a resubscribe", func() bool { return r.src.Stats().Resubscribes.Load() == 1 })
+			// The degraded one is unsubscribed once the new one exists.
+			eventually(t, "one new subscription", func() bool {
+				subs := srv.Subscriptions()
+				return len(subs) == 1 && subs[0].ID != first.ID
+			})
+			second := onlySubscription(t, srv)
+			if second.SessionID != first.SessionID {
+				t.Errorf("resubscribed on session %s, want the same session %s", second.SessionID, first.SessionID)
+			}
+			send(t, srv, "faults", fault1("after"))
+			got.wait(t, 1)
+			st := r.src.Stats().Snapshot()
+			if st.Reconnects != 0 || st.Resubscribes != 1 || st.Gaps != tt.wantGaps || !st.Subscribed {
+				t.Errorf("stats = %+v, want no reconnect, 1 resubscribe, %d gaps, subscribed", st, tt.wantGaps)
+			}
+		})
+	}
+}
+
+// TestSubscriptionErrorNotDegraded: a subscription error that leaves the
+// subscription working is counted and passed on, and does not resubscribe.
+func TestSubscriptionErrorNotDegraded(t *testing.T) {
+	srv, endpoint := startServer(t, mcpserver.Options{})
+	got := newCollector()
+	r := runSource(t, fast(endpoint), got.handle)
+	r.ready(t, srv)
+	sub := onlySubscription(t, srv)
+	send(t, srv, mcpserver.LoggerSubscriptionError, `{"subscriptionId":"`+sub.ID+`","error":"transient","degraded":false}`)
+	send(t, srv, "faults", fault1("marker"))
+	msgs := got.wait(t, 2)
+	if msgs[0].Logger != mcpsource.LoggerSubscriptionError || msgs[1].Logger != mcpsource.LoggerFaults {
+		t.Errorf("got loggers %s, %s; want the subscription error, then the fault", msgs[0].Logger, msgs[1].Logger)
+	}
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	st := r.src.Stats().Snapshot()
+	if st.SubscriptionErrors != 1 || st.Resubscribes != 0 {
+		t.Errorf("stats = %+v, want 1 subscription error and no resubscribe", st)
+	}
+}
+
+// TestBearerToken: the token goes with every request (the server requires
+// it for the stream too), is never logged, and a wrong one fails the first
+// connect clearly.
+func TestBearerToken(t *testing.T) {
+	const token = "s3cret-token"
+	tests := []struct {
+		name    string
+		token   string
+		wantErr string
+	}{
+		{"right token", token, ""},
+		{"wrong token", "wrong-token", "the server answered 401 Unauthorized: check the bearer token"},
+		{"no token", "", "the server answered 401 Unauthorized: check the bearer token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, endpoint := startServer(t, mcpserver.Options{Token: token})
+			var logs bytes.Buffer
+			var logMu sync.Mutex
+			opts := fast(endpoint)
+			opts.BearerToken = tt.token
+			opts.Logger = slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			got := newCollector()
+			r := runSource(t, opts, got.handle)
+			if tt.wantErr != "" {
+				var err error
+				select {
+				case err = <-r.done:
+				case <-time.After(waitTimeout):
+					t.Fatal("Run did not fail")
+				}
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), endpoint) {
+					t.Fatalf("Run error = %v, want one naming %s and containing %q", err, endpoint, tt.wantErr)
+				}
+				close(r.done)
+				return
+			}
+			r.ready(t, srv)
+			send(t, srv, "faults", fault1("x"))
+			got.wait(t, 1)
+			if err := r.stop(t); err != nil {
+				t.Fatal(err)
+			}
+			logMu.Lock()
+			defer logMu.Unlock()
+			if strings.Contains(logs.String(), token) {
+				t.Errorf("the token appears in the log:\n%s", logs.String())
+			}
+			if !strings.Contains(logs.String(), "subscribed") {
+				t.Errorf("the log does not show the subscription:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestFirstConnectErrors: what keeps the first connection from working is
+// returned, worded for the user.
+func TestFirstConnectErrors(t *testing.T) {
+	// A port nothing listens on.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := ln.Addr().String()
+	ln.Close()
+
+	tests := []struct {
+		name     string
+		server   *mcpserver.Options // nil: nothing listening
+		mode     string
+		path     string
+		wantErrs []string
+	}{
+		{name: "unreachable", wantErrs: []string{"cannot connect to MCP server at http://" + closedAddr + "/mcp", "is kubernetes-mcp-server running there with events enabled?"}},
+		{name: "no events tools", server: &mcpserver.Options{Tools: []string{}}, wantErrs: []string{"has no events_subscribe tool", "is it kubernetes-mcp-server with events enabled?"}},
+		{name: "mode refused", server: &mcpserver.Options{Modes: []string{"faults", "events"}}, mode: mcpsource.ModeResourceFaults,
+			wantErrs: []string{"subscribe to resource-faults at MCP server", "the server refused: failed to create subscription: invalid mode: must be 'events' or 'faults'"}},
+		{name: "wrong path", server: &mcpserver.Options{}, path: "/sse", wantErrs: []string{"the server answered 404 Not Found: is the path right (usually /mcp)?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			endpoint := "http://" + closedAddr + "/mcp"
+			if tt.server != nil {
+				_, endpoint = startServer(t, *tt.server)
+			}
+			if tt.path != "" {
+				endpoint = strings.TrimSuffix(endpoint, "/mcp") + tt.path
+			}
+			opts := fast(endpoint)
+			opts.Mode = tt.mode
+			src, err := mcpsource.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+			defer cancel()
+			err = src.Run(ctx, func(mcpsource.Message) {})
+			if err == nil {
+				t.Fatal("Run returned nil, want an error")
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("Run gave up only at the deadline: %v", err)
+			}
+			for _, want := range tt.wantErrs {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Run error = %q, want it to contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestHandoffDrops: a consumer that falls behind loses notifications
+// beyond the buffer, counted, while the rest arrive in order.
+func TestHandoffDrops(t *testing.T) {
+	const sent = 6
+	srv, endpoint := startServer(t, mcpserver.Options{})
+	release := make(chan struct{})
+	got := newCollector()
+	opts := fast(endpoint)
+	opts.Buffer = 1
+	r := runSource(t, opts, func(m mcpsource.Message) {
+		<-release
+		got.handle(m)
+	})
+	r.ready(t, srv)
+	for i := range sent {
+		send(t, srv, "faults", fault1(fmt.Sprint("p", i)))
+	}
+	eventually(t, "all notifications received", func() bool { return r.src.Stats().Received.Load() == sent })
+	close(release)
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	msgs := got.messages()
+	drops := r.src.Stats().HandoffDrops.Load()
+	// One in the blocked handler, one in the buffer at most.
+	if uint64(len(msgs))+drops != sent || drops < sent-2 {
+		t.Errorf("handled %d and dropped %d of %d, want all accounted for and at least %d dropped", len(msgs), drops, sent, sent-2)
+	}
+	if len(msgs) > 0 && !bytes.Contains(msgs[0].Data, []byte(`"p0"`)) {
+		t.Errorf("first handled = %s, want p0", msgs[0].Data)
+	}
+}
+
+// TestCancel: cancelling ctx makes Run unsubscribe, close the session,
+// deliver what is buffered and return nil, leaving no goroutines behind.
+func TestCancel(t *testing.T) {
+	srv, endpoint := startServer(t, mcpserver.Options{})
+	baseline := runtime.NumGoroutine()
+
+	got := newCollector()
+	r := runSource(t, fast(endpoint), got.handle)
+	r.ready(t, srv)
+	send(t, srv, "faults", fault1("x"))
+	got.wait(t, 1)
+	if err := r.stop(t); err != nil {
+		t.Fatalf("Run returned %v after cancel, want nil", err)
+	}
+	if subs := srv.Subscriptions(); len(subs) != 0 {
+		t.Errorf("server still has %d subscriptions after Run returned, want 0 (unsubscribed)", len(subs))
+	}
+	eventually(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= baseline })
+
+	// Cancelled while still connecting: nil too.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src, err := mcpsource.New(fast(endpoint))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Run(ctx, got.handle); err != nil {
+		t.Errorf("Run with a cancelled context = %v, want nil", err)
+	}
+}
