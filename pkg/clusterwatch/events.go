@@ -1,0 +1,102 @@
+package clusterwatch
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+)
+
+// existingEventWindow bounds which Warning events of the initial list are
+// emitted with IncludeExisting, and which events are too old to emit at
+// all: the apiserver keeps events for an hour by default (--event-ttl).
+const existingEventWindow = time.Hour
+
+// Warnings the apiserver raises about itself, which no triage can act on.
+var (
+	ignoredComponents = map[string]bool{"ipallocator-repair-controller": true}
+	ignoredReasons    = map[string]bool{"ClusterIPNotAllocated": true}
+)
+
+// criticalFaultTypes are the fault types whose Warning events are critical:
+// the same types Classify calls critical (a node down, memory exhausted, a
+// crash loop, a stuck rollout), plus evictions, which Classify only sees as
+// a failed pod.
+var criticalFaultTypes = map[string]bool{
+	fault.TypeCrashLoop:         true,
+	fault.TypeOOMKilled:         true,
+	fault.TypeNodeUnhealthy:     true,
+	fault.TypeDeploymentFailure: true,
+	"Evicted":                   true,
+}
+
+// eventFault is the fault a Warning event reports: its resource, fault type,
+// severity and context. ok is false for an event that is not a fault: not a
+// Warning, the apiserver's own noise, or about no object.
+func eventFault(e *corev1.Event) (res fault.Resource, faultType, severity, context string, ok bool) {
+	if e.Type != corev1.EventTypeWarning || ignoredReasons[e.Reason] ||
+		ignoredComponents[e.Source.Component] || ignoredComponents[e.ReportingController] {
+		return fault.Resource{}, "", "", "", false
+	}
+	ref := e.InvolvedObject
+	if ref.Kind == "" || ref.Name == "" {
+		return fault.Resource{}, "", "", "", false
+	}
+	ns := ref.Namespace
+	if ns == "" && e.Namespace != metav1.NamespaceDefault {
+		// An empty reference namespace means a cluster-scoped object,
+		// whose events are recorded in "default"; elsewhere it is an
+		// incomplete reference to an object of the event's namespace.
+		ns = e.Namespace
+	}
+	res = fault.Resource{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, Namespace: ns, UID: string(ref.UID)}
+	// The same names Classify gives the states (BackOff → CrashLoop,
+	// FailedScheduling → Unschedulable, ...), so that downstream dedup
+	// (cluster/namespace/kind/name/faultType) sees a state fault and the
+	// warnings about it as one.
+	faultType = fault.ReasonFaultType(e.Reason, e.Message, ref.Kind)
+	severity = fault.SeverityWarning
+	if criticalFaultTypes[faultType] {
+		severity = fault.SeverityCritical
+	}
+	// As fault.Parse words the context of a nested event.
+	context = e.Message
+	if e.Reason != "" {
+		context = e.Reason + ": " + e.Message
+	}
+	return res, faultType, severity, context, true
+}
+
+// lastSeen is when the event last occurred, whichever API wrote it
+// (core/v1 recorders set lastTimestamp, events.k8s.io ones eventTime and
+// series).
+func lastSeen(e *corev1.Event) time.Time {
+	switch {
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	case !e.FirstTimestamp.IsZero():
+		return e.FirstTimestamp.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// occurrences is how often the event happened.
+func occurrences(e *corev1.Event) int32 {
+	if e.Series != nil {
+		return e.Series.Count
+	}
+	return e.Count
+}
+
+// recurred reports whether an update of an event is a new occurrence (the
+// recorder bumps count and lastTimestamp instead of creating an event),
+// rather than a change of its metadata.
+func recurred(oldEvent, newEvent *corev1.Event) bool {
+	return occurrences(newEvent) > occurrences(oldEvent) || lastSeen(newEvent).After(lastSeen(oldEvent))
+}
