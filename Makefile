@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.
 # demo; built once from the Go module proxy and cached outside the repo.
 TESTBIN  = $(shell ./hack/testbin.sh)
 
-.PHONY: all build test unit testbin demo vet clean eval bench
+.PHONY: all build test unit testbin demo demo-watch vet clean eval bench
 
 all: build
 
@@ -36,6 +36,11 @@ unit:
 demo: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) run ./test/demo -plugin $(CURDIR)/$(BIN)
 
+# The same, for watch mode: a stand-in kubernetes-mcp-server reports two
+# faults and kubectl triage watch triages them.
+demo-watch: build
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) run ./test/demo -plugin $(CURDIR)/$(BIN) -watch
+
 clean:
 	rm -rf bin dist
 
@@ -51,6 +56,7 @@ bench: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'TriagePod|KubectlDescribe' -benchtime 20x -timeout 30m ./test/e2e
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'GatewayLatency' -benchtime 2000x ./test/e2e
 	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact
+	$(GO) test -count=1 -run '^$$' -bench 'Ingest|DedupMemory' -benchmem ./pkg/watch
 
 # ---- Release packaging (hack/dist.sh, hack/krewmanifest, hack/smoke.sh) ----
 # Reproducible archives for every platform, and the krew manifest made from
@@ -76,3 +82,14 @@ smoke:
 	GO="$(GO)" VERSION="$(VERSION)" COMMIT="$(COMMIT)" ./hack/smoke.sh
 
 .PHONY: dist krew-manifest smoke
+
+# A stand-in for kubernetes-mcp-server's events feature (test/mcpserver) that
+# sends a few faults about resources in namespace default to its first
+# subscriber, to try watch mode against:
+#   kubectl triage watch --mcp-endpoint http://$(MCP_ADDR)/mcp --max-incidents 2
+# MCP_ARGS adds flags, e.g. MCP_ARGS="-loop -interval 5s -replay FILE".
+MCP_ADDR ?= 127.0.0.1:8089
+mcp-test-server:
+	$(GO) run ./test/mcpserver/cmd/mcp-test-server -addr $(MCP_ADDR) $(MCP_ARGS)
+
+.PHONY: mcp-test-server

@@ -3,12 +3,13 @@
 #
 # For each PLATFORM (GOOS/GOARCH) it builds a stripped, reproducible
 # kubectl-triage and packs it with LICENSE and the kubectl_complete-triage
-# completion helper into DIST_DIR/kubectl-triage_VERSION_OS_ARCH.tar.gz
-# (.zip on Windows), then writes DIST_DIR/SHA256SUMS. Two runs on the same
-# commit with the same Go toolchain give byte-identical archives: -trimpath,
-# -buildvcs=false, an empty build ID, CGO_ENABLED=0, fixed GOAMD64/GOARM64,
-# and archives written by hack/krewmanifest with sorted entries, one
-# timestamp (SOURCE_DATE_EPOCH, else the commit time), uid/gid 0, no owner
+# completion helper (plugins/completion/, the .bat one on Windows) into
+# DIST_DIR/kubectl-triage_VERSION_OS_ARCH.tar.gz (.zip on Windows), then
+# writes DIST_DIR/SHA256SUMS. Two runs on the same commit with the same Go
+# toolchain give byte-identical archives: -trimpath, -buildvcs=false, an
+# empty build ID, CGO_ENABLED=0, fixed GOAMD64/GOARM64, and archives written
+# by hack/krewmanifest with sorted entries, one timestamp
+# (SOURCE_DATE_EPOCH, else the commit time), uid/gid 0, no owner
 # names and a gzip header without name or time. Only Go is needed (no GNU
 # tar, zip or sha256sum), so it behaves the same on Linux and macOS.
 #
@@ -26,6 +27,8 @@ cd "$ROOT"
 
 GO="${GO:-go}"
 PKG=github.com/kubectl-triage/kubectl-triage
+# The kubectl_complete-triage helpers shipped in every archive.
+COMPLETION_DIR=plugins/completion
 VERSION="${VERSION:?VERSION is required, e.g. make dist VERSION=v0.1.0}"
 COMMIT="${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 DIST_DIR="${DIST_DIR:-dist}"
@@ -78,17 +81,13 @@ for platform in $PLATFORMS; do
     "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$dir/kubectl-triage$exe" ./cmd/kubectl-triage
   cp LICENSE "$dir/LICENSE"
   if [[ "$os" == windows ]]; then
-    # kubectl finds it with exec.LookPath, which tries PATHEXT (.bat) on Windows.
-    printf '%s\r\n' \
-      '@echo off' \
-      'rem kubectl (1.26+) runs kubectl_complete-triage to complete `kubectl triage` arguments.' \
-      'kubectl-triage.exe __complete %*' >"$dir/$completion"
+    # kubectl finds it with exec.LookPath, which tries PATHEXT (.bat) on
+    # Windows; cmd.exe wants CRLF line endings.
+    while IFS= read -r line || [[ -n "$line" ]]; do
+      printf '%s\r\n' "${line%$'\r'}"
+    done <"$COMPLETION_DIR/$completion" >"$dir/$completion"
   else
-    printf '%s\n' \
-      '#!/bin/sh' \
-      '# kubectl (1.26+) runs kubectl_complete-triage, found on PATH, to complete' \
-      '# `kubectl triage` arguments; cobra'"'"'s __complete command answers.' \
-      'exec kubectl-triage __complete "$@"' >"$dir/$completion"
+    cp "$COMPLETION_DIR/$completion" "$dir/$completion"
   fi
   chmod 0755 "$dir/kubectl-triage$exe" "$dir/$completion"
   chmod 0644 "$dir/LICENSE"

@@ -132,9 +132,11 @@ expect "kubectl triage version -o json" 0 "\"version\": \"$VERSION\"" -- "$KUBEC
 expect "kubectl triage --help" 0 "kubectl triage" -- "$KUBECTL" triage --help
 expect "kubectl triage nosuch exits 1" 1 "nosuch" -- "$KUBECTL" triage nosuch
 
-# 5. Shell completion: kubectl runs kubectl_complete-triage (kubectl >= 1.26).
+# 5. Shell completion: kubectl runs kubectl_complete-triage (kubectl >= 1.26);
+#    the cluster-backed candidates are checked once there is a pod (6).
 expect "kubectl __complete tri (plugin name)" 0 "^triage" -- "$KUBECTL" __complete tri
 expect "kubectl __complete triage (completion helper)" 0 "^version" -- "$KUBECTL" __complete triage ""
+expect "kubectl triage completion bash" 0 "__start_kubectl-triage" -- "$KUBECTL" triage completion bash
 
 # 6. A real triage of a crash-looping pod.
 NS=smoke
@@ -163,6 +165,12 @@ k -n "$NS" patch pod crashloop --subresource=status --type=merge -p '{"status":{
     "state":{"waiting":{"reason":"CrashLoopBackOff","message":"back-off 2m40s restarting failed container=app pod=crashloop_'"$NS"'(uid)"}},
     "lastState":{"terminated":{"exitCode":1,"reason":"Error","startedAt":"'"$T1"'","finishedAt":"'"$T2"'","containerID":"containerd://c1"}}}]}}' >/dev/null
 pass "crash-looping pod $NS/crashloop created"
+
+# kubectl triage <TAB>, as a shell asks kubectl: pod names and types from
+# the cluster, through KREW_ROOT/bin/kubectl_complete-triage.
+expect "kubectl triage <TAB> offers the pod" 0 $'^crashloop\t' -- "$KUBECTL" __complete triage -n "$NS" ""
+expect "kubectl triage <TAB> offers resource types" 0 $'^deployments\t' -- "$KUBECTL" __complete triage -n "$NS" ""
+expect "kubectl triage pod/<TAB> offers pod/NAME" 0 '^pod/crashloop$' -- "$KUBECTL" __complete triage -n "$NS" pod/
 
 expect "kubectl triage pod/crashloop exits 0" 0 "" -- "$KUBECTL" triage pod/crashloop -n "$NS" -q
 report="$WORK/out.$((checks - 1))"

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
@@ -56,7 +56,7 @@ func (o *AgentFlags) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Model, "model", "", "Model for the agent CLI. Env: "+envModel)
 	f.StringVar(&o.AllowedTools, "allowed-tools", "", "Tool allow-list for the agent CLI (default: the agent's read-only list). Env: "+envAllowedTools)
 	f.StringVar(&o.SystemPromptFile, "system-prompt-file", "", "File with system instructions for the agent instead of the read-only defaults. Env: "+envSystemPrompt)
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long. Env: "+envTimeout)
+	durationVar(f, &o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long (a duration, or seconds). Env: "+envTimeout)
 	f.DurationVar(&o.WaitDelay, "wait-delay", o.WaitDelay, "After Ctrl-C or the timeout, how long the agent gets to stop before it is killed")
 	f.StringVar(&o.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
 	f.StringVar(&o.AgentKubeconfig, "agent-kubeconfig", "", "Kubeconfig of a dedicated read-only identity for the agent's gateway to forward with, instead of yours")
@@ -65,37 +65,15 @@ func (o *AgentFlags) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.RequireSandbox, "require-sandbox", false, "Refuse to run an agent CLI that cannot be sandboxed")
 	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "Run the agent CLI without a sandbox, able to read your credentials (debugging only)")
 	f.StringArrayVar(&o.SandboxMasks, "sandbox-mask", nil, "Another path the agent's sandbox hides (repeatable); kubeconfigs, ~/.kube, ~/.aws, ~/.azure, ~/.config/gcloud, ~/.docker, ~/.ssh and ~/.netrc always are")
+	for flag, env := range map[string]string{"agent": envAgent, "agent-command": envCommand, "model": envModel, "allowed-tools": envAllowedTools,
+		"system-prompt-file": envSystemPrompt, "timeout": envTimeout, "workspace-root": workspace.EnvWorkspaceRoot} {
+		config.BindEnv(f, flag, env)
+	}
 }
 
-// Complete fills unset flags from the environment and defaults the
-// workspace root.
-func (o *AgentFlags) Complete(cmd *cobra.Command, getEnv func(string) string) error {
-	fromEnv := func(flag, env string, set func(string) error) error {
-		if cmd.Flags().Changed(flag) {
-			return nil
-		}
-		if v := getEnv(env); v != "" {
-			if err := set(v); err != nil {
-				return fmt.Errorf("invalid %s=%q: %w", env, v, err)
-			}
-		}
-		return nil
-	}
-	for _, e := range []struct {
-		flag, env string
-		dst       *string
-	}{{"agent", envAgent, &o.AgentName}, {"agent-command", envCommand, &o.AgentCommand}, {"model", envModel, &o.Model}, {"allowed-tools", envAllowedTools, &o.AllowedTools}, {"system-prompt-file", envSystemPrompt, &o.SystemPromptFile}, {"workspace-root", workspace.EnvWorkspaceRoot, &o.WorkspaceRoot}} {
-		if err := fromEnv(e.flag, e.env, func(v string) error { *e.dst = v; return nil }); err != nil {
-			return err
-		}
-	}
-	if err := fromEnv("timeout", envTimeout, func(v string) error {
-		d, err := time.ParseDuration(v)
-		o.Timeout = d
-		return err
-	}); err != nil {
-		return err
-	}
+// Complete defaults the workspace root; the environment and the config
+// file were applied to the flags before (config.Setup).
+func (o *AgentFlags) Complete() error {
 	if o.WorkspaceRoot == "" {
 		root, err := workspace.DefaultRoot()
 		if err != nil {

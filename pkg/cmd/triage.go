@@ -24,10 +24,11 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
-	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
 	"github.com/kubectl-triage/kubectl-triage/pkg/target"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
 )
@@ -79,6 +80,9 @@ type TriageOptions struct {
 	Args      []string
 	Quiet     bool
 	FaultFile string
+	Output    string // markdown or json
+
+	progressLine *term.Progress // stderr's progress reporter (output.go)
 
 	namespace string
 	agent     agent.Agent
@@ -132,10 +136,22 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())
 	})
+	// Every setting can come from the environment or the config file;
+	// flags win over both (DESIGN.md §10).
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if c.Name() == "version" || c.Name() == "completion" || (c.Parent() != nil && c.Parent().Name() == "completion") {
+			return nil
+		}
+		_, err := config.Setup(c, o.getEnv)
+		return err
+	}
 	o.AddFlags(cmd)
 	flags.AddFlags(cmd.PersistentFlags())
+	config.AddFlag(cmd.PersistentFlags())
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdList(streams), NewCmdShow(streams), NewCmdStatus(streams), NewCmdGC(streams))
+	cmd.AddCommand(NewCmdWatch(flags, streams))
+	registerCompletions(cmd, o)
 	return cmd
 }
 
@@ -145,12 +161,15 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	o.AgentFlags.AddFlags(f)
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "Print only the report: no progress on stderr")
 	f.StringVar(&o.FaultFile, "fault-file", "", "Triage one fault event (kubernetes-mcp-server JSON, either shape, or a notification frame) from FILE, or - for stdin, instead of a named resource")
+	config.ExcludeFromConfig(f, "fault-file") // one event, not a setting
+	f.StringVarP(&o.Output, "output", "o", outputMarkdown, "Output format: markdown (the report) or json (the report and the incident's outcome, as one JSON document)")
+	config.ExcludeFromConfig(f, "output") // scripts rely on what stdout carries
 }
 
 // Complete fills the options from flags, environment and kubeconfig.
 func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Args = args
-	if err := o.AgentFlags.Complete(cmd, o.getEnv); err != nil {
+	if err := o.AgentFlags.Complete(); err != nil {
 		return err
 	}
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
@@ -163,6 +182,9 @@ func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate checks the options before anything touches the cluster or disk.
 func (o *TriageOptions) Validate() error {
+	if err := validateOutput(o.Output); err != nil {
+		return err
+	}
 	if o.FaultFile != "" {
 		if len(o.Args) > 0 {
 			return fmt.Errorf("--fault-file names the resource itself: drop %q, or drop --fault-file", strings.Join(o.Args, " "))
@@ -184,6 +206,7 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	progress := o.progress()
+	defer o.stopProgress() // before an error is printed on the same terminal
 	var (
 		t   *target.Target
 		ev  *fault.Event
@@ -307,29 +330,6 @@ func resolveFault(flags *genericclioptions.ConfigFlags, defaultNamespace string,
 	obj.SetUID(types.UID(res.UID))
 	obj.SetAnnotations(map[string]string{bundle.GoneAnnotation: "true"})
 	return &target.Target{Object: obj}, nil
-}
-
-func (o *TriageOptions) finish(res *triage.Result) error {
-	inc := res.Incident
-	code := exitCodeFor(inc)
-	switch inc.Status {
-	case incident.Resolved:
-		fmt.Fprint(o.Out, res.Report)
-		o.progress()("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause)
-		return nil
-	case incident.AgentFailed:
-		return &exitError{code: code, err: fmt.Errorf("the %s agent produced no valid report (%s); see %s", inc.Agent.Name, inc.FailureReason, inc.Workspace)}
-	}
-	return &exitError{code: code, err: fmt.Errorf("incident %s failed: %s; workspace %s", inc.IncidentID, inc.FailureReason, inc.Workspace)}
-}
-
-func (o *TriageOptions) progress() func(string, ...any) {
-	if o.Quiet {
-		return func(string, ...any) {}
-	}
-	return func(format string, a ...any) {
-		fmt.Fprintf(o.ErrOut, format+"\n", a...)
-	}
 }
 
 func (o *TriageOptions) logger() *slog.Logger {

@@ -75,7 +75,11 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 	inc := incident.New(id, ev, opts.Cluster.Context, opts.Agent.Name(), opts.Now())
 	inc.Agent.Command = opts.Agent.Command()
 	inc.Agent.Model = opts.Agent.Model()
-	log := opts.Logger.With("incident_id", id, "cluster", inc.Cluster)
+	cluster := inc.Cluster
+	if cluster == "" { // a single-cluster MCP server names none: it is the context's
+		cluster = inc.Context
+	}
+	log := opts.Logger.With("incident_id", id, "cluster", cluster)
 
 	ws, err := workspace.Create(opts.WorkspaceRoot, id, func(tmp *workspace.Workspace, final string) error {
 		inc.Workspace = final
@@ -193,7 +197,11 @@ func (r *runner) save() {
 
 func (r *runner) setState(s incident.AgentState) {
 	r.inc.Agent.State = s
-	r.log.Info("agent state", "state", string(s), "agent", r.inc.Agent.Name, "at", r.opts.Now().UTC().Format(time.RFC3339Nano))
+	attrs := []any{"state", string(s), "agent", r.inc.Agent.Name, "at", r.opts.Now().UTC().Format(time.RFC3339Nano)}
+	if r.inc.Agent.PID != 0 {
+		attrs = append(attrs, "pid", r.inc.Agent.PID)
+	}
+	r.log.Debug("agent state", attrs...)
 	r.save()
 }
 

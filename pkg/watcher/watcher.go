@@ -78,6 +78,10 @@ type Config struct {
 	WorkspaceRoot string
 	Retention     time.Duration
 
+	// DefaultCluster names the cluster of events that name none (a
+	// single-cluster MCP server's) in outcomes, logs and metrics.
+	DefaultCluster string
+
 	Logger *slog.Logger
 	Now    func() time.Time
 }
@@ -258,14 +262,19 @@ func (w *Watcher) handle(ev *fault.Event) {
 		w.discarded.Add(1)
 		return
 	}
+	cluster := ev.Cluster
+	if cluster == "" {
+		cluster = w.cfg.DefaultCluster
+	}
 	w.active.Add(1)
 	if w.cfg.Started != nil {
-		w.cfg.Started(ev.Cluster)
+		w.cfg.Started(cluster)
 	}
+	w.log.Info("triage started", eventAttrs(ev)...)
 	start := w.cfg.Now()
 	inc, err := w.cfg.Triage(w.runCtx, ev)
 	w.active.Add(-1)
-	o := Outcome{Event: ev, Cluster: ev.Cluster, Incident: inc, Err: err, Took: w.cfg.Now().Sub(start)}
+	o := Outcome{Event: ev, Cluster: cluster, Incident: inc, Err: err, Took: w.cfg.Now().Sub(start)}
 	if inc == nil && err == nil {
 		o.Err = errors.New("triage returned no incident")
 	}

@@ -211,12 +211,14 @@ func TestManifestFromArchives(t *testing.T) {
 	for _, osArch := range [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"}, {"windows", "arm64"}} {
 		goos, goarch := osArch[0], osArch[1]
 		bin, comp, ext := binName, completion, ".tar.gz"
+		script := "#!/bin/sh\nexec kubectl-triage __complete \"$@\"\n"
 		if goos == "windows" {
 			bin, comp, ext = binName+".exe", completion+".bat", ".zip"
+			script = "@echo off\r\nkubectl-triage.exe __complete %*\r\n"
 		}
 		files := []string{
 			// Out of order on purpose: entries come out sorted.
-			write(comp+"-"+goos+goarch, "#!/bin/sh\nexec kubectl-triage __complete \"$@\"\n", 0o700),
+			write(comp+"-"+goos+goarch, script, 0o700),
 			write(license, "Apache License\n", 0o600),
 			write(bin+"-"+goos+goarch, "binary for "+goos+"/"+goarch, 0o751),
 		}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -368,5 +369,79 @@ func checkArchive(p string, pl Platform, goos string) []error {
 	if _, ok := files[license]; !ok {
 		errs = append(errs, fmt.Errorf("%s has no %s", filepath.Base(p), license))
 	}
-	return errs
+	return append(errs, checkCompletionHelper(files, filepath.Base(p), goos)...)
+}
+
+// checkCompletionHelper wants the kubectl_complete-triage helper kubectl
+// runs for `kubectl triage <TAB>`: in the archive, runnable, and handing
+// the words to the plugin's __complete command.
+func checkCompletionHelper(files map[string]archiveFile, archive, goos string) []error {
+	name, want := completion, `exec kubectl-triage __complete "$@"`+"\n"
+	if goos == "windows" {
+		name, want = completion+".bat", "kubectl-triage.exe __complete %*\r\n"
+	}
+	f, ok := files[name]
+	switch {
+	case !ok:
+		return []error{fmt.Errorf("%s has no %s: kubectl triage <TAB> would complete nothing", archive, name)}
+	case goos != "windows" && f.mode&0o111 == 0:
+		return []error{fmt.Errorf("%s: %s is not executable (%o)", archive, name, f.mode)}
+	case goos != "windows" && !bytes.HasPrefix(f.data, []byte("#!/bin/sh\n")):
+		return []error{fmt.Errorf("%s: %s does not start with #!/bin/sh", archive, name)}
+	case !bytes.Contains(f.data, []byte(want)):
+		return []error{fmt.Errorf("%s: %s does not run %q", archive, name, want)}
+	case goos == "windows" && bytes.Count(f.data, []byte("\n")) != bytes.Count(f.data, []byte("\r\n")):
+		return []error{fmt.Errorf("%s: %s needs CRLF line endings for cmd.exe", archive, name)}
+	}
+	return nil
+}
+
+// The helper check catches an archive whose kubectl_complete-triage would
+// not complete.
+func TestCompletionHelperCheck(t *testing.T) {
+	unix := archiveFile{mode: 0o755, data: []byte("#!/bin/sh\nexec kubectl-triage __complete \"$@\"\n")}
+	bat := archiveFile{mode: 0o644, data: []byte("@echo off\r\nkubectl-triage.exe __complete %*\r\n")}
+	for _, tt := range []struct {
+		name  string
+		goos  string
+		files map[string]archiveFile
+		want  string // "" = valid
+	}{
+		{"linux", "linux", map[string]archiveFile{completion: unix}, ""},
+		{"windows", "windows", map[string]archiveFile{completion + ".bat": bat}, ""},
+		{"missing", "linux", map[string]archiveFile{}, "has no kubectl_complete-triage"},
+		{"windows without the .bat", "windows", map[string]archiveFile{completion: unix}, "has no kubectl_complete-triage.bat"},
+		{"not executable", "darwin", map[string]archiveFile{completion: {mode: 0o644, data: unix.data}}, "not executable"},
+		{"no shebang", "linux", map[string]archiveFile{completion: {mode: 0o755, data: []byte("exec kubectl-triage __complete \"$@\"\n")}}, "#!/bin/sh"},
+		{"wrong command", "linux", map[string]archiveFile{completion: {mode: 0o755, data: []byte("#!/bin/sh\nexec kubectl-triage \"$@\"\n")}}, "does not run"},
+		{"LF batch file", "windows", map[string]archiveFile{completion + ".bat": {data: []byte("@echo off\nkubectl-triage.exe __complete %*\r\n")}}, "CRLF"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := checkCompletionHelper(tt.files, "a.tar.gz", tt.goos)
+			switch {
+			case tt.want == "" && len(errs) > 0:
+				t.Errorf("unexpected errors: %v", errs)
+			case tt.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), tt.want)):
+				t.Errorf("errors %v, want one mentioning %q", errs, tt.want)
+			}
+		})
+	}
+}
+
+// The helpers in the repository are the ones the check accepts (dist.sh
+// copies the script and gives the batch file CRLF endings).
+func TestCompletionHelpersInRepo(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "plugins", "completion")
+	script, err := os.Stat(filepath.Join(dir, completion))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]archiveFile{completion: {mode: script.Mode().Perm(), data: mustRead(t, filepath.Join(dir, completion))}}
+	for _, err := range checkCompletionHelper(files, "plugins/completion", "linux") {
+		t.Error(err)
+	}
+	bat := strings.ReplaceAll(string(mustRead(t, filepath.Join(dir, completion+".bat"))), "\n", "\r\n")
+	for _, err := range checkCompletionHelper(map[string]archiveFile{completion + ".bat": {data: []byte(bat)}}, "plugins/completion", "windows") {
+		t.Error(err)
+	}
 }

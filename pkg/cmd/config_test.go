@@ -1,0 +1,91 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// TestConfigPrecedence: every setting follows flag > environment > config
+// file > default on the real command tree. The agent name and the severity
+// threshold are observed through the errors they cause for unknown values,
+// which Validate reports before anything touches a cluster.
+func TestConfigPrecedence(t *testing.T) {
+	cases := []struct {
+		name string
+		file string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"default agent is builtin, so no agent error", "", nil, []string{"--timeout", "-1s", "pod/x"}, "--timeout must be positive, got -1s"},
+		{"file", "agent: from-file\n", nil, []string{"pod/x"}, `"from-file"`},
+		{"env over file", "agent: from-file\n", map[string]string{"AGENT_CLI": "from-env"}, []string{"pod/x"}, `"from-env"`},
+		{"flag over env and file", "agent: from-file\n", map[string]string{"AGENT_CLI": "from-env"}, []string{"--agent", "from-flag", "pod/x"}, `"from-flag"`},
+		{"top level applies to watch", "agent: from-file\n", nil, []string{"watch"}, `"from-file"`},
+		{"watch section", "watch:\n  min-severity: from-section\n", nil, []string{"watch"}, `unknown severity "from-section"`},
+		{"env over watch section", "watch:\n  min-severity: from-section\n", map[string]string{"MIN_SEVERITY": "from-env"}, []string{"watch"}, `unknown severity "from-env"`},
+		{"seed timeout in seconds", "", map[string]string{"AGENT_TIMEOUT": "-300"}, []string{"pod/x"}, "--timeout must be positive, got -5m0s"},
+		{"bad value names key and line", "model: m\ntimeout: ten\n", nil, []string{"pod/x"}, "line 2: timeout: invalid value \"ten\""},
+		{"unknown key with a suggestion", "# settings\ntiemout: 1m\n", nil, []string{"pod/x"}, `line 2: unknown setting "tiemout" (did you mean "timeout"?)`},
+		{"bad value in a section fails any command", "watch:\n  dedup-window: soon\n", nil, []string{"pod/x"}, "dedup-window"},
+		{"connection flags stay in the kubeconfig", "context: prod\n", nil, []string{"pod/x"}, "context"},
+		{"bad env value names the variable", "", map[string]string{"AGENT_TIMEOUT": "ten"}, []string{"pod/x"}, `AGENT_TIMEOUT="ten"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", dir)
+			t.Setenv("KUBECTL_TRIAGE_CONFIG", "")
+			for _, e := range []string{"AGENT_CLI", "AGENT_TIMEOUT", "MIN_SEVERITY", "AGENT_MODEL", "AGENT_RUNTIME_COMMAND", "K8S_CLUSTER_MCP_ENDPOINT", "SUBSCRIBE_MODE"} {
+				t.Setenv(e, "")
+			}
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			if tc.file != "" {
+				p := filepath.Join(dir, "kubectl-triage", "config.yaml")
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(tc.file), 0o600)
+			}
+			kubeconfig := filepath.Join(dir, "kubeconfig")
+			os.WriteFile(kubeconfig, []byte(offlineKubeconfig), 0o600)
+			var out, errOut bytes.Buffer
+			code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+				append([]string{"--kubeconfig", kubeconfig, "--workspace-root", filepath.Join(dir, "ws")}, tc.args...))
+			if code != ExitError || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, errOut.String(), ExitError, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "ws")); err == nil {
+				t.Error("a failed start created the workspace root")
+			}
+		})
+	}
+}
+
+// offlineKubeconfig points at a port nothing listens on: these tests end
+// in Validate, before any request.
+const offlineKubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: default}}]
+current-context: x
+`
+
+// TestConfigFlagExplicitFile: --config names a file that must exist.
+func TestConfigFlagExplicitFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		[]string{"--config", filepath.Join(dir, "missing.yaml"), "pod/x"})
+	if code != ExitError || !strings.Contains(errOut.String(), "missing.yaml") {
+		t.Errorf("exit %d, stderr %s", code, errOut.String())
+	}
+}

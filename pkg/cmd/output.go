@@ -1,0 +1,150 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
+	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
+)
+
+// What a triage run writes: the report (or -o json) on stdout and nothing
+// else, so `kubectl triage pod/x > report.md` gives a clean file; progress on
+// stderr, drawn as one live line on a terminal (pkg/term).
+
+// Output formats of the triage command (-o).
+const (
+	outputMarkdown = "markdown"
+	outputJSON     = "json"
+)
+
+var outputFormats = []string{outputMarkdown, outputJSON}
+
+// validateOutput checks -o.
+func validateOutput(format string) error {
+	if format == "" || slices.Contains(outputFormats, format) {
+		return nil
+	}
+	return fmt.Errorf("unknown output format %q: use %s", format, strings.Join(outputFormats, " or "))
+}
+
+// progress returns the progress callback: a no-op with --quiet, otherwise
+// stderr's reporter, made on first use. On a terminal that draws a live
+// line, o.ErrOut is switched to write through the reporter, so warnings
+// printed directly and LOG_LEVEL logs land above the line instead of in it.
+func (o *TriageOptions) progress() func(string, ...any) {
+	if o.Quiet {
+		return func(string, ...any) {}
+	}
+	if o.progressLine == nil {
+		getEnv := o.getEnv
+		if getEnv == nil {
+			getEnv = os.Getenv
+		}
+		t := term.Detect(o.ErrOut, getEnv)
+		o.progressLine = term.NewProgress(o.ErrOut, t, term.ProgressOptions{Keep: keepProgressLine})
+		if t.Redraw {
+			o.ErrOut = o.progressLine.Writer()
+		}
+	}
+	return o.progressLine.Printf
+}
+
+// keepProgressLine: on a terminal, warnings and the incident's ID and
+// workspace stay on screen; the other steps only pass through the live line.
+func keepProgressLine(msg string) bool {
+	return term.IsWarning(msg) || strings.HasPrefix(msg, "Incident ")
+}
+
+// stopProgress clears the live line; anything printed after it (the report,
+// an error) starts on a clean line.
+func (o *TriageOptions) stopProgress() {
+	if o.progressLine != nil {
+		o.progressLine.Stop()
+	}
+}
+
+// finish prints the outcome and maps it to the exit code. With -o json the
+// document is printed whatever the outcome, so a script always has one to
+// read once an incident exists; the exit code still tells the outcome.
+func (o *TriageOptions) finish(res *triage.Result) error {
+	o.stopProgress()
+	inc := res.Incident
+	code := exitCodeFor(inc)
+	if o.Output == outputJSON {
+		if err := writeTriageJSON(o.Out, res); err != nil {
+			return err
+		}
+	}
+	switch inc.Status {
+	case incident.Resolved:
+		if o.Output != outputJSON {
+			fmt.Fprint(o.Out, res.Report)
+		}
+		o.progress()("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause)
+		return nil
+	case incident.AgentFailed:
+		return &exitError{code: code, err: fmt.Errorf("the %s agent produced no valid report (%s); see %s", inc.Agent.Name, inc.FailureReason, inc.Workspace)}
+	}
+	return &exitError{code: code, err: fmt.Errorf("incident %s failed: %s; workspace %s", inc.IncidentID, inc.FailureReason, inc.Workspace)}
+}
+
+// TriageOutput is `kubectl triage -o json`: the incident's outcome and the
+// report, as one document.
+type TriageOutput struct {
+	IncidentID      string          `json:"incidentId"`
+	Status          incident.Status `json:"status"`
+	FailureReason   string          `json:"failureReason,omitempty"`
+	Resource        fault.Resource  `json:"resource"`
+	Cluster         string          `json:"cluster,omitempty"`
+	Context         string          `json:"context,omitempty"`
+	FaultType       string          `json:"faultType"`
+	Severity        string          `json:"severity"`
+	RootCause       string          `json:"rootCause,omitempty"`
+	Confidence      float64         `json:"confidence,omitempty"`
+	ConfidenceLevel string          `json:"confidenceLevel,omitempty"`
+	Agent           string          `json:"agent"`
+	Workspace       string          `json:"workspace"`
+	// ReportPath is output/investigation.md in the workspace, when valid.
+	ReportPath string `json:"reportPath,omitempty"`
+	// Report is the markdown report itself, when valid.
+	Report string `json:"report,omitempty"`
+}
+
+// newTriageOutput flattens a run's result.
+func newTriageOutput(res *triage.Result) TriageOutput {
+	inc := res.Incident
+	out := TriageOutput{
+		IncidentID:    inc.IncidentID,
+		Status:        inc.Status,
+		FailureReason: inc.FailureReason,
+		Resource:      inc.Resource,
+		Cluster:       inc.Cluster,
+		Context:       inc.Context,
+		FaultType:     inc.FaultType,
+		Severity:      inc.Severity,
+		Agent:         inc.Agent.Name,
+		Workspace:     inc.Workspace,
+		Report:        res.Report,
+	}
+	if r := inc.Report; r != nil {
+		out.RootCause, out.Confidence, out.ConfidenceLevel, out.ReportPath = r.RootCause, r.Confidence, r.ConfidenceLevel, r.Path
+	}
+	return out
+}
+
+func writeTriageJSON(w io.Writer, res *triage.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "    ") // as kubectl -o json
+	enc.SetEscapeHTML(false)  // the report's <, > and & stay readable
+	if err := enc.Encode(newTriageOutput(res)); err != nil {
+		return fmt.Errorf("write the result as JSON: %w", err)
+	}
+	return nil
+}

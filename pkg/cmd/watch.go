@@ -1,0 +1,644 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/clusterwatch"
+	"github.com/kubectl-triage/kubectl-triage/pkg/config"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/mcpsource"
+	"github.com/kubectl-triage/kubectl-triage/pkg/metrics"
+	"github.com/kubectl-triage/kubectl-triage/pkg/notify"
+	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
+	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
+	"github.com/kubectl-triage/kubectl-triage/pkg/watcher"
+)
+
+// Environment variables of watch mode, named as in the seeds.
+const (
+	envMCPEndpoint  = "K8S_CLUSTER_MCP_ENDPOINT"
+	envMCPToken     = "K8S_CLUSTER_MCP_TOKEN"
+	envSubscribe    = "SUBSCRIBE_MODE"
+	envSlackWebhook = "SLACK_WEBHOOK_URL"
+	envMinSeverity  = "MIN_SEVERITY"
+)
+
+const (
+	sourceMCP     = "mcp"
+	sourceCluster = "cluster"
+)
+
+var watchLong = `Watch a cluster's faults and triage each one as it happens: every fault
+becomes an incident with its workspace and report, exactly as
+'kubectl triage TYPE/NAME' makes one, and a one-line summary on stdout.
+
+Faults come from kubernetes-mcp-server's events feature (--mcp-endpoint, or
+K8S_CLUSTER_MCP_ENDPOINT) or, with nothing but a kubeconfig, straight from the
+cluster (--source cluster, the default without an endpoint): Warning events
+and pods, nodes, deployments and jobs turning faulty.
+
+Faults pass a severity filter and a dedup window, wait in a bounded queue,
+and are triaged one at a time per cluster. Ctrl-C (or SIGTERM) stops intake,
+lets the running triage finish for up to --drain-timeout, and exits 0.`
+
+var watchExample = `  # Triage the faults kubernetes-mcp-server reports
+  kubectl triage watch --mcp-endpoint http://127.0.0.1:8080/mcp
+
+  # No MCP server: watch the cluster of the current context, one namespace
+  kubectl triage watch -n shop
+
+  # Also triage what is already broken, stop after 3 incidents (CI)
+  kubectl triage watch --include-existing --max-incidents 3
+
+  # As a service: JSON logs, a JSON line per incident, Slack and metrics
+  kubectl triage watch --log-format json -o json \
+      --slack-webhook "$SLACK_WEBHOOK_URL" --metrics-addr 127.0.0.1:9090`
+
+// WatchOptions are the options of `kubectl triage watch`.
+type WatchOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+	genericiooptions.IOStreams
+	AgentFlags
+
+	Source          string
+	MCPEndpoint     string
+	MCPTokenFile    string
+	SubscribeMode   string
+	EventType       string
+	Reason          string
+	IncludeExisting bool
+	MinSeverity     string
+	DedupWindow     time.Duration
+	MaxQueue        int
+	Overflow        string
+	MaxIncidents    int
+	DrainTimeout    time.Duration
+	Output          string
+	SlackWebhook    string
+	MetricsAddr     string
+	LogFormat       string
+	LogLevel        string
+	Retention       time.Duration
+
+	namespaces  []string // -n given: only these
+	mcpToken    string
+	filter      watch.Filter
+	overflow    watch.Overflow
+	agent       agent.Agent
+	log         *slog.Logger
+	getEnv      func(string) string
+	outMu       sync.Mutex
+	clientsMu   sync.Mutex
+	clients     map[string]*clusterClient
+	defaultName string
+}
+
+// NewWatchOptions returns options with defaults.
+func NewWatchOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
+	return &WatchOptions{
+		configFlags:   flags,
+		IOStreams:     streams,
+		AgentFlags:    NewAgentFlags(),
+		SubscribeMode: "faults",
+		MinSeverity:   "warning",
+		DedupWindow:   15 * time.Minute,
+		MaxQueue:      watch.DefaultQueueSize,
+		Overflow:      watch.DropOldest.String(),
+		DrainTimeout:  2 * time.Minute,
+		Output:        "text",
+		LogFormat:     "text",
+		LogLevel:      "info",
+		getEnv:        os.Getenv,
+		clients:       map[string]*clusterClient{},
+	}
+}
+
+// NewCmdWatch is `kubectl triage watch`.
+func NewCmdWatch(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewWatchOptions(flags, streams)
+	cmd := &cobra.Command{
+		Use:                   "watch [flags]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Triage faults as they happen, from kubernetes-mcp-server or the cluster itself",
+		Long:                  watchLong,
+		Example:               watchExample,
+		Args:                  cobra.NoArgs,
+		SilenceUsage:          true,
+		SilenceErrors:         true,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := o.Complete(c); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(c.Context())
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}
+
+// AddFlags registers the watch flags.
+func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	o.AgentFlags.AddFlags(f)
+	f.StringVar(&o.Source, "source", "", "Where faults come from: mcp (kubernetes-mcp-server) or cluster (watch the API server). Default: mcp when an endpoint is set, else cluster")
+	f.StringVar(&o.MCPEndpoint, "mcp-endpoint", "", "kubernetes-mcp-server's streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp. Env: "+envMCPEndpoint)
+	f.StringVar(&o.MCPTokenFile, "mcp-token-file", "", "File holding a bearer token for an MCP server behind auth. Env (the token itself): "+envMCPToken)
+	f.StringVar(&o.SubscribeMode, "subscribe-mode", o.SubscribeMode, "MCP subscription: faults, resource-faults (older servers) or events. Env: "+envSubscribe)
+	f.StringVar(&o.EventType, "type", "", "With --subscribe-mode events: only events of this type (Warning or Normal)")
+	f.StringVar(&o.Reason, "reason", "", "With --subscribe-mode events: only events with this reason")
+	f.BoolVar(&o.IncludeExisting, "include-existing", false, "With --source cluster: also triage, once, the faults that exist when the watch starts")
+	f.StringVar(&o.MinSeverity, "min-severity", o.MinSeverity, "Triage faults at least this severe: info, warning, critical (or debug … emergency). Env: "+envMinSeverity)
+	f.DurationVar(&o.DedupWindow, "dedup-window", o.DedupWindow, "Triage the same fault of the same resource at most once per window (0 disables)")
+	f.IntVar(&o.MaxQueue, "max-queue", o.MaxQueue, "Faults waiting per cluster while its agent is busy")
+	f.StringVar(&o.Overflow, "overflow", o.Overflow, "When the queue is full: drop-oldest or drop-new")
+	f.IntVar(&o.MaxIncidents, "max-incidents", 0, "Stop after this many incidents (0: run until interrupted)")
+	f.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "On Ctrl-C/SIGTERM, how long a running triage may finish before it is cancelled")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Summary per incident on stdout: text (one line) or json (one JSON object per line)")
+	f.StringVar(&o.SlackWebhook, "slack-webhook", "", "Slack incoming-webhook URL to post each incident to. Env: "+envSlackWebhook)
+	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "Serve Prometheus metrics and /healthz on this address, e.g. 127.0.0.1:9090 (off by default)")
+	f.StringVar(&o.LogFormat, "log-format", o.LogFormat, "Log format on stderr: text or json")
+	f.StringVar(&o.LogLevel, "log-level", o.LogLevel, "Log level: debug, info, warn or error. Env: "+envLogLvl)
+	f.DurationVar(&o.Retention, "retention", 0, "Remove finished incidents older than this, at start and periodically (0: keep all)")
+	for flag, env := range map[string]string{"mcp-endpoint": envMCPEndpoint, "subscribe-mode": envSubscribe, "slack-webhook": envSlackWebhook,
+		"min-severity": envMinSeverity, "log-level": envLogLvl} {
+		config.BindEnv(f, flag, env)
+	}
+}
+
+// Complete fills the options from flags, environment and kubeconfig.
+func (o *WatchOptions) Complete(cmd *cobra.Command) error {
+	if err := o.AgentFlags.Complete(); err != nil {
+		return err
+	}
+	if o.Source == "" {
+		o.Source = sourceCluster
+		if o.MCPEndpoint != "" {
+			o.Source = sourceMCP
+		}
+	}
+	// Like kubectl get without -n, a watch would default to the context's
+	// namespace; a watch is about the cluster, so only an explicit -n narrows it.
+	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && f.Value.String() != "" {
+		o.namespaces = []string{f.Value.String()}
+	}
+	o.mcpToken = o.getEnv(envMCPToken)
+	if o.MCPTokenFile != "" {
+		b, err := os.ReadFile(o.MCPTokenFile)
+		if err != nil {
+			return fmt.Errorf("--mcp-token-file: %w", err)
+		}
+		o.mcpToken = strings.TrimSpace(string(b))
+		if o.mcpToken == "" {
+			return fmt.Errorf("--mcp-token-file %s is empty: put the bearer token in it", o.MCPTokenFile)
+		}
+	}
+	return nil
+}
+
+// Validate checks the options before anything starts.
+func (o *WatchOptions) Validate() error {
+	switch o.Source {
+	case sourceMCP:
+		if o.MCPEndpoint == "" {
+			return fmt.Errorf("--source mcp needs --mcp-endpoint (or %s), e.g. http://127.0.0.1:8080/mcp", envMCPEndpoint)
+		}
+	case sourceCluster:
+		if o.MCPEndpoint != "" {
+			return fmt.Errorf("--source cluster watches the API server: drop --mcp-endpoint (or %s), or use --source mcp", envMCPEndpoint)
+		}
+		if o.SubscribeMode != "faults" || o.EventType != "" || o.Reason != "" {
+			return errors.New("--subscribe-mode, --type and --reason configure the MCP subscription: use them with --mcp-endpoint")
+		}
+	default:
+		return fmt.Errorf("unknown --source %q: want mcp or cluster", o.Source)
+	}
+	if o.IncludeExisting && o.Source == sourceMCP {
+		return errors.New("--include-existing needs --source cluster: kubernetes-mcp-server only reports faults that start after subscribing")
+	}
+	var err error
+	if o.filter, err = watch.NewFilter(o.MinSeverity); err != nil {
+		return fmt.Errorf("--min-severity: %w", err)
+	}
+	if o.overflow, err = watch.ParseOverflow(o.Overflow); err != nil {
+		return fmt.Errorf("--overflow: %w", err)
+	}
+	if o.MaxQueue <= 0 {
+		return fmt.Errorf("--max-queue must be positive, got %d", o.MaxQueue)
+	}
+	if o.MaxIncidents < 0 {
+		return fmt.Errorf("--max-incidents must not be negative, got %d", o.MaxIncidents)
+	}
+	for flag, d := range map[string]time.Duration{"--dedup-window": o.DedupWindow, "--drain-timeout": o.DrainTimeout, "--retention": o.Retention} {
+		if d < 0 {
+			return fmt.Errorf("%s must not be negative, got %s", flag, d)
+		}
+	}
+	if o.Output != "text" && o.Output != "json" {
+		return fmt.Errorf("unknown --output %q: want text or json", o.Output)
+	}
+	if o.log, err = newLogger(o.ErrOut, o.LogFormat, o.LogLevel); err != nil {
+		return err
+	}
+	o.agent, err = o.AgentFlags.Resolve(o.configFlags, o.getEnv, o.ErrOut)
+	return err
+}
+
+// newLogger is watch mode's slog logger on stderr.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("unknown --log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("unknown --log-format %q: want text or json", format)
+}
+
+// Run watches until interrupted or --max-incidents.
+func (o *WatchOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	def, err := o.clientFor("")
+	if err != nil {
+		return err
+	}
+	o.defaultName = def.name
+	filter := o.filter
+	if o.Source == sourceMCP && o.SubscribeMode != "events" {
+		// The faults subscription takes no namespace: narrow it here.
+		filter = filter.InNamespaces(o.namespaces...)
+	}
+
+	m := metrics.New()
+	var slack *notify.Slack
+	if o.SlackWebhook != "" {
+		if slack, err = notify.NewSlack(o.SlackWebhook, notify.SlackOptions{Logger: o.log}); err != nil {
+			return err
+		}
+	}
+	notifier := notify.NewNotifier(slack, o.log)
+
+	var (
+		src        watcher.Source
+		reconnects func() uint64
+		drops      func() uint64
+		health     func() error
+	)
+	switch o.Source {
+	case sourceMCP:
+		s, err := mcpsource.New(mcpsource.Options{
+			Endpoint: o.MCPEndpoint, Mode: o.SubscribeMode, Namespaces: o.eventsNamespaces(),
+			EventType: o.EventType, Reason: o.Reason, BearerToken: o.mcpToken, Logger: o.log,
+		})
+		if err != nil {
+			return err
+		}
+		src = watcher.SourceFunc(func(ctx context.Context, in watcher.Intake) error {
+			return s.Run(ctx, func(msg mcpsource.Message) { in.Message(msg.Logger, msg.Level, msg.Data) })
+		})
+		reconnects = func() uint64 { return s.Stats().Reconnects.Load() }
+		drops = func() uint64 { return s.Stats().HandoffDrops.Load() }
+		health = func() error {
+			if !s.Stats().Subscribed.Load() {
+				return fmt.Errorf("not subscribed to %s: reconnecting", o.MCPEndpoint)
+			}
+			return nil
+		}
+	case sourceCluster:
+		ns := ""
+		if len(o.namespaces) > 0 {
+			ns = o.namespaces[0]
+		}
+		var synced atomic.Bool
+		src = watcher.SourceFunc(func(ctx context.Context, in watcher.Intake) error {
+			return clusterwatch.Run(ctx, clusterwatch.Options{
+				Client: def.cs, Cluster: def.name, Namespace: ns, IncludeExisting: o.IncludeExisting, Logger: o.log,
+				Synced: func() { synced.Store(true) },
+			}, in.Event)
+		})
+		health = func() error {
+			if !synced.Load() {
+				return errors.New("the cluster watch has not synced yet")
+			}
+			return nil
+		}
+	}
+
+	w, err := watcher.New(watcher.Config{
+		Filter: filter, DedupWindow: o.DedupWindow, MaxQueue: o.MaxQueue, Overflow: o.overflow,
+		MaxIncidents: o.MaxIncidents, DrainTimeout: o.DrainTimeout,
+		Triage:  o.triage,
+		Started: m.AgentStarted,
+		Observers: []watcher.Observer{
+			o.printSummary,
+			o.logOutcome,
+			func(ctx context.Context, out watcher.Outcome) {
+				if out.Incident != nil {
+					notifier.Incident(ctx, out.Incident, out.Took)
+				}
+			},
+			func(_ context.Context, out watcher.Outcome) { recordMetrics(m, out) },
+		},
+		WorkspaceRoot: o.WorkspaceRoot, Retention: o.Retention,
+		DefaultCluster: def.name,
+		Logger:         o.log,
+	})
+	if err != nil {
+		return err
+	}
+	m.WatchSource(def.name, w.Counters(), w.QueueDepth, reconnects, drops)
+	if o.MetricsAddr != "" {
+		addr, err := metrics.Serve(ctx, o.MetricsAddr, m, health, o.log)
+		if err != nil {
+			return err
+		}
+		o.log.Info("serving metrics", "addr", addr, "paths", "/metrics /healthz")
+	}
+	o.log.Info("watching for faults", "source", o.Source, "cluster", def.name, "endpoint", o.MCPEndpoint, "namespaces", strings.Join(o.namespaces, ","),
+		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
+	err = w.Run(ctx, src)
+	st := w.Stats()
+	o.log.Info("watch stopped", "received", st.Received, "filtered", st.Filtered, "deduplicated", st.Deduplicated, "dropped", st.Dropped,
+		"parse_errors", st.ParseErrors, "triaged", st.Triaged, "failed", st.Failed, "not_triaged", st.Discarded)
+	return err
+}
+
+// eventsNamespaces is the events subscription's namespace filter.
+func (o *WatchOptions) eventsNamespaces() []string {
+	if o.SubscribeMode == "events" {
+		return o.namespaces
+	}
+	return nil
+}
+
+// clusterClient is one kubeconfig context's read-only client.
+type clusterClient struct {
+	name     string // the context name, as the cluster source and MCP servers name clusters
+	flags    *genericclioptions.ConfigFlags
+	cs       kubernetes.Interface
+	info     bundle.ClusterInfo
+	upstream *rest.Config
+}
+
+// clientFor is the client for a fault's cluster: the kubeconfig context of
+// that name when there is one (a multi-cluster MCP server names clusters by
+// its contexts), else the current context.
+func (o *WatchOptions) clientFor(cluster string) (*clusterClient, error) {
+	o.clientsMu.Lock()
+	defer o.clientsMu.Unlock()
+	if c, ok := o.clients[cluster]; ok {
+		return c, nil
+	}
+	flags := o.configFlags
+	if cluster != "" && cluster != o.defaultName {
+		raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
+		if err == nil {
+			if _, ok := raw.Contexts[cluster]; ok {
+				flags = withContext(o.configFlags, cluster)
+			}
+		}
+		if flags == o.configFlags {
+			o.log.Warn("fault names a cluster with no kubeconfig context of that name: triaging it with the current context", "cluster", cluster, "context", o.defaultName)
+		}
+	}
+	if flags == o.configFlags {
+		if c, ok := o.clients[""]; ok {
+			o.clients[cluster] = c
+			return c, nil
+		}
+	}
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return nil, fmt.Errorf("read kubeconfig: %w", err)
+	}
+	info := clusterInfo(flags, ns, cfg, cs)
+	upstream, err := o.AgentUpstream(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if o.CheckCredentials || o.RequireReadOnly {
+		if err := o.CheckCredentialsFor(context.Background(), upstream, ns, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut); err != nil {
+			return nil, err
+		}
+	}
+	c := &clusterClient{name: info.Context, flags: flags, cs: cs, info: info, upstream: upstream}
+	if c.name == "" {
+		c.name = info.Cluster
+	}
+	o.clients[cluster] = c
+	if flags == o.configFlags {
+		o.clients[""] = c
+	}
+	return c, nil
+}
+
+// withContext copies the user's connection flags with another context.
+func withContext(f *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
+	c := genericclioptions.NewConfigFlags(true)
+	c.KubeConfig, c.AuthInfoName, c.ClusterName = f.KubeConfig, nil, nil
+	c.Insecure, c.TLSServerName, c.CAFile, c.CertFile, c.KeyFile = f.Insecure, f.TLSServerName, f.CAFile, f.CertFile, f.KeyFile
+	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup = f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup
+	c.Timeout, c.CacheDir, c.DisableCompression = f.Timeout, f.CacheDir, f.DisableCompression
+	c.WrapConfigFn = f.WrapConfigFn
+	c.Context = &name
+	return c
+}
+
+// triage runs one fault to an incident, as a one-shot triage would.
+func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.Incident, error) {
+	c, err := o.clientFor(ev.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("connect to cluster %q: %w", ev.Cluster, err)
+	}
+	log := o.log // triage.Run adds incident_id, cluster and event
+	progress := func(format string, a ...any) { log.Debug(fmt.Sprintf(format, a...), "event", ev.EventID) }
+	ns, _, _ := c.flags.ToRawKubeConfigLoader().Namespace()
+	t, err := resolveFault(c.flags, ns, ev, progress)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s/%s: %w", ev.ResourceKind(), ev.ResourceName(), err)
+	}
+	info := c.info
+	info.Namespace = ev.Namespace()
+	res, err := triage.Run(ctx, c.cs, ev, t.Object, triage.Options{
+		WorkspaceRoot: o.WorkspaceRoot,
+		Agent:         o.agent,
+		Timeout:       o.Timeout,
+		Cluster:       info,
+		AgentUpstream: c.upstream,
+		Progress:      progress,
+		Logger:        log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res.Incident, nil
+}
+
+// summary is the JSON line printed per incident with -o json.
+type summary struct {
+	IncidentID      string  `json:"incidentId,omitempty"`
+	EventID         string  `json:"eventId"`
+	Status          string  `json:"status"`
+	Cluster         string  `json:"cluster,omitempty"`
+	Namespace       string  `json:"namespace,omitempty"`
+	Kind            string  `json:"kind"`
+	Name            string  `json:"name"`
+	FaultType       string  `json:"faultType"`
+	Severity        string  `json:"severity"`
+	RootCause       string  `json:"rootCause,omitempty"`
+	Confidence      float64 `json:"confidence,omitempty"`
+	ConfidenceLevel string  `json:"confidenceLevel,omitempty"`
+	FailureReason   string  `json:"failureReason,omitempty"`
+	DurationSeconds float64 `json:"durationSeconds"`
+	Workspace       string  `json:"workspace,omitempty"`
+	Report          string  `json:"report,omitempty"`
+	Error           string  `json:"error,omitempty"`
+}
+
+func summarize(out watcher.Outcome) summary {
+	ev := out.Event
+	s := summary{
+		EventID: ev.EventID, Cluster: out.Cluster, Namespace: ev.Namespace(), Kind: ev.ResourceKind(), Name: ev.ResourceName(),
+		FaultType: ev.FaultType, Severity: ev.Severity, DurationSeconds: out.Took.Round(time.Millisecond).Seconds(), Status: "error",
+	}
+	if out.Err != nil {
+		s.Error = out.Err.Error()
+	}
+	if inc := out.Incident; inc != nil {
+		s.IncidentID, s.Status, s.FailureReason, s.Workspace = inc.IncidentID, string(inc.Status), inc.FailureReason, inc.Workspace
+		if inc.Report != nil {
+			s.RootCause, s.Confidence, s.ConfidenceLevel = inc.Report.RootCause, inc.Report.Confidence, inc.Report.ConfidenceLevel
+			if inc.Status == incident.Resolved {
+				s.Report = inc.Report.Path
+			}
+		}
+	}
+	return s
+}
+
+// printSummary writes the incident's line on stdout.
+func (o *WatchOptions) printSummary(_ context.Context, out watcher.Outcome) {
+	s := summarize(out)
+	o.outMu.Lock()
+	defer o.outMu.Unlock()
+	if o.Output == "json" {
+		b, _ := json.Marshal(s)
+		fmt.Fprintf(o.Out, "%s\n", b)
+		return
+	}
+	what := s.Kind + "/" + s.Name
+	if s.Namespace != "" {
+		what = s.Namespace + "/" + what
+	}
+	id := s.IncidentID
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	if id == "" {
+		id = "-"
+	}
+	took := time.Duration(s.DurationSeconds * float64(time.Second))
+	var detail string
+	switch {
+	case s.Status == "error":
+		detail = s.Error
+	case s.Status != string(incident.Resolved):
+		detail = s.FailureReason
+		if detail == "" {
+			detail = "no valid report"
+		}
+	case s.ConfidenceLevel != "":
+		detail = fmt.Sprintf("%s %.2f: %s", s.ConfidenceLevel, s.Confidence, s.RootCause)
+	default:
+		detail = s.RootCause
+	}
+	fmt.Fprintf(o.Out, "%s  %-8s  %-12s  %s  %s  %s  %s\n", time.Now().Format(time.TimeOnly), id, s.Status, what, s.FaultType, took, oneLine(detail))
+}
+
+// logOutcome logs the finished incident with the fields log pipelines key on.
+func (o *WatchOptions) logOutcome(_ context.Context, out watcher.Outcome) {
+	attrs := append(watcher.EventAttrs(out.Event), "took", out.Took.Round(time.Millisecond).String())
+	if out.Incident == nil {
+		o.log.Error("fault not triaged", append(attrs, "error", out.Err)...)
+		return
+	}
+	inc := out.Incident
+	attrs = append(attrs, "incident_id", inc.IncidentID, "status", string(inc.Status), "workspace", inc.Workspace, "agent", inc.Agent.Name)
+	if inc.Agent.PID != 0 {
+		attrs = append(attrs, "pid", inc.Agent.PID)
+	}
+	if inc.Status == incident.Resolved {
+		if inc.Report != nil {
+			attrs = append(attrs, "root_cause", inc.Report.RootCause, "confidence", inc.Report.Confidence)
+		}
+		o.log.Info("incident resolved", attrs...)
+		return
+	}
+	o.log.Warn("incident failed", append(attrs, "failure_reason", inc.FailureReason)...)
+}
+
+// recordMetrics records a finished triage.
+func recordMetrics(m *metrics.Metrics, out watcher.Outcome) {
+	status, errType := "failed", "no_incident"
+	var size int64 = -1
+	if inc := out.Incident; inc != nil {
+		status, errType = string(inc.Agent.State), ""
+		switch inc.Status {
+		case incident.AgentFailed:
+			errType = "invalid_report"
+		case incident.Failed:
+			errType = string(inc.Agent.State)
+			if inc.FailureReason == incident.ReasonTimeout || inc.FailureReason == incident.ReasonCancelled {
+				errType = inc.FailureReason
+			}
+		}
+		if n, err := metrics.WorkspaceBytes(inc.Workspace); err == nil {
+			size = n
+		}
+	}
+	m.AgentFinished(out.Cluster, status, out.Took, size, errType)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:157]) + "..."
+	}
+	return s
+}
