@@ -2,7 +2,10 @@ package watcher
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,6 +188,57 @@ func TestNewValidates(t *testing.T) {
 	for _, c := range []Config{{}, {Triage: ok, MaxIncidents: -1}, {Triage: ok, MaxQueue: -1}, {Triage: ok, DedupWindow: -time.Second}} {
 		if _, err := New(c); err == nil {
 			t.Errorf("New(%+v) accepted", c)
+		}
+	}
+}
+
+// TestWatcherRetention: with --retention, finished incidents older than it
+// are removed when the watch starts; younger and running ones stay.
+func TestWatcherRetention(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	mk := func(id string, status incident.Status, finishedAgo time.Duration) string {
+		ev := &fault.Event{Resource: &fault.Resource{Kind: "Pod", Name: "p", Namespace: "ns"}, FaultType: "CrashLoop"}
+		inc := incident.New(id, ev, "ctx", "builtin", now.Add(-finishedAgo-time.Minute))
+		inc.Status = status
+		if status != incident.Investigating {
+			done := now.Add(-finishedAgo)
+			inc.CompletedAt = &done
+		}
+		dir := filepath.Join(root, id)
+		inc.Workspace = dir
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(inc)
+		if err := os.WriteFile(filepath.Join(dir, incident.FileName), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	old := mk("aaaaaaaa-0000-4000-8000-000000000001", incident.Resolved, 100*time.Hour)
+	young := mk("aaaaaaaa-0000-4000-8000-000000000002", incident.Failed, time.Hour)
+	running := mk("aaaaaaaa-0000-4000-8000-000000000003", incident.Investigating, 200*time.Hour)
+
+	w, _ := New(Config{Triage: (&fakeTriage{}).run, WorkspaceRoot: root, Retention: 72 * time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- w.Run(ctx, feed()) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(old); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the incident older than --retention was not removed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	for _, dir := range []string{young, running} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(dir), err)
 		}
 	}
 }
