@@ -21,6 +21,7 @@ const (
 	TypeUnschedulable     = "Unschedulable"
 	TypePodNotReady       = "PodNotReady"
 	TypePodFailed         = "PodFailed"
+	TypeEvicted           = "Evicted" // the kubelet's event reason too, so both sources agree
 	TypeNodeUnhealthy     = "NodeUnhealthy"
 	TypeDeploymentFailure = "DeploymentFailure"
 	TypeJobFailure        = "JobFailure"
@@ -99,6 +100,9 @@ func classifyPod(pod *corev1.Pod) (string, string, string) {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
 			return TypeUnschedulable, SeverityWarning, c.Reason + ": " + c.Message
 		}
+	}
+	if pod.Status.Phase == corev1.PodFailed && pod.Status.Reason == "Evicted" {
+		return TypeEvicted, SeverityWarning, "pod evicted: " + pod.Status.Message
 	}
 	if pod.Status.Phase == corev1.PodFailed {
 		return TypePodFailed, SeverityWarning, fmt.Sprintf("pod failed: %s %s", pod.Status.Reason, pod.Status.Message)
