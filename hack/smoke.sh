@@ -179,6 +179,19 @@ for want in '^# Triage: Pod/crashloop' '^## Root cause' 'exit code 1' 'CrashLoop
 done
 expect "report kept in the workspace" 0 "" -- sh -c 'ls "$0"/*/output/investigation.md' "$WORKSPACE_ROOT"
 
+# The incident commands, as the README shows them.
+ID=$(ls "$WORKSPACE_ROOT" | grep -E '^[0-9a-f]{8}-[0-9a-f]{4}-' | head -1)
+PREFIX=${ID:0:8}
+expect "kubectl triage list" 0 'Pod/crashloop -n smoke' -- "$KUBECTL" triage list
+expect "kubectl triage show <prefix>" 0 '^# Triage: Pod/crashloop' -- "$KUBECTL" triage show "$PREFIX"
+expect "kubectl triage status <prefix>" 0 'resolved' -- "$KUBECTL" triage status "$PREFIX"
+expect "kubectl triage gc --older-than 0s --dry-run" 0 "^would remove $ID" -- "$KUBECTL" triage gc --older-than 0s --dry-run
+expect "kubectl triage completion bash" 0 'kubectl-triage' -- "$KUBECTL" triage completion bash
+
+# Watch mode from the cluster: the crash-looping pod exists already.
+expect "kubectl triage watch --include-existing --max-incidents 1" 0 'resolved +smoke/Pod/crashloop +CrashLoop' -- \
+  "$KUBECTL" triage watch -n "$NS" --include-existing --max-incidents 1
+
 # 7. A real krew install, when krew is there.
 if command -v kubectl-krew >/dev/null 2>&1; then
   KR="$WORK/krew-real"
