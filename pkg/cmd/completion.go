@@ -75,6 +75,24 @@ func registerCompletions(root *cobra.Command, o *TriageOptions) {
 	}
 	walk(root)
 	register(root, "output", cobra.FixedCompletions(outputFormats, cobra.ShellCompDirectiveNoFileComp))
+	if watch, _, err := root.Find([]string{"watch"}); err == nil && watch != root {
+		fixed := func(values ...string) cobra.CompletionFunc {
+			return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+		}
+		for flag, values := range map[string][]string{
+			"output":         {"text", "json"},
+			"source":         {sourceMCP, sourceCluster},
+			"subscribe-mode": {"faults", "resource-faults", "events"},
+			"min-severity":   {"info", "warning", "critical"},
+			"overflow":       {"drop-oldest", "drop-new"},
+			"log-format":     {"text", "json"},
+			"log-level":      {"debug", "info", "warn", "error"},
+			"type":           {"Warning", "Normal"},
+		} {
+			register(watch, flag, fixed(values...))
+		}
+		register(watch, "mcp-token-file", files)
+	}
 
 	if !slices.ContainsFunc(root.Commands(), func(c *cobra.Command) bool { return c.Name() == "completion" }) {
 		root.AddCommand(newCmdCompletion(root))

@@ -143,7 +143,7 @@ func TestFlagAndCommandCompletion(t *testing.T) {
 		wantOnly  bool     // and nothing else
 		directive string
 	}{
-		{"subcommands, and no cluster to list from", append(base, ""), []string{"completion\t", "list\t", "show\t", "status\t", "version\t"}, false, ":4"},
+		{"subcommands, and no cluster to list from", append(base, ""), []string{"completion\t", "list\t", "show\t", "status\t", "version\t", "watch\t"}, false, ":4"},
 		{"-o", append(base, "-o", ""), []string{"markdown", "json"}, true, ":4"},
 		{"--agent", append(base, "--agent", "b"), []string{"builtin\tdeterministic investigator: no AI, no API key"}, true, ":4"},
 		{"--context", append(base, "--context", ""), []string{"prod", "staging"}, true, ":4"},
@@ -155,6 +155,10 @@ func TestFlagAndCommandCompletion(t *testing.T) {
 		{"nothing after --fault-file", append(base, "--fault-file", "f.json", ""), nil, true, ":4"},
 		{"types from an unreachable cluster: none", append(base, "deploy", ""), nil, true, ":4"},
 		{"completion shells", []string{"completion", ""}, []string{"bash", "fish", "powershell", "zsh"}, true, ":4"},
+		{"watch -o", []string{"watch", "-o", ""}, []string{"text", "json"}, true, ":4"},
+		{"watch --subscribe-mode", []string{"watch", "--subscribe-mode", ""}, []string{"faults", "resource-faults", "events"}, true, ":4"},
+		{"watch --overflow", []string{"watch", "--overflow", ""}, []string{"drop-oldest", "drop-new"}, true, ":4"},
+		{"watch --agent", []string{"watch", "--agent", "b"}, []string{"builtin\t"}, true, ":4"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, directive := completions(t, tt.args...)
