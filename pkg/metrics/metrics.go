@@ -130,3 +130,21 @@ func (m *Metrics) handler(errorLog promhttp.Logger) http.Handler {
 		Registry:      m.registry,
 	}))
 }
+
+// NotificationsName counts Slack notifications by result (sent, failed).
+const NotificationsName = "kubectl_triage_notifications_total"
+
+// Notifications reports a notifier's delivery counts, read when scraped.
+// Call it once, and only when notifications are on.
+func (m *Metrics) Notifications(sent, failed func() uint64) {
+	if m == nil {
+		return
+	}
+	for result, n := range map[string]func() uint64{"sent": sent, "failed": failed} {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        NotificationsName,
+			Help:        "Slack notifications, by result: sent, or failed after every retry.",
+			ConstLabels: prometheus.Labels{"result": result},
+		}, func() float64 { return float64(n()) }))
+	}
+}

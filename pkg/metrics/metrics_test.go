@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -280,4 +281,23 @@ func TestExpositionLint(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
+}
+
+func TestNotifications(t *testing.T) {
+	m := New()
+	var sent, failed atomic.Uint64
+	m.Notifications(sent.Load, failed.Load)
+	sent.Add(3)
+	failed.Add(1)
+	want := `
+# HELP kubectl_triage_notifications_total Slack notifications, by result: sent, or failed after every retry.
+# TYPE kubectl_triage_notifications_total counter
+kubectl_triage_notifications_total{result="failed"} 1
+kubectl_triage_notifications_total{result="sent"} 3
+`
+	if err := testutil.GatherAndCompare(m.registry, strings.NewReader(want), NotificationsName); err != nil {
+		t.Error(err)
+	}
+	var nilMetrics *Metrics
+	nilMetrics.Notifications(sent.Load, failed.Load) // no panic
 }
