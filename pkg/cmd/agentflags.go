@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +40,16 @@ type AgentFlags struct {
 	NoSandbox        bool
 	RequireSandbox   bool
 	SandboxMasks     []string
+
+	secretFiles []string // files of ours with secrets in them: masked too
+}
+
+// hide adds a file the agent's sandbox must mask.
+func (o *AgentFlags) hide(path string) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	o.secretFiles = append(o.secretFiles, path)
 }
 
 // NewAgentFlags returns the defaults: the builtin investigator.
@@ -71,9 +83,19 @@ func (o *AgentFlags) AddFlags(f *pflag.FlagSet) {
 	}
 }
 
+// configFileKey carries the config file in use (its path) in the
+// command's context, from the root's PersistentPreRunE to Complete.
+type configFileKey struct{}
+
 // Complete defaults the workspace root; the environment and the config
-// file were applied to the flags before (config.Setup).
-func (o *AgentFlags) Complete() error {
+// file were applied to the flags before (config.Setup). The config file
+// may hold secrets (a Slack webhook): the agent's sandbox hides it.
+func (o *AgentFlags) Complete(ctx context.Context) error {
+	if ctx != nil {
+		if path, ok := ctx.Value(configFileKey{}).(string); ok {
+			o.hide(path)
+		}
+	}
 	if o.WorkspaceRoot == "" {
 		root, err := workspace.DefaultRoot()
 		if err != nil {
@@ -119,7 +141,7 @@ func (o *AgentFlags) Resolve(flags *genericclioptions.ConfigFlags, getEnv func(s
 	a, err := agent.Resolve(agent.Options{
 		Name: o.AgentName, Command: o.AgentCommand, Model: o.Model, AllowedTools: o.AllowedTools,
 		SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay, ConfigDir: agent.DefaultConfigDir(),
-		Sandbox: policy, Kubeconfigs: sandbox.KubeconfigPaths(kubeconfigFlag, getEnv("KUBECONFIG")), ExtraMasks: o.SandboxMasks,
+		Sandbox: policy, Kubeconfigs: sandbox.KubeconfigPaths(kubeconfigFlag, getEnv("KUBECONFIG")), ExtraMasks: append(slices.Clone(o.SandboxMasks), o.secretFiles...),
 	})
 	if err != nil {
 		return nil, err

@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func TestSecondsOrDuration(t *testing.T) {
@@ -24,5 +27,20 @@ func TestSecondsOrDuration(t *testing.T) {
 		if (err != nil) != c.wantErr || (!c.wantErr && d != c.want) {
 			t.Errorf("Set(%q) = %v, %v; want %v (error %v)", c.in, d, err, c.want, c.wantErr)
 		}
+	}
+}
+
+func TestChoiceVar(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	var v string
+	choiceVar(fs, &v, "overflow", "drop-oldest", []string{"drop-oldest", "drop-new"}, "")
+	if v != "drop-oldest" {
+		t.Errorf("default %q", v)
+	}
+	if err := fs.Set("overflow", "drop-new"); err != nil || v != "drop-new" {
+		t.Errorf("Set(drop-new) = %v, value %q", err, v)
+	}
+	if err := fs.Set("overflow", "drop-all"); err == nil || !strings.Contains(err.Error(), "want one of drop-oldest, drop-new") || v != "drop-new" {
+		t.Errorf("Set(drop-all) = %v, value %q", err, v)
 	}
 }

@@ -142,8 +142,14 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 		if c.Name() == "version" || c.Name() == "completion" || (c.Parent() != nil && c.Parent().Name() == "completion") {
 			return nil
 		}
-		_, err := config.Setup(c, o.getEnv)
-		return err
+		f, err := config.Setup(c, o.getEnv)
+		if err != nil {
+			return err
+		}
+		if f.Found() {
+			c.SetContext(context.WithValue(c.Context(), configFileKey{}, f.Path()))
+		}
+		return nil
 	}
 	o.AddFlags(cmd)
 	flags.AddFlags(cmd.PersistentFlags())
@@ -169,7 +175,7 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 // Complete fills the options from flags, environment and kubeconfig.
 func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Args = args
-	if err := o.AgentFlags.Complete(); err != nil {
+	if err := o.AgentFlags.Complete(cmd.Context()); err != nil {
 		return err
 	}
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()

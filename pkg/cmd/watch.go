@@ -69,9 +69,10 @@ var watchExample = `  # Triage the faults kubernetes-mcp-server reports
   # Also triage what is already broken, stop after 3 incidents (CI)
   kubectl triage watch --include-existing --max-incidents 3
 
-  # As a service: JSON logs, a JSON line per incident, Slack and metrics
-  kubectl triage watch --log-format json -o json \
-      --slack-webhook "$SLACK_WEBHOOK_URL" --metrics-addr 127.0.0.1:9090`
+  # As a service: JSON logs, a JSON line per incident, metrics, and Slack
+  # (the webhook from the environment or the config file: it is a secret)
+  export SLACK_WEBHOOK_URL=https://hooks.slack.com/services/...
+  kubectl triage watch --log-format json -o json --metrics-addr 127.0.0.1:9090`
 
 // WatchOptions are the options of `kubectl triage watch`.
 type WatchOptions struct {
@@ -100,6 +101,7 @@ type WatchOptions struct {
 	Retention       time.Duration
 
 	namespaces  []string // -n given: only these
+	typedMCP    []string // MCP flags given on the command line
 	mcpToken    string
 	filter      watch.Filter
 	overflow    watch.Overflow
@@ -108,7 +110,9 @@ type WatchOptions struct {
 	getEnv      func(string) string
 	outMu       sync.Mutex
 	clientsMu   sync.Mutex
-	clients     map[string]*clusterClient
+	clients     map[string]*clusterClient // by context name
+	contexts    map[string]bool           // the kubeconfig's contexts
+	warned      map[string]bool           // cluster names warned about
 	defaultName string
 }
 
@@ -129,6 +133,8 @@ func NewWatchOptions(flags *genericclioptions.ConfigFlags, streams genericioopti
 		LogLevel:      "info",
 		getEnv:        os.Getenv,
 		clients:       map[string]*clusterClient{},
+		contexts:      map[string]bool{},
+		warned:        map[string]bool{},
 	}
 }
 
@@ -162,24 +168,24 @@ func NewCmdWatch(flags *genericclioptions.ConfigFlags, streams genericiooptions.
 func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	o.AgentFlags.AddFlags(f)
-	f.StringVar(&o.Source, "source", "", "Where faults come from: mcp (kubernetes-mcp-server) or cluster (watch the API server). Default: mcp when an endpoint is set, else cluster")
+	choiceVar(f, &o.Source, "source", "", []string{"", sourceMCP, sourceCluster}, "Where faults come from: mcp (kubernetes-mcp-server) or cluster (watch the API server). Default: mcp when an endpoint is set, else cluster")
 	f.StringVar(&o.MCPEndpoint, "mcp-endpoint", "", "kubernetes-mcp-server's streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp. Env: "+envMCPEndpoint)
 	f.StringVar(&o.MCPTokenFile, "mcp-token-file", "", "File holding a bearer token for an MCP server behind auth. Env (the token itself): "+envMCPToken)
-	f.StringVar(&o.SubscribeMode, "subscribe-mode", o.SubscribeMode, "MCP subscription: faults, resource-faults (older servers) or events. Env: "+envSubscribe)
+	choiceVar(f, &o.SubscribeMode, "subscribe-mode", o.SubscribeMode, []string{"faults", "resource-faults", "events"}, "MCP subscription: faults, resource-faults (older servers) or events. Env: "+envSubscribe)
 	f.StringVar(&o.EventType, "type", "", "With --subscribe-mode events: only events of this type (Warning or Normal)")
 	f.StringVar(&o.Reason, "reason", "", "With --subscribe-mode events: only events with this reason")
 	f.BoolVar(&o.IncludeExisting, "include-existing", false, "With --source cluster: also triage, once, the faults that exist when the watch starts")
-	f.StringVar(&o.MinSeverity, "min-severity", o.MinSeverity, "Triage faults at least this severe: info, warning, critical (or debug … emergency). Env: "+envMinSeverity)
+	checkedVar(f, &o.MinSeverity, "min-severity", o.MinSeverity, func(s string) error { _, err := watch.NewFilter(s); return err }, "Triage faults at least this severe: info, warning, critical (or debug … emergency). Env: "+envMinSeverity)
 	f.DurationVar(&o.DedupWindow, "dedup-window", o.DedupWindow, "Triage the same fault of the same resource at most once per window (0 disables)")
 	f.IntVar(&o.MaxQueue, "max-queue", o.MaxQueue, "Faults waiting per cluster while its agent is busy")
-	f.StringVar(&o.Overflow, "overflow", o.Overflow, "When the queue is full: drop-oldest or drop-new")
+	checkedVar(f, &o.Overflow, "overflow", o.Overflow, func(s string) error { _, err := watch.ParseOverflow(s); return err }, "When the queue is full: drop-oldest or drop-new")
 	f.IntVar(&o.MaxIncidents, "max-incidents", 0, "Stop after this many incidents (0: run until interrupted)")
 	f.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "On Ctrl-C/SIGTERM, how long a running triage may finish before it is cancelled")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Summary per incident on stdout: text (one line) or json (one JSON object per line)")
+	choiceVarP(f, &o.Output, "output", "o", o.Output, []string{"text", "json"}, "Summary per incident on stdout: text (one line) or json (one JSON object per line)")
 	f.StringVar(&o.SlackWebhook, "slack-webhook", "", "Slack incoming-webhook URL to post each incident to. Env: "+envSlackWebhook)
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "Serve Prometheus metrics and /healthz on this address, e.g. 127.0.0.1:9090 (off by default)")
-	f.StringVar(&o.LogFormat, "log-format", o.LogFormat, "Log format on stderr: text or json")
-	f.StringVar(&o.LogLevel, "log-level", o.LogLevel, "Log level: debug, info, warn or error. Env: "+envLogLvl)
+	choiceVar(f, &o.LogFormat, "log-format", o.LogFormat, []string{"text", "json"}, "Log format on stderr: text or json")
+	checkedVar(f, &o.LogLevel, "log-level", o.LogLevel, func(s string) error { var l slog.Level; return l.UnmarshalText([]byte(s)) }, "Log level: debug, info, warn or error. Env: "+envLogLvl)
 	f.DurationVar(&o.Retention, "retention", 0, "Remove finished incidents older than this, at start and periodically (0: keep all)")
 	for flag, env := range map[string]string{"mcp-endpoint": envMCPEndpoint, "subscribe-mode": envSubscribe, "slack-webhook": envSlackWebhook,
 		"min-severity": envMinSeverity, "log-level": envLogLvl} {
@@ -189,7 +195,7 @@ func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 
 // Complete fills the options from flags, environment and kubeconfig.
 func (o *WatchOptions) Complete(cmd *cobra.Command) error {
-	if err := o.AgentFlags.Complete(); err != nil {
+	if err := o.AgentFlags.Complete(cmd.Context()); err != nil {
 		return err
 	}
 	if o.Source == "" {
@@ -203,13 +209,24 @@ func (o *WatchOptions) Complete(cmd *cobra.Command) error {
 	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && f.Value.String() != "" {
 		o.namespaces = []string{f.Value.String()}
 	}
+	// The MCP settings a user typed conflict with --source cluster; ones
+	// from the environment or config file (a deployment's defaults) yield.
+	o.typedMCP = nil
+	for _, name := range []string{"mcp-endpoint", "subscribe-mode", "type", "reason", "mcp-token-file"} {
+		if cmd.Flags().Changed(name) {
+			o.typedMCP = append(o.typedMCP, "--"+name)
+		}
+	}
+	// The token: a typed --mcp-token-file, else K8S_CLUSTER_MCP_TOKEN, else
+	// mcp-token-file from the config file (flag > env > file).
 	o.mcpToken = o.getEnv(envMCPToken)
-	if o.MCPTokenFile != "" {
+	if o.MCPTokenFile != "" && (cmd.Flags().Changed("mcp-token-file") || o.mcpToken == "") {
 		b, err := os.ReadFile(o.MCPTokenFile)
 		if err != nil {
 			return fmt.Errorf("--mcp-token-file: %w", err)
 		}
 		o.mcpToken = strings.TrimSpace(string(b))
+		o.hide(o.MCPTokenFile)
 		if o.mcpToken == "" {
 			return fmt.Errorf("--mcp-token-file %s is empty: put the bearer token in it", o.MCPTokenFile)
 		}
@@ -225,12 +242,10 @@ func (o *WatchOptions) Validate() error {
 			return fmt.Errorf("--source mcp needs --mcp-endpoint (or %s), e.g. http://127.0.0.1:8080/mcp", envMCPEndpoint)
 		}
 	case sourceCluster:
-		if o.MCPEndpoint != "" {
-			return fmt.Errorf("--source cluster watches the API server: drop --mcp-endpoint (or %s), or use --source mcp", envMCPEndpoint)
+		if len(o.typedMCP) > 0 {
+			return fmt.Errorf("%s configure the MCP subscription, but --source cluster watches the API server: drop them, or use --source mcp", strings.Join(o.typedMCP, ", "))
 		}
-		if o.SubscribeMode != "faults" || o.EventType != "" || o.Reason != "" {
-			return errors.New("--subscribe-mode, --type and --reason configure the MCP subscription: use them with --mcp-endpoint")
-		}
+		o.MCPEndpoint, o.SubscribeMode, o.EventType, o.Reason, o.mcpToken = "", "faults", "", "", ""
 	default:
 		return fmt.Errorf("unknown --source %q: want mcp or cluster", o.Source)
 	}
@@ -286,7 +301,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	def, err := o.clientFor("")
+	def, err := o.clientFor(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -305,6 +320,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 	notifier := notify.NewNotifier(slack, o.log)
+	if notifier.Enabled() {
+		m.Notifications(notifier.Sent.Load, notifier.Failed.Load)
+	}
 
 	var (
 		src        watcher.Source
@@ -314,15 +332,39 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	)
 	switch o.Source {
 	case sourceMCP:
+		// The server never replays a gap: once the subscription is back, a
+		// scan of the cluster finds the faults that began meanwhile. They
+		// name the cluster as a single-cluster server's faults do, "" (what
+		// a multi-cluster server calls this one is unknown), so that dedup
+		// and the per-cluster queue take both for the same cluster.
+		ns := ""
+		if len(o.namespaces) > 0 {
+			ns = o.namespaces[0]
+		}
+		rec, err := clusterwatch.NewReconciler(clusterwatch.Options{Client: def.cs, Namespace: ns, Logger: o.log})
+		if err != nil {
+			return err
+		}
 		s, err := mcpsource.New(mcpsource.Options{
 			Endpoint: o.MCPEndpoint, Mode: o.SubscribeMode, Namespaces: o.eventsNamespaces(),
 			EventType: o.EventType, Reason: o.Reason, BearerToken: o.mcpToken, Logger: o.log,
+			OnGap: rec.Gap,
 		})
 		if err != nil {
 			return err
 		}
 		src = watcher.SourceFunc(func(ctx context.Context, in watcher.Intake) error {
-			return s.Run(ctx, func(msg mcpsource.Message) { in.Message(msg.Logger, msg.Level, msg.Data) })
+			recCtx, stopRec := context.WithCancel(ctx)
+			recDone := make(chan struct{})
+			go func() { defer close(recDone); rec.Run(recCtx, in.Event) }()
+			defer func() { stopRec(); <-recDone }()
+			return s.Run(ctx, func(msg mcpsource.Message) {
+				// A fault the server reported is not one a scan missed.
+				if ev, _, err := fault.ParseMessage(msg.Logger, msg.Level, msg.Data); err == nil && ev != nil {
+					rec.Observe(ev)
+				}
+				in.Message(msg.Logger, msg.Level, msg.Data)
+			})
 		})
 		reconnects = func() uint64 { return s.Stats().Reconnects.Load() }
 		drops = func() uint64 { return s.Stats().HandoffDrops.Load() }
@@ -360,15 +402,16 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		Observers: []watcher.Observer{
 			o.printSummary,
 			o.logOutcome,
-			func(ctx context.Context, out watcher.Outcome) {
-				if out.Incident != nil {
-					notifier.Incident(ctx, out.Incident, out.Took)
-				}
-			},
 			func(_ context.Context, out watcher.Outcome) { recordMetrics(m, out) },
 		},
+		AsyncObservers: []watcher.Observer{func(ctx context.Context, out watcher.Outcome) {
+			if notifier.Enabled() {
+				notifier.Incident(ctx, o.notifiable(out), out.Took)
+			}
+		}},
 		WorkspaceRoot: o.WorkspaceRoot, Retention: o.Retention,
 		DefaultCluster: def.name,
+		ClusterOf:      o.clusterOf,
 		Logger:         o.log,
 	})
 	if err != nil {
@@ -408,32 +451,37 @@ type clusterClient struct {
 	upstream *rest.Config
 }
 
-// clientFor is the client for a fault's cluster: the kubeconfig context of
-// that name when there is one (a multi-cluster MCP server names clusters by
-// its contexts), else the current context.
-func (o *WatchOptions) clientFor(cluster string) (*clusterClient, error) {
+// clusterOf names the kubeconfig context a fault is triaged on: the one
+// the fault names, when the kubeconfig has it (a multi-cluster MCP server
+// names clusters by its contexts), else the current one. Faults that map to
+// one context share its queue, so one triage at a time holds per cluster.
+func (o *WatchOptions) clusterOf(ev *fault.Event) string {
+	if ev.Cluster == "" || ev.Cluster == o.defaultName {
+		return o.defaultName
+	}
 	o.clientsMu.Lock()
 	defer o.clientsMu.Unlock()
-	if c, ok := o.clients[cluster]; ok {
+	if o.contexts[ev.Cluster] {
+		return ev.Cluster
+	}
+	if !o.warned[ev.Cluster] {
+		o.warned[ev.Cluster] = true
+		o.log.Warn("faults name a cluster with no kubeconfig context of that name: triaging them with the current context", "cluster", ev.Cluster, "context", o.defaultName)
+	}
+	return o.defaultName
+}
+
+// clientFor is the read-only client of a kubeconfig context ("": the
+// current one), made once.
+func (o *WatchOptions) clientFor(ctx context.Context, name string) (*clusterClient, error) {
+	o.clientsMu.Lock()
+	defer o.clientsMu.Unlock()
+	if c, ok := o.clients[name]; ok {
 		return c, nil
 	}
 	flags := o.configFlags
-	if cluster != "" && cluster != o.defaultName {
-		raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
-		if err == nil {
-			if _, ok := raw.Contexts[cluster]; ok {
-				flags = withContext(o.configFlags, cluster)
-			}
-		}
-		if flags == o.configFlags {
-			o.log.Warn("fault names a cluster with no kubeconfig context of that name: triaging it with the current context", "cluster", cluster, "context", o.defaultName)
-		}
-	}
-	if flags == o.configFlags {
-		if c, ok := o.clients[""]; ok {
-			o.clients[cluster] = c
-			return c, nil
-		}
+	if name != "" && name != o.defaultName {
+		flags = withContext(o.configFlags, name)
 	}
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
@@ -453,7 +501,7 @@ func (o *WatchOptions) clientFor(cluster string) (*clusterClient, error) {
 		return nil, err
 	}
 	if o.CheckCredentials || o.RequireReadOnly {
-		if err := o.CheckCredentialsFor(context.Background(), upstream, ns, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut); err != nil {
+		if err := o.CheckCredentialsFor(ctx, upstream, ns, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut); err != nil {
 			return nil, err
 		}
 	}
@@ -461,9 +509,14 @@ func (o *WatchOptions) clientFor(cluster string) (*clusterClient, error) {
 	if c.name == "" {
 		c.name = info.Cluster
 	}
-	o.clients[cluster] = c
-	if flags == o.configFlags {
-		o.clients[""] = c
+	o.clients[name] = c
+	if name == "" {
+		o.clients[c.name] = c
+		if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
+			for n := range raw.Contexts {
+				o.contexts[n] = true
+			}
+		}
 	}
 	return c, nil
 }
@@ -482,9 +535,10 @@ func withContext(f *genericclioptions.ConfigFlags, name string) *genericclioptio
 
 // triage runs one fault to an incident, as a one-shot triage would.
 func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.Incident, error) {
-	c, err := o.clientFor(ev.Cluster)
+	name := o.clusterOf(ev)
+	c, err := o.clientFor(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("connect to cluster %q: %w", ev.Cluster, err)
+		return nil, fmt.Errorf("connect to cluster %q: %w", name, err)
 	}
 	log := o.log // triage.Run adds incident_id, cluster and event
 	progress := func(format string, a ...any) { log.Debug(fmt.Sprintf(format, a...), "event", ev.EventID) }
@@ -508,6 +562,21 @@ func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.I
 		return nil, err
 	}
 	return res.Incident, nil
+}
+
+// notifiable is the incident to notify about: the outcome's, or, when
+// none could be created (the cluster refused us), a failed record of the
+// fault, so Slack hears of it and the failure streak counts it.
+func (o *WatchOptions) notifiable(out watcher.Outcome) *incident.Incident {
+	if out.Incident != nil {
+		return out.Incident
+	}
+	now := time.Now()
+	inc := incident.New("(none)", out.Event, out.Cluster, o.agent.Name(), now.Add(-out.Took))
+	inc.Cluster = out.Cluster
+	inc.Status, inc.CompletedAt = incident.Failed, &now
+	inc.FailureReason = "no incident was created: " + out.Err.Error()
+	return inc
 }
 
 // summary is the JSON line printed per incident with -o json.

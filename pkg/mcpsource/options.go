@@ -82,6 +82,13 @@ type Options struct {
 	// HTTPClient, when set, carries the requests; its Timeout must be 0,
 	// since the notification stream is one long request.
 	HTTPClient *http.Client
+	// OnGap, when set, is called once a lost subscription is back (after a
+	// reconnect, or a resubscribe of one the server dropped), with how long
+	// it was gone: the server never replays what happened meanwhile, so the
+	// caller catches up with the cluster's current state. Not called for
+	// the first connection. It runs on the source's own goroutine and must
+	// return quickly.
+	OnGap func(gap time.Duration)
 }
 
 // Message is one notifications/message the source passes on.

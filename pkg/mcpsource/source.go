@@ -14,7 +14,8 @@
 // server in seconds), looks its subscription up every CheckInterval,
 // resubscribes when the server reports it degraded, and reconnects with
 // backoff forever once the first connection succeeded, counting and
-// logging each gap. The caller reconciles with the cluster after a gap.
+// logging each gap. The caller reconciles with the cluster after a gap
+// (Options.OnGap).
 package mcpsource
 
 import (
@@ -285,6 +286,9 @@ func (r *run) recordGap(lostAt time.Time, msg string, attrs ...any) {
 	r.stats.GapTotal.Add(int64(gap))
 	r.logger.Warn(msg+"; faults during the gap are not replayed",
 		append([]any{"endpoint", r.opts.Endpoint, "gap", gap.Round(time.Millisecond)}, attrs...)...)
+	if r.opts.OnGap != nil {
+		r.opts.OnGap(gap)
+	}
 }
 
 // connect makes a session: initialize, logging/setLevel, events_subscribe.

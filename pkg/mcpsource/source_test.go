@@ -573,3 +573,79 @@ func TestCancel(t *testing.T) {
 		t.Errorf("Run with a cancelled context = %v, want nil", err)
 	}
 }
+
+// TestOnGap: OnGap is called once per gap, after the subscription is back,
+// with the length Stats count; not for the first connection, nor for a
+// degraded subscription replaced before it was lost.
+func TestOnGap(t *testing.T) {
+	tests := []struct {
+		name     string
+		check    time.Duration // CheckInterval, when the case needs the periodic check
+		disrupt  func(t *testing.T, srv *mcpserver.Server, sub mcpserver.Subscription)
+		replaced bool // the disruption ends with a new subscription
+		wantGaps int
+	}{
+		{name: "first connection only", disrupt: func(*testing.T, *mcpserver.Server, mcpserver.Subscription) {}},
+		{name: "dropped connections", disrupt: func(_ *testing.T, srv *mcpserver.Server, _ mcpserver.Subscription) {
+			srv.DropConnections()
+		}, replaced: true, wantGaps: 1},
+		{name: "subscription cancelled by the server", check: 50 * time.Millisecond, disrupt: func(_ *testing.T, srv *mcpserver.Server, _ mcpserver.Subscription) {
+			srv.CancelSubscriptions()
+		}, replaced: true, wantGaps: 1},
+		{name: "degraded", disrupt: func(t *testing.T, srv *mcpserver.Server, sub mcpserver.Subscription) {
+			send(t, srv, mcpserver.LoggerSubscriptionError, `{"subscriptionId":"`+sub.ID+`","error":"watch closed: too old resource version","degraded":true}`)
+		}, replaced: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, endpoint := startServer(t, mcpserver.Options{})
+			var mu sync.Mutex
+			var gaps []time.Duration
+			opts := fast(endpoint)
+			if tt.check > 0 {
+				opts.CheckInterval = tt.check
+			}
+			opts.OnGap = func(gap time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				gaps = append(gaps, gap)
+			}
+			got := newCollector()
+			r := runSource(t, opts, got.handle)
+			r.ready(t, srv)
+			first := onlySubscription(t, srv)
+
+			tt.disrupt(t, srv, first)
+			if tt.replaced {
+				eventually(t, "a new subscription", func() bool {
+					subs := srv.Subscriptions()
+					return len(subs) == 1 && subs[0].ID != first.ID
+				})
+				waitSubscribed(t, srv, 1)
+			}
+			// A fault through the current subscription: the source is past
+			// the disruption.
+			send(t, srv, "faults", fault1("after"))
+			eventually(t, "the fault after the disruption", func() bool {
+				return slices.ContainsFunc(got.messages(), func(m mcpsource.Message) bool { return bytes.Contains(m.Data, []byte(`"after"`)) })
+			})
+			if err := r.stop(t); err != nil {
+				t.Fatal(err)
+			}
+
+			st := r.src.Stats().Snapshot()
+			mu.Lock()
+			defer mu.Unlock()
+			var total time.Duration
+			for _, g := range gaps {
+				if g <= 0 {
+					t.Errorf("OnGap(%v), want a positive gap", g)
+				}
+				total += g
+			}
+			if len(gaps) != tt.wantGaps || st.Gaps != uint64(tt.wantGaps) || total != st.GapTotal {
+				t.Errorf("OnGap called with %v, stats count %d gaps of %v in all; want %d calls matching the stats", gaps, st.Gaps, st.GapTotal, tt.wantGaps)
+			}
+		})
+	}
+}

@@ -68,9 +68,16 @@ type Config struct {
 	Triage func(ctx context.Context, ev *fault.Event) (*incident.Incident, error)
 	// Started is called as a triage begins (metrics' active agents).
 	Started func(cluster string)
-	// Observers see each outcome (summary line, Slack, metrics).
+	// Observers see each outcome (summary line, metrics) on the cluster's
+	// worker, before the next triage starts.
 	Observers []Observer
-	// ObserverTimeout bounds the observers of one outcome (Slack's retries).
+	// AsyncObservers see each outcome on their own goroutine, so a slow one
+	// (Slack retrying) never holds a cluster's queue. Each has a bounded
+	// backlog (outcomes beyond it are dropped and logged) and gets
+	// ObserverTimeout per outcome; the watch waits up to that long for
+	// their backlog when it stops.
+	AsyncObservers []Observer
+	// ObserverTimeout bounds an observer's work on one outcome.
 	ObserverTimeout time.Duration
 
 	// WorkspaceRoot and Retention: when Retention > 0, finished incidents
@@ -81,6 +88,10 @@ type Config struct {
 	// DefaultCluster names the cluster of events that name none (a
 	// single-cluster MCP server's) in outcomes, logs and metrics.
 	DefaultCluster string
+	// ClusterOf, when set, names the cluster a fault will be triaged on
+	// (the kubeconfig context it maps to). "One triage at a time per
+	// cluster" keys on it, so names that map to one context share a queue.
+	ClusterOf func(ev *fault.Event) string
 
 	Logger *slog.Logger
 	Now    func() time.Time
@@ -92,7 +103,9 @@ type Watcher struct {
 	log      *slog.Logger
 	counters watch.Counters
 	pipeline *watch.Pipeline
-	keyed    *watch.Keyed[*fault.Event]
+	keyed    atomic.Pointer[watch.Keyed[*fault.Event]] // set by Run; read by metrics scrapes
+	async    []chan Outcome
+	stopping atomic.Bool
 
 	stopIntake context.CancelFunc
 	runCtx     context.Context
@@ -135,10 +148,10 @@ func (w *Watcher) Counters() *watch.Counters { return &w.counters }
 
 // QueueDepth is the number of faults waiting for their cluster's agent.
 func (w *Watcher) QueueDepth() int {
-	if w.keyed == nil {
-		return 0
+	if k := w.keyed.Load(); k != nil {
+		return k.Len()
 	}
-	return w.keyed.Len()
+	return 0
 }
 
 // Stats is what a watch did, for its closing log line.
@@ -151,8 +164,8 @@ type Stats struct {
 // Stats reads the totals.
 func (w *Watcher) Stats() Stats {
 	s := Stats{CounterValues: w.counters.Snapshot(), Triaged: w.completed.Load(), Failed: w.failed.Load(), Discarded: w.discarded.Load()}
-	if w.keyed != nil {
-		s.Discarded += w.keyed.Discarded()
+	if k := w.keyed.Load(); k != nil {
+		s.Discarded += k.Discarded()
 	}
 	return s
 }
@@ -174,13 +187,27 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 	}
 	// Cancelling intake discards queued faults and starts no more triages;
 	// the running ones go on until the drain ends.
-	w.keyed = watch.NewKeyed(intake, w.cfg.MaxQueue, w.cfg.Overflow, func(ev *fault.Event) string { return ev.Cluster }, w.handle)
-	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Sink: w.keyed, Counters: &w.counters, Now: w.cfg.Now}
+	keyed := watch.NewKeyed(intake, w.cfg.MaxQueue, w.cfg.Overflow, w.clusterOf, w.handle)
+	w.keyed.Store(keyed)
+	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Sink: keyed, Counters: &w.counters, Now: w.cfg.Now}
 
-	var bg sync.WaitGroup
+	var bg, observers sync.WaitGroup
 	if w.cfg.Retention > 0 && w.cfg.WorkspaceRoot != "" {
 		bg.Add(1)
 		go func() { defer bg.Done(); w.retain(intake) }()
+	}
+	for _, obs := range w.cfg.AsyncObservers {
+		ch := make(chan Outcome, asyncBacklog)
+		w.async = append(w.async, ch)
+		observers.Add(1)
+		go func() {
+			defer observers.Done()
+			for o := range ch {
+				octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.ObserverTimeout)
+				obs(octx, o)
+				cancel()
+			}
+		}()
 	}
 
 	srcErr := make(chan error, 1)
@@ -191,10 +218,25 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 		// The source stopped by itself: it could not start, or gave up.
 		stopIntake()
 	case <-intake.Done():
+	}
+	w.stopping.Store(true)
+	keyed.Close()
+	// The drain runs while the source shuts down, so --drain-timeout counts
+	// from the moment intake stopped.
+	w.drain(ctx, keyed, cancelRuns)
+	if intake.Err() != nil && err == nil {
 		err = <-srcErr
 	}
-	w.keyed.Close()
-	w.drain(ctx, cancelRuns)
+	for _, ch := range w.async {
+		close(ch)
+	}
+	flushed := make(chan struct{})
+	go func() { observers.Wait(); close(flushed) }()
+	select {
+	case <-flushed:
+	case <-time.After(w.cfg.ObserverTimeout):
+		w.log.Warn("stopping before every notification was delivered", "waited", w.cfg.ObserverTimeout.String())
+	}
 	bg.Wait()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
@@ -202,23 +244,39 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 	return nil
 }
 
-// drain waits for running triages, cancelling them after DrainTimeout
-// when the watch was interrupted.
-func (w *Watcher) drain(ctx context.Context, cancelRuns context.CancelFunc) {
-	done := make(chan struct{})
-	go func() { w.keyed.Wait(); close(done) }()
-	if w.active.Load() > 0 {
-		w.log.Info("stopping: waiting for running triages", "running", w.active.Load(), "drain_timeout", w.cfg.DrainTimeout.String())
+// asyncBacklog bounds each async observer's pending outcomes.
+const asyncBacklog = 256
+
+// clusterOf is the cluster a fault is triaged on: its queue's key.
+func (w *Watcher) clusterOf(ev *fault.Event) string {
+	if w.cfg.ClusterOf != nil {
+		return w.cfg.ClusterOf(ev)
 	}
-	var timeout <-chan time.Time
-	if ctx.Err() != nil { // interrupted: the drain is bounded
-		t := time.NewTimer(w.cfg.DrainTimeout)
-		defer t.Stop()
-		timeout = t.C
+	if ev.Cluster == "" {
+		return w.cfg.DefaultCluster
+	}
+	return ev.Cluster
+}
+
+// drain waits for running triages. Once the watch is interrupted (now or
+// while it waits: a SIGTERM after --max-incidents was reached), they get
+// DrainTimeout to finish before they are cancelled.
+func (w *Watcher) drain(ctx context.Context, keyed *watch.Keyed[*fault.Event], cancelRuns context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { keyed.Wait(); close(done) }()
+	if n := w.active.Load(); n > 0 {
+		w.log.Info("stopping: waiting for running triages", "running", n, "drain_timeout", w.cfg.DrainTimeout.String())
 	}
 	select {
 	case <-done:
-	case <-timeout:
+		return
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(w.cfg.DrainTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
 		w.log.Warn("drain timeout passed: cancelling running triages", "running", w.active.Load())
 		cancelRuns()
 		<-done
@@ -247,6 +305,10 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 	case watch.Duplicate:
 		w.log.Debug("duplicate within --dedup-window", eventAttrs(r.Event)...)
 	case watch.Dropped:
+		if w.stopping.Load() {
+			w.log.Info("stopping: fault not triaged", eventAttrs(r.Event)...)
+			return
+		}
 		w.log.Warn("queue full: fault dropped", eventAttrs(r.Event)...)
 	case watch.Enqueued:
 		w.log.Info("fault queued", eventAttrs(r.Event)...)
@@ -262,10 +324,7 @@ func (w *Watcher) handle(ev *fault.Event) {
 		w.discarded.Add(1)
 		return
 	}
-	cluster := ev.Cluster
-	if cluster == "" {
-		cluster = w.cfg.DefaultCluster
-	}
+	cluster := w.clusterOf(ev)
 	w.active.Add(1)
 	if w.cfg.Started != nil {
 		w.cfg.Started(cluster)
@@ -286,6 +345,13 @@ func (w *Watcher) handle(ev *fault.Event) {
 		obs(ctx, o)
 	}
 	cancel()
+	for _, ch := range w.async {
+		select {
+		case ch <- o:
+		default:
+			w.log.Warn("notifications are behind: skipping one", eventAttrs(ev)...)
+		}
+	}
 	if n := w.completed.Add(1); w.cfg.MaxIncidents > 0 && n >= int64(w.cfg.MaxIncidents) {
 		w.log.Info("--max-incidents reached: stopping", "incidents", n)
 		w.stopIntake()

@@ -58,13 +58,21 @@ func (f *fakeTriage) got() []string {
 
 // feed is a source that sends frames, then waits for the watch to end.
 func feed(frames ...[]byte) Source {
+	src, _ := feedSent(frames...)
+	return src
+}
+
+// feedSent is feed, with a channel closed once every frame is ingested.
+func feedSent(frames ...[]byte) (Source, <-chan struct{}) {
+	sent := make(chan struct{})
 	return SourceFunc(func(ctx context.Context, in Intake) error {
 		for _, f := range frames {
 			in.Message("kubernetes/faults", "warning", f)
 		}
+		close(sent)
 		<-ctx.Done()
 		return nil
-	})
+	}), sent
 }
 
 func TestWatcherMaxIncidents(t *testing.T) {
@@ -121,8 +129,10 @@ func TestWatcherDrain(t *testing.T) {
 				Observers: []Observer{func(context.Context, Outcome) { outcomes.Add(1) }}})
 			ctx, interrupt := context.WithCancel(context.Background())
 			done := make(chan error)
-			go func() { done <- w.Run(ctx, feed(faultFrame("a", "warning"), faultFrame("b", "warning"))) }()
-			<-ft.started // a is running, b waits in the queue
+			src, sent := feedSent(faultFrame("a", "warning"), faultFrame("b", "warning"))
+			go func() { done <- w.Run(ctx, src) }()
+			<-ft.started // a is running,
+			<-sent       // and b waits in the queue
 			interrupt()
 			if tc.release {
 				time.AfterFunc(20*time.Millisecond, func() { close(ft.block) })

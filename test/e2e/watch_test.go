@@ -217,7 +217,8 @@ func TestWatchMCP(t *testing.T) {
 	mcp := startMCP(t, mcpserver.Options{})
 	slack := startSlack(t)
 
-	w := startWatch(t, c, "--mcp-endpoint", mcp.Endpoint(), "--max-incidents", "2", "--slack-webhook", slack.URL+"/services/T0/B0/secret")
+	const webhookSecret = "hook-secret-6f1c2d3e"
+	w := startWatch(t, c, "--mcp-endpoint", mcp.Endpoint(), "--max-incidents", "2", "--slack-webhook", slack.URL+"/services/T0/B0/"+webhookSecret)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := mcp.WaitSubscribed(ctx, 1); err != nil {
@@ -252,7 +253,7 @@ func TestWatchMCP(t *testing.T) {
 			t.Errorf("stderr lacks %s:\n%s", want, stderr)
 		}
 	}
-	if strings.Contains(stderr, "secret") {
+	if strings.Contains(stderr, webhookSecret) {
 		t.Errorf("the Slack webhook leaked into the logs:\n%s", stderr)
 	}
 	payloads := slack.got()
@@ -314,9 +315,12 @@ func TestWatchOverflowAndDrain(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
 	mcp := startMCP(t, mcpserver.Options{})
-	// An agent CLI that takes a while and then prints a (non-conforming) report.
-	agentScript := filepath.Join(t.TempDir(), "slow-agent")
-	os.WriteFile(agentScript, []byte("#!/bin/sh\ncat >/dev/null\nsleep 3\necho '# not a report'\n"), 0o755)
+	// An agent CLI that runs until the test releases it, then prints a
+	// (non-conforming) report.
+	dir := t.TempDir()
+	release := filepath.Join(dir, "release")
+	agentScript := filepath.Join(dir, "slow-agent")
+	os.WriteFile(agentScript, []byte("#!/bin/sh\ncat >/dev/null\nwhile [ ! -e "+release+" ]; do sleep 0.1; done\necho '# not a report'\n"), 0o755)
 	w := startWatch(t, c, "--mcp-endpoint", mcp.Endpoint(), "--max-queue", "1", "--overflow", "drop-new", "--metrics-addr", "127.0.0.1:0",
 		"--agent-command", agentScript, "--no-sandbox", "--drain-timeout", "2m")
 	addr, _ := w.logged(t, "serving metrics", time.Minute)["addr"].(string)
@@ -357,6 +361,8 @@ func TestWatchOverflowAndDrain(t *testing.T) {
 		t.Errorf("/healthz: %v %v", resp, err)
 	}
 	w.cmd.Process.Signal(os.Interrupt)
+	w.logged(t, "stopping: waiting for running triages", time.Minute)
+	os.WriteFile(release, nil, 0o600) // the running agent finishes within the drain
 	il := w.next(t, time.Minute)
 	if il.Name != "gone-1" || il.Status != "agent_failed" {
 		t.Errorf("the running triage should finish after SIGINT: %+v", il)
@@ -426,11 +432,11 @@ func TestWatchErrors(t *testing.T) {
 	}{
 		{"unreachable MCP server", []string{"--mcp-endpoint", "http://127.0.0.1:1/mcp"}, "127.0.0.1:1"},
 		{"not a URL", []string{"--mcp-endpoint", "mcp-server:8080"}, `invalid MCP endpoint "mcp-server:8080"`},
-		{"unknown severity", []string{"--min-severity", "severe"}, `--min-severity: unknown severity "severe"`},
-		{"events filters without MCP", []string{"--subscribe-mode", "events"}, "use them with --mcp-endpoint"},
+		{"unknown severity", []string{"--min-severity", "severe"}, `invalid argument "severe" for "--min-severity" flag: unknown severity "severe"`},
+		{"MCP filters with the cluster source", []string{"--source", "cluster", "--subscribe-mode", "events", "--type", "Warning"}, "--subscribe-mode, --type configure the MCP subscription, but --source cluster watches the API server"},
 		{"unknown overflow", []string{"--overflow", "drop-all"}, "--overflow"},
 		{"include-existing with MCP", []string{"--mcp-endpoint", "http://127.0.0.1:1/mcp", "--include-existing"}, "--include-existing needs --source cluster"},
-		{"bad log format", []string{"--log-format", "xml"}, `unknown --log-format "xml"`},
+		{"bad log format", []string{"--log-format", "xml"}, `invalid argument "xml" for "--log-format" flag: want one of text, json`},
 		{"busy metrics port", []string{"--metrics-addr", "256.0.0.1:99999"}, "--metrics-addr"},
 	}
 	for _, tc := range cases {
