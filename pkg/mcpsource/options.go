@@ -209,5 +209,9 @@ func validateEndpoint(endpoint string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return fmt.Errorf("invalid MCP endpoint %q: want an absolute http:// or https:// URL, e.g. http://127.0.0.1:8080/mcp", endpoint)
 	}
+	// The endpoint is logged and shown in /healthz: no secrets in it.
+	if u.User != nil || u.RawQuery != "" {
+		return fmt.Errorf("invalid MCP endpoint %s://%s%s: credentials and query parameters do not belong in it (it is logged); pass a bearer token with --mcp-token-file or K8S_CLUSTER_MCP_TOKEN", u.Scheme, u.Host, u.Path)
+	}
 	return nil
 }

@@ -129,6 +129,8 @@ func TestOptionsValidation(t *testing.T) {
 		{name: "relative endpoint", opts: Options{Endpoint: "127.0.0.1:8080/mcp"}, wantErr: "want an absolute http:// or https:// URL"},
 		{name: "other scheme", opts: Options{Endpoint: "ws://127.0.0.1:8080/mcp"}, wantErr: "want an absolute http:// or https:// URL"},
 		{name: "no host", opts: Options{Endpoint: "http:///mcp"}, wantErr: "want an absolute http:// or https:// URL"},
+		{name: "credentials in the URL", opts: Options{Endpoint: "http://me:pw@127.0.0.1:8080/mcp"}, wantErr: "invalid MCP endpoint http://127.0.0.1:8080/mcp: credentials and query parameters do not belong in it"},
+		{name: "token in the query", opts: Options{Endpoint: ep + "?token=abc"}, wantErr: "pass a bearer token with --mcp-token-file"},
 		{name: "unknown mode", opts: Options{Endpoint: ep, Mode: "all"}, wantErr: `invalid MCP subscription mode "all": want faults, resource-faults or events`},
 		{name: "filter in faults mode", opts: Options{Endpoint: ep, Namespaces: []string{"a"}, Reason: "BackOff"}, wantErr: "the namespaces, reason filter applies to mode events only, not faults"},
 		{name: "negative duration", opts: Options{Endpoint: ep, KeepAlive: -1}, wantErr: "keep-alive"},

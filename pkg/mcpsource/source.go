@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,11 +81,28 @@ func New(opts Options) (*Source, error) {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	s.transport = &recordingTransport{base: base, token: opts.BearerToken}
+	endpoint, _ := url.Parse(opts.Endpoint) // validated by complete
+	s.transport = &recordingTransport{base: base, token: opts.BearerToken, origin: endpoint.Scheme + "://" + endpoint.Host}
 	client.Transport = s.transport
+	// The token is for the endpoint: a redirect to another origin must
+	// not carry it (the transport adds it only for the endpoint's origin),
+	// and the MCP stream has no business being redirected there anyway.
+	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.URL.Scheme+"://"+req.URL.Host != s.transport.origin {
+			return fmt.Errorf("the MCP server redirected to %s://%s: refusing to follow it off %s", req.URL.Scheme, req.URL.Host, s.transport.origin)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 	s.http = &client
 	return s, nil
 }
+
+// keepAliveFailures is how many pings in a row must fail before the
+// session counts as dead.
+const keepAliveFailures = 3
 
 // Stats are the source's counters.
 func (s *Source) Stats() *Stats { return &s.stats }
@@ -124,6 +142,9 @@ func (s *Source) Run(ctx context.Context, handle func(Message)) error {
 	r.client = mcp.NewClient(&mcp.Implementation{Name: "kubectl-triage", Version: version.Version}, &mcp.ClientOptions{
 		LoggingMessageHandler: r.onMessage,
 		KeepAlive:             s.opts.KeepAlive,
+		// One slow ping on a loaded host is not a dead server; a gap is
+		// never replayed, so do not make one for it.
+		KeepAliveFailureThreshold: keepAliveFailures,
 	})
 	return r.loop(ctx)
 }
@@ -388,13 +409,13 @@ func (r *run) resubscribe(ctx context.Context, sess *session, why string, missin
 	if err != nil {
 		return err
 	}
-	old := sess.subID
+	old, lastSeen := sess.subID, sess.confirmed
 	sess.subID, sess.confirmed = id, time.Now()
 	r.stats.Resubscribes.Add(1)
 	if missing {
 		// It went missing some time after it was last seen: the gap is at
 		// most this long.
-		r.recordGap(sess.confirmed, "subscribed again", "subscriptionId", id, "previousSubscriptionId", old)
+		r.recordGap(lastSeen, "subscribed again", "subscriptionId", id, "previousSubscriptionId", old)
 		return nil
 	}
 	if _, err := r.callTool(ctx, sess.cs, toolUnsubscribe, map[string]any{"subscriptionId": old}); err != nil {
@@ -587,11 +608,12 @@ func (h *handoff) close() {
 type recordingTransport struct {
 	base   http.RoundTripper
 	token  string
+	origin string // scheme://host of the endpoint: the only place the token goes
 	status atomic.Int32
 }
 
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.token != "" {
+	if t.token != "" && req.URL.Scheme+"://"+req.URL.Host == t.origin {
 		req = req.Clone(req.Context())
 		req.Header.Set("Authorization", "Bearer "+t.token)
 	}

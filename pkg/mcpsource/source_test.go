@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -360,6 +363,11 @@ func TestResubscribe(t *testing.T) {
 			if st.Reconnects != 0 || st.Resubscribes != 1 || st.Gaps != tt.wantGaps || !st.Subscribed {
 				t.Errorf("stats = %+v, want no reconnect, 1 resubscribe, %d gaps, subscribed", st, tt.wantGaps)
 			}
+			// A gap lasts from when the subscription was last seen to when it
+			// was back: at least one check interval, never nothing.
+			if tt.wantGaps > 0 && st.GapTotal <= 0 {
+				t.Errorf("gap total %v, want the time it was missing", st.GapTotal)
+			}
 		})
 	}
 }
@@ -647,5 +655,38 @@ func TestOnGap(t *testing.T) {
 				t.Errorf("OnGap called with %v, stats count %d gaps of %v in all; want %d calls matching the stats", gaps, st.Gaps, st.GapTotal, tt.wantGaps)
 			}
 		})
+	}
+}
+
+// TestTokenStaysWithTheEndpoint: a redirect to another origin is refused,
+// and the bearer token is never sent there.
+func TestTokenStaysWithTheEndpoint(t *testing.T) {
+	var leaked atomic.Bool
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			leaked.Store(true)
+		}
+		http.Error(w, "nothing here", http.StatusNotFound)
+	}))
+	defer elsewhere.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	opts := fast(redirector.URL + "/mcp")
+	opts.BearerToken = "s3cret-token"
+	r := runSource(t, opts, newCollector().handle)
+	var err error
+	select {
+	case err = <-r.done:
+	case <-time.After(waitTimeout):
+		t.Fatal("Run did not fail")
+	}
+	close(r.done)
+	if err == nil {
+		t.Fatal("Run followed a redirect to another origin")
+	}
+	if leaked.Load() {
+		t.Error("the bearer token was sent to the redirect's origin")
 	}
 }
