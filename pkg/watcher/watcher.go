@@ -232,10 +232,12 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 	}
 	flushed := make(chan struct{})
 	go func() { observers.Wait(); close(flushed) }()
+	// Stopping is not held up for long by a Slack that does not answer.
+	flush := min(w.cfg.ObserverTimeout, maxFlush)
 	select {
 	case <-flushed:
-	case <-time.After(w.cfg.ObserverTimeout):
-		w.log.Warn("stopping before every notification was delivered", "waited", w.cfg.ObserverTimeout.String())
+	case <-time.After(flush):
+		w.log.Warn("stopping before every notification was delivered", "waited", flush.String())
 	}
 	bg.Wait()
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -246,6 +248,9 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 
 // asyncBacklog bounds each async observer's pending outcomes.
 const asyncBacklog = 256
+
+// maxFlush bounds how long a stopping watch waits for async observers.
+const maxFlush = 15 * time.Second
 
 // clusterOf is the cluster a fault is triaged on: its queue's key.
 func (w *Watcher) clusterOf(ev *fault.Event) string {
