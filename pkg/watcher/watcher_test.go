@@ -252,3 +252,31 @@ func TestWatcherRetention(t *testing.T) {
 		}
 	}
 }
+
+// TestWatcherAsyncObserverDoesNotHoldTheQueue: a slow notifier (Slack
+// retrying) does not delay the next triage, and still sees every outcome.
+func TestWatcherAsyncObserverDoesNotHoldTheQueue(t *testing.T) {
+	ft := &fakeTriage{}
+	release := make(chan struct{})
+	var notified atomic.Int32
+	w, _ := New(Config{MaxIncidents: 2, Triage: ft.run, AsyncObservers: []Observer{func(ctx context.Context, o Outcome) {
+		<-release
+		notified.Add(1)
+	}}})
+	done := make(chan error)
+	go func() { done <- w.Run(context.Background(), feed(faultFrame("a", "warning"), faultFrame("b", "warning"))) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(ft.got()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("triaged %v while the notifier was stuck: the queue waited for it", ft.got())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if notified.Load() != 2 {
+		t.Errorf("notified %d outcomes, want 2", notified.Load())
+	}
+}
