@@ -662,7 +662,7 @@ func (o *WatchOptions) printSummary(_ context.Context, out watcher.Outcome) {
 
 // logOutcome logs the finished incident with the fields log pipelines key on.
 func (o *WatchOptions) logOutcome(_ context.Context, out watcher.Outcome) {
-	attrs := append(watcher.EventAttrs(out.Event), "took", out.Took.Round(time.Millisecond).String())
+	attrs := append(watcher.EventAttrs(out.Event, out.Cluster), "took", out.Took.Round(time.Millisecond).String())
 	if out.Incident == nil {
 		o.log.Error("fault not triaged", append(attrs, "error", out.Err)...)
 		return

@@ -306,19 +306,19 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 	case watch.SubscriptionError:
 		w.log.Debug("subscription error notification", "error", r.SubscriptionError.Error())
 	case watch.Filtered:
-		w.log.Debug("below --min-severity", eventAttrs(r.Event)...)
+		w.log.Debug("below --min-severity", w.eventAttrs(r.Event)...)
 	case watch.Duplicate:
-		w.log.Debug("duplicate within --dedup-window", eventAttrs(r.Event)...)
+		w.log.Debug("duplicate within --dedup-window", w.eventAttrs(r.Event)...)
 	case watch.Dropped:
 		if w.stopping.Load() {
-			w.log.Info("stopping: fault not triaged", eventAttrs(r.Event)...)
+			w.log.Info("stopping: fault not triaged", w.eventAttrs(r.Event)...)
 			return
 		}
-		w.log.Warn("queue full: fault dropped", eventAttrs(r.Event)...)
+		w.log.Warn("queue full: fault dropped", w.eventAttrs(r.Event)...)
 	case watch.Enqueued:
-		w.log.Info("fault queued", eventAttrs(r.Event)...)
+		w.log.Info("fault queued", w.eventAttrs(r.Event)...)
 		if r.Lost != nil {
-			w.log.Warn("queue full: oldest fault dropped", eventAttrs(r.Lost)...)
+			w.log.Warn("queue full: oldest fault dropped", w.eventAttrs(r.Lost)...)
 		}
 	}
 }
@@ -334,7 +334,7 @@ func (w *Watcher) handle(ev *fault.Event) {
 	if w.cfg.Started != nil {
 		w.cfg.Started(cluster)
 	}
-	w.log.Info("triage started", eventAttrs(ev)...)
+	w.log.Info("triage started", w.eventAttrs(ev)...)
 	start := w.cfg.Now()
 	inc, err := w.cfg.Triage(w.runCtx, ev)
 	w.active.Add(-1)
@@ -354,7 +354,7 @@ func (w *Watcher) handle(ev *fault.Event) {
 		select {
 		case ch <- o:
 		default:
-			w.log.Warn("notifications are behind: skipping one", eventAttrs(ev)...)
+			w.log.Warn("notifications are behind: skipping one", w.eventAttrs(ev)...)
 		}
 	}
 	if n := w.completed.Add(1); w.cfg.MaxIncidents > 0 && n >= int64(w.cfg.MaxIncidents) {
@@ -391,13 +391,16 @@ func (w *Watcher) gc() {
 	w.log.Warn("retention: gc failed", "error", err)
 }
 
-// eventAttrs are an event's log attributes.
-func eventAttrs(ev *fault.Event) []any {
+// eventAttrs are an event's log attributes; cluster is the one it is
+// triaged on, as in metrics and summaries.
+func (w *Watcher) eventAttrs(ev *fault.Event) []any {
 	if ev == nil {
 		return nil
 	}
-	return []any{"event", ev.EventID, "cluster", ev.Cluster, "namespace", ev.Namespace(), "kind", ev.ResourceKind(), "name", ev.ResourceName(), "fault", ev.FaultType, "severity", ev.Severity}
+	return EventAttrs(ev, w.clusterOf(ev))
 }
 
 // EventAttrs are an event's log attributes, for observers' logs.
-func EventAttrs(ev *fault.Event) []any { return eventAttrs(ev) }
+func EventAttrs(ev *fault.Event, cluster string) []any {
+	return []any{"event", ev.EventID, "cluster", cluster, "namespace", ev.Namespace(), "kind", ev.ResourceKind(), "name", ev.ResourceName(), "fault", ev.FaultType, "severity", ev.Severity}
+}
