@@ -264,7 +264,9 @@ func TestWatcherAsyncObserverDoesNotHoldTheQueue(t *testing.T) {
 		notified.Add(1)
 	}}})
 	done := make(chan error)
-	go func() { done <- w.Run(context.Background(), feed(faultFrame("a", "warning"), faultFrame("b", "warning"))) }()
+	go func() {
+		done <- w.Run(context.Background(), feed(faultFrame("a", "warning"), faultFrame("b", "warning")))
+	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for len(ft.got()) < 2 {
 		if time.Now().After(deadline) {
