@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,5 +90,50 @@ func TestConfigFlagExplicitFile(t *testing.T) {
 		[]string{"--config", filepath.Join(dir, "missing.yaml"), "pod/x"})
 	if code != ExitError || !strings.Contains(errOut.String(), "missing.yaml") {
 		t.Errorf("exit %d, stderr %s", code, errOut.String())
+	}
+}
+
+// TestConfigView: `config view` shows each setting's value and source, and
+// never a secret's value.
+func TestConfigView(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("KUBECTL_TRIAGE_CONFIG", "")
+	t.Setenv("AGENT_TIMEOUT", "300")
+	t.Setenv("SLACK_WEBHOOK_URL", "")
+	t.Setenv("MIN_SEVERITY", "")
+	p := filepath.Join(dir, "kubectl-triage", "config.yaml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("model: sonnet\ntimeout: 1m\nwatch:\n  min-severity: critical\n  slack-webhook: https://hooks.slack.com/services/T/B/hook-secret-42\n"), 0o600)
+	cases := []struct {
+		args []string
+		want []string // regexps, one per line
+		not  string
+	}{
+		{[]string{"config", "view"}, []string{
+			`(?m)^model +sonnet +config ` + regexp.QuoteMeta(p) + `:1 +AGENT_MODEL$`,
+			`(?m)^timeout +5m0s +env AGENT_TIMEOUT +AGENT_TIMEOUT$`,
+			`(?m)^wait-delay +30s +default +-$`,
+		}, "\nkubeconfig "},
+		{[]string{"config", "view", "watch"}, []string{
+			`(?m)^min-severity +critical +config ` + regexp.QuoteMeta(p) + `:4 +MIN_SEVERITY$`,
+			`(?m)^slack-webhook +\(set\) +config `,
+			`(?m)^model +sonnet +config `,
+		}, "hook-secret-42"},
+	}
+	for _, tc := range cases {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, tc.args)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut.String())
+		}
+		for _, w := range tc.want {
+			if !regexp.MustCompile(w).MatchString(out.String()) {
+				t.Errorf("%v: no line /%s/ in:\n%s", tc.args, w, out.String())
+			}
+		}
+		if strings.Contains(out.String()+errOut.String(), tc.not) {
+			t.Errorf("%v: output shows %q:\n%s", tc.args, tc.not, out.String())
+		}
 	}
 }

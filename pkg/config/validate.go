@@ -282,3 +282,6 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Settable reports whether fl may be set in the config file.
+func Settable(fl *pflag.Flag) bool { return refusal(fl, fl.Name) == "" }
