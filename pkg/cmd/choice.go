@@ -1,7 +1,8 @@
 package cmd
 
 import (
-	"fmt"
+	"errors"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -28,6 +29,12 @@ func (c *checkedString) Set(s string) error {
 func (c *checkedString) String() string { return *c.p }
 func (c *checkedString) Type() string   { return "string" }
 
+// Scratch is a new checkedString with the same check, for config.Validate
+// to try values on without setting the flag.
+func (c *checkedString) Scratch() pflag.Value {
+	return &checkedString{p: new(string), check: c.check}
+}
+
 // choiceVar registers a string flag that takes one of choices.
 func choiceVar(f *pflag.FlagSet, p *string, name, value string, choices []string, usage string) {
 	choiceVarP(f, p, name, "", value, choices, usage)
@@ -36,14 +43,35 @@ func choiceVar(f *pflag.FlagSet, p *string, name, value string, choices []string
 // choiceVarP is choiceVar with a shorthand.
 func choiceVarP(f *pflag.FlagSet, p *string, name, shorthand, value string, choices []string, usage string) {
 	*p = value
+	want := choicesText(choices)
 	f.VarP(&checkedString{p: p, check: func(s string) error {
-		for _, c := range choices {
-			if s == c {
-				return nil
-			}
+		if slices.Contains(choices, s) {
+			return nil
 		}
-		return fmt.Errorf("want one of %s", strings.Join(choices, ", "))
+		return errors.New(want)
 	}}, name, shorthand, usage)
+}
+
+// choicesText is the error for a value not among choices: "want one of
+// text, json", or, when "" is a choice (unset: decided later), "want mcp or
+// cluster (or leave it unset)".
+func choicesText(choices []string) string {
+	var named []string
+	unset := ""
+	for _, c := range choices {
+		if c == "" {
+			unset = " (or leave it unset)"
+			continue
+		}
+		named = append(named, c)
+	}
+	switch {
+	case len(named) == 1:
+		return "want " + named[0] + unset
+	case len(named) == 2 && unset != "":
+		return "want " + named[0] + " or " + named[1] + unset
+	}
+	return "want one of " + strings.Join(named, ", ") + unset
 }
 
 // checkedVar registers a string flag whose values check accepts.

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,7 +112,7 @@ func (f *File) Apply(cmd *cobra.Command, getenv func(string) string) error {
 		}
 		f.sources[fl.Name] = src
 	})
-	return errors.Join(errs...)
+	return joinByLine(errs)
 }
 
 func (f *File) applyFlag(fl *pflag.Flag, chain []sectionAt, getenv func(string) string) (Source, error) {
@@ -228,7 +227,7 @@ func AddFlag(fs *pflag.FlagSet) {
 // Setup loads the config file named by --config, else $KUBECTL_TRIAGE_CONFIG,
 // else DefaultPath; validates it against cmd's whole command tree; and
 // applies it to cmd. A file named explicitly must exist; --config "" means
-// no config file. With neither $XDG_CONFIG_HOME nor $HOME set and no file
+// no config file. When DefaultPath finds no home directory and no file is
 // named, there is no config file.
 func Setup(cmd *cobra.Command, getenv func(string) string) (*File, error) {
 	path, explicit := "", false

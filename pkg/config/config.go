@@ -31,6 +31,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,16 +97,22 @@ func (s *section) section(name string) *section {
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/kubectl-triage/config.yaml, or
-// $HOME/.config/kubectl-triage/config.yaml when XDG_CONFIG_HOME is unset (or,
-// as the XDG spec asks, not an absolute path).
+// HOME/.config/kubectl-triage/config.yaml when XDG_CONFIG_HOME is unset (or,
+// as the XDG spec asks, not an absolute path). HOME is getenv("HOME") when
+// set, else os.UserHomeDir: Windows rarely sets $HOME but has a home
+// directory (%USERPROFILE%), and tests pass HOME through getenv.
 func DefaultPath(getenv func(string) string) (string, error) {
 	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
 		return filepath.Join(dir, "kubectl-triage", "config.yaml"), nil
 	}
-	if home := getenv("HOME"); home != "" {
-		return filepath.Join(home, ".config", "kubectl-triage", "config.yaml"), nil
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("cannot locate the config file: %w; set $XDG_CONFIG_HOME or pass --config", err)
+		}
 	}
-	return "", errors.New("cannot locate the config file: neither $XDG_CONFIG_HOME nor $HOME is set; pass --config")
+	return filepath.Join(home, ".config", "kubectl-triage", "config.yaml"), nil
 }
 
 // Load reads and parses the config file at path. A missing file is fine
@@ -132,14 +140,14 @@ func Parse(path string, data []byte) (*File, error) {
 		if errors.Is(err, io.EOF) {
 			return f, nil
 		}
-		return nil, f.yamlError(err)
+		return nil, f.yamlError(err, data)
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == nil:
 		return nil, f.errorf(next.Line, "more than one YAML document: a config file holds one mapping of settings")
 	case !errors.Is(err, io.EOF):
-		return nil, f.yamlError(err)
+		return nil, f.yamlError(err, data)
 	}
 
 	top := &doc
@@ -158,7 +166,7 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	var errs []error
 	f.parseSection(top, f.top, "", &errs)
-	if err := errors.Join(errs...); err != nil {
+	if err := joinByLine(errs); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -226,7 +234,32 @@ func (f *File) Path() string { return f.path }
 func (f *File) Found() bool { return f.found }
 
 func (f *File) errorf(line int, format string, a ...any) error {
-	return fmt.Errorf("config file %s line %d: %s", f.path, line, fmt.Sprintf(format, a...))
+	return &lineError{path: f.path, line: line, msg: fmt.Sprintf(format, a...)}
+}
+
+// lineError is a problem on a line of the config file.
+type lineError struct {
+	path string
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string {
+	return fmt.Sprintf("config file %s line %d: %s", e.path, e.line, e.msg)
+}
+
+// joinByLine joins errs ordered by their line in the file, so that they
+// read top to bottom; errors without a line (an environment variable's)
+// come first, in their order.
+func joinByLine(errs []error) error {
+	line := func(err error) int {
+		if le, ok := errors.AsType[*lineError](err); ok {
+			return le.line
+		}
+		return 0
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(line(a), line(b)) })
+	return errors.Join(errs...)
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -247,16 +280,52 @@ var yamlParserProblems = map[string]bool{
 	"found undefined tag handle":             true,
 }
 
-// yamlError restates a yaml.v3 syntax error in this package's
-// "config file PATH line N: …" form.
-func (f *File) yamlError(err error) error {
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		if yamlParserProblems[m[2]] {
+// The problems yaml.v3 reports for a tab in indentation. It gives the
+// first without a line when the tab is on the first line, and the line of
+// the second is sometimes the one before the tab's.
+const (
+	yamlBadTokenStart = "found character that cannot start any token"
+	yamlTabIndent     = "found a tab character that violates indentation"
+)
+
+// yamlError restates a yaml.v3 syntax error, data's, in this package's
+// "config file PATH line N: …" form. Tabs in indentation, an easy mistake
+// that YAML forbids, are named as such.
+func (f *File) yamlError(err error, data []byte) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+		if yamlParserProblems[msg] {
 			line++
 		}
-		return f.errorf(line, "%s", m[2])
 	}
-	return fmt.Errorf("config file %s: %s", f.path, strings.TrimPrefix(msg, "yaml: "))
+	if msg == yamlBadTokenStart || msg == yamlTabIndent {
+		tabLine := firstTabIndentedLine(data)
+		switch {
+		case tabLine == 0:
+		case msg == yamlTabIndent, line == 0, line == tabLine:
+			return f.errorf(tabLine, "tabs cannot indent YAML: use spaces")
+		}
+	}
+	if line == 0 {
+		return fmt.Errorf("config file %s: %s", f.path, msg)
+	}
+	return f.errorf(line, "%s", msg)
+}
+
+// firstTabIndentedLine is the number of the first line of data indented
+// with a tab (blank lines and comments aside), or 0 when there is none.
+func firstTabIndentedLine(data []byte) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		content := strings.TrimLeft(l, " \t")
+		if content == "" || content == "\r" || content[0] == '#' {
+			continue
+		}
+		if strings.ContainsRune(l[:len(l)-len(content)], '\t') {
+			return i + 1
+		}
+	}
+	return 0
 }

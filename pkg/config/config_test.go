@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -30,13 +31,15 @@ type values struct {
 	MinSeverity  severity
 	MaxQueue     int
 	Labels       []string
+	Overflow     string
+	WatchOutput  string
 }
 
 func defaults() values {
 	return values{
 		Agent: "builtin", Timeout: 10 * time.Minute, Color: true,
 		WatchAgent: "builtin", WatchTimeout: 10 * time.Minute, MinSeverity: "warning", MaxQueue: 100,
-		Labels: []string{"env"},
+		Labels: []string{"env"}, Overflow: "drop-oldest", WatchOutput: "text",
 	}
 }
 
@@ -53,6 +56,29 @@ func (s *severity) Set(v string) error {
 	}
 	return fmt.Errorf("want info, warning or critical")
 }
+
+// choice is a custom flag type that scratch cannot copy by reflection (a
+// struct over a pointer), as pkg/cmd's checked strings: it makes its own
+// scratch values.
+type choice struct {
+	p       *string
+	choices []string
+}
+
+func (c *choice) String() string { return *c.p }
+func (c *choice) Type() string   { return "string" }
+func (c *choice) Set(v string) error {
+	for _, ok := range c.choices {
+		if v == ok {
+			*c.p = v
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(c.choices, ", "))
+}
+func (c *choice) Scratch() pflag.Value { return &choice{p: new(string), choices: c.choices} }
+
+var _ config.Scratcher = (*choice)(nil)
 
 // newTree builds a command tree shaped like kubectl triage's: a root with
 // its own flags and cli-runtime's persistent connection flags, and a watch
@@ -82,9 +108,10 @@ func newTree(getenv func(string) string) (*cobra.Command, *values, **config.File
 	f.BoolVar(&v.Color, "color", v.Color, "")
 	f.StringArrayVar(&v.Masks, "sandbox-mask", v.Masks, "")
 	f.String("fault-file", "", "")
+	f.StringP("output", "o", "", "")
 	config.BindEnv(f, "agent", "AGENT_CLI", "KUBECTL_TRIAGE_AGENT")
 	config.BindEnv(f, "timeout", "AGENT_TIMEOUT")
-	config.ExcludeFromConfig(f, "fault-file")
+	config.ExcludeFromConfig(f, "fault-file", "output")
 	genericclioptions.NewConfigFlags(true).AddFlags(root.PersistentFlags())
 	config.AddFlag(root.PersistentFlags())
 
@@ -96,6 +123,8 @@ func newTree(getenv func(string) string) (*cobra.Command, *values, **config.File
 	wf.IntVar(&v.MaxQueue, "max-queue", v.MaxQueue, "")
 	wf.DurationVar(new(time.Duration), "dedup-window", 15*time.Minute, "")
 	wf.StringSliceVar(&v.Labels, "labels", v.Labels, "")
+	wf.Var(&choice{p: &v.Overflow, choices: []string{"drop-oldest", "drop-new"}}, "overflow", "")
+	wf.StringVar(&v.WatchOutput, "output", v.WatchOutput, "")
 	config.BindEnv(wf, "agent", "AGENT_CLI")
 	root.AddCommand(watch)
 	return root, &v, &file
@@ -234,6 +263,16 @@ func TestPrecedence(t *testing.T) {
 				v.WatchAgent, v.WatchTimeout, v.MinSeverity, v.MaxQueue = "codex", 5*time.Minute, "critical", 3
 			},
 			sources: map[string]string{"agent": "config PATH:4", "timeout": "config PATH:2", "max-queue": "config PATH:6"},
+		},
+		{
+			name: "a custom value from the section",
+			in:   scenario{file: "watch:\n  overflow: drop-new\n  output: json\n", args: []string{"watch"}},
+			want: func(v *values) { v.Overflow, v.WatchOutput = "drop-new", "json" },
+		},
+		{
+			name: "checking a custom value sets no flag",
+			in:   scenario{file: "watch:\n  overflow: drop-new\n"},
+			want: func(*values) {},
 		},
 		{
 			name:    "a section leaves the root command alone",
@@ -382,6 +421,11 @@ func TestErrors(t *testing.T) {
 			want: []string{`config file PATH line 2: watch.min-severity: invalid value "urgent": want info, warning or critical`},
 		},
 		{
+			name: "a custom value that makes its own scratch values is checked before the subcommand runs",
+			in:   scenario{file: "agent: claude\nwatch:\n  overflow: drop-all\n"},
+			want: []string{`config file PATH line 3: watch.overflow: invalid value "drop-all": want one of drop-oldest, drop-new`},
+		},
+		{
 			name: "bad bool",
 			in:   scenario{file: "quiet: yes please\n"},
 			want: []string{`config file PATH line 1: quiet: invalid value "yes please": strconv.ParseBool: parsing "yes please": invalid syntax`},
@@ -465,6 +509,32 @@ func TestErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "problems read top to bottom",
+			in:   scenario{file: "watch:\n  max-queue: lots\n  overflow: drop-all\nnamespace: prod\nwach:\n  agent: x\ntiemout: 5m\n"},
+			want: []string{
+				`config file PATH line 2: watch.max-queue: invalid value "lots": strconv.ParseInt: parsing "lots": invalid syntax`,
+				`config file PATH line 3: watch.overflow: invalid value "drop-all": want one of drop-oldest, drop-new`,
+				`config file PATH line 4: "namespace" cannot be set in the config file: connection settings come from your kubeconfig, as with kubectl; pass --namespace or change the kubeconfig`,
+				`config file PATH line 5: unknown section "wach": sections are named after subcommands of kubectl triage (did you mean "watch"?)`,
+				`config file PATH line 7: unknown setting "tiemout" (did you mean "timeout"?)`,
+			},
+		},
+		{
+			name: "a section given a list",
+			in:   scenario{file: "agent: claude\nwatch: []\n"},
+			want: []string{`config file PATH line 2: "watch" is a section: give it settings, e.g. watch:`, `  dedup-window: 15m0s`},
+		},
+		{
+			name: "a section given a value",
+			in:   scenario{file: "watch: true\n", args: []string{"watch"}},
+			want: []string{`config file PATH line 1: "watch" is a section: give it settings, e.g. watch:`, `  dedup-window: 15m0s`},
+		},
+		{
+			name: "a setting refused at the top level but settable in a section",
+			in:   scenario{file: "agent: claude\noutput: json\n"},
+			want: []string{`config file PATH line 2: "output" cannot be set at the top level: pass --output on the command line; it can be set for watch in the watch section`},
+		},
+		{
 			name: "duplicate keys",
 			in:   scenario{file: "agent: a\nwatch:\n  agent: b\n  agent: c\nagent: d\n"},
 			want: []string{
@@ -496,6 +566,31 @@ func TestErrors(t *testing.T) {
 			name: "YAML scanner error",
 			in:   scenario{file: "agent: claude\nmodel: opus: 4\n"},
 			want: []string{`config file PATH line 2: mapping values are not allowed in this context`},
+		},
+		{
+			name: "tab indentation",
+			in:   scenario{file: "agent: claude\nwatch:\n\tmin-severity: warning\n"},
+			want: []string{`config file PATH line 3: tabs cannot indent YAML: use spaces`},
+		},
+		{
+			name: "tab indentation on the first line",
+			in:   scenario{file: "\tagent: claude\n"},
+			want: []string{`config file PATH line 1: tabs cannot indent YAML: use spaces`},
+		},
+		{
+			name: "tab indentation after spaces",
+			in:   scenario{file: "# tabs\n\t# a comment may follow a tab\nwatch:\n  max-queue: 3\n\tlabels: [a]\n"},
+			want: []string{`config file PATH line 5: tabs cannot indent YAML: use spaces`},
+		},
+		{
+			name: "tab in a list's indentation",
+			in:   scenario{file: "sandbox-mask:\n  - /a\n\t- /b\n"},
+			want: []string{`config file PATH line 3: tabs cannot indent YAML: use spaces`},
+		},
+		{
+			name: "a tab inside a value is not indentation",
+			in:   scenario{file: "agent: \"a\tb\"\nmodel: `opus`\n"},
+			want: []string{`config file PATH line 2: found character that cannot start any token`},
 		},
 		{
 			name: "two documents",
@@ -545,16 +640,22 @@ func TestDefaultPath(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     map[string]string
+		osHome  string // $HOME of the process, for os.UserHomeDir
 		want    string
 		wantErr bool
 	}{
 		{name: "XDG_CONFIG_HOME", env: map[string]string{"XDG_CONFIG_HOME": "/xdg", "HOME": "/home/u"}, want: "/xdg/kubectl-triage/config.yaml"},
-		{name: "HOME", env: map[string]string{"HOME": "/home/u"}, want: "/home/u/.config/kubectl-triage/config.yaml"},
+		{name: "HOME", env: map[string]string{"HOME": "/home/u"}, osHome: "/home/os", want: "/home/u/.config/kubectl-triage/config.yaml"},
 		{name: "relative XDG_CONFIG_HOME is ignored", env: map[string]string{"XDG_CONFIG_HOME": "xdg", "HOME": "/home/u"}, want: "/home/u/.config/kubectl-triage/config.yaml"},
-		{name: "neither", env: map[string]string{}, wantErr: true},
+		{name: "the user's home directory when getenv has no HOME", env: map[string]string{}, osHome: "/home/os", want: "/home/os/.config/kubectl-triage/config.yaml"},
+		{name: "no home directory", env: map[string]string{}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+				t.Skip("os.UserHomeDir does not read $HOME here")
+			}
+			t.Setenv("HOME", tt.osHome)
 			got, err := config.DefaultPath(func(k string) string { return tt.env[k] })
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("DefaultPath() = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)

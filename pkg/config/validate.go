@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -48,7 +47,7 @@ func refusal(fl *pflag.Flag, key string) string {
 func (f *File) Validate(root *cobra.Command) error {
 	var errs []error
 	f.validateSection(root, f.top, "", &errs)
-	return errors.Join(errs...)
+	return joinByLine(errs)
 }
 
 func (f *File) validateSection(cmd *cobra.Command, sec *section, prefix string, errs *[]error) {
@@ -70,6 +69,13 @@ func (f *File) validateSection(cmd *cobra.Command, sec *section, prefix string, 
 			}
 			found = true
 			if reason := refusal(fl, st.key); reason != "" {
+				if elsewhere := settableBelow(cmd, c, st.key, prefix); elsewhere != "" {
+					at := "at the top level"
+					if prefix != "" {
+						at = fmt.Sprintf("in section %q", strings.TrimSuffix(prefix, "."))
+					}
+					reason = fmt.Sprintf("%q cannot be set %s: pass --%s on the command line; it can be set %s", st.key, at, st.key, elsewhere)
+				}
 				*errs = append(*errs, f.errorf(st.line, "%s", reason))
 				break
 			}
@@ -80,7 +86,11 @@ func (f *File) validateSection(cmd *cobra.Command, sec *section, prefix string, 
 				break
 			}
 		}
-		if !found {
+		switch {
+		case found:
+		case childCommand(cmd, st.key) != nil:
+			*errs = append(*errs, f.errorf(st.line, "%q is a section: give it settings, e.g. %s", prefix+st.key, sectionExample(cmd, childCommand(cmd, st.key))))
+		default:
 			*errs = append(*errs, f.errorf(st.line, "unknown setting %q%s%s", st.key, where, suggest(st.key, settingNames(cmds))))
 		}
 	}
@@ -123,7 +133,10 @@ func (f *File) checkValues(fl *pflag.Flag, st *setting, prefix, forCmd string) e
 		}
 		return nil
 	}
-	sv := v.(pflag.SliceValue)
+	sv, ok := v.(pflag.SliceValue)
+	if !ok {
+		return nil
+	}
 	for _, item := range st.values {
 		if err := sv.Append(item.text); err != nil {
 			return f.errorf(item.line, "%s: invalid value %q%s: %v", prefix+st.key, item.text, forCmd, err)
@@ -139,16 +152,74 @@ func forCommand(c, section *cobra.Command) string {
 	return " for " + c.CommandPath()
 }
 
+// settableBelow says where else key may be set, when the file may not set
+// it in cmd's section (refused's flag) but may in the sections of commands
+// below cmd: "for watch in the watch section", or "in the list and watch
+// sections". The root's --output is for the command line only, watch's is
+// not. "" when there is nowhere else.
+func settableBelow(cmd, refused *cobra.Command, key, prefix string) string {
+	var sections []string
+	name := ""
+	for _, c := range subtree(cmd) {
+		if c == refused || c == cmd {
+			continue
+		}
+		if fl := lookup(c, key); fl != nil && refusal(fl, key) == "" {
+			name = c.Name()
+			sections = append(sections, prefix+strings.ReplaceAll(strings.TrimPrefix(c.CommandPath(), cmd.CommandPath()+" "), " ", "."))
+		}
+	}
+	switch len(sections) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("for %s in the %s section", name, sections[0])
+	}
+	return fmt.Sprintf("in the %s and %s sections", strings.Join(sections[:len(sections)-1], ", "), sections[len(sections)-1])
+}
+
+// sectionExample is a section for sub, the subcommand of cmd, holding one
+// of its settings, for messages: "watch:\n  min-severity: warning". It
+// prefers a setting that only sub has, with a default to show.
+func sectionExample(cmd, sub *cobra.Command) string {
+	example := ""
+	lookup(sub, "") // for its side effect: merge inherited flags into Flags()
+	sub.Flags().VisitAll(func(fl *pflag.Flag) {
+		if example != "" || lookup(cmd, fl.Name) != nil || refusal(fl, fl.Name) != "" || fl.Hidden ||
+			fl.Value.Type() == "bool" || fl.DefValue == "" || fl.DefValue == "[]" {
+			return
+		}
+		example = fmt.Sprintf("\n  %s: %s", fl.Name, fl.DefValue)
+	})
+	if example == "" {
+		example = "\n  SETTING: VALUE"
+	}
+	return sub.Name() + ":" + example
+}
+
 func isList(v pflag.Value) bool {
 	_, ok := v.(pflag.SliceValue)
 	return ok
 }
 
+// Scratcher is a flag value that can make a fresh value of its own kind,
+// with the same checks, not bound to the flag's variable. Validate tries
+// the file's values on one so that a bad value for any command fails every
+// command, before any runs, without touching the flags. Implement it on
+// custom values that scratch cannot copy by reflection: a struct holding a
+// pointer and a check function, say.
+type Scratcher interface {
+	Scratch() pflag.Value
+}
+
 // scratch returns a new, empty value of v's type, or nil when it cannot
-// make one. Values over a basic kind (pflag's bool, int, duration, string,
-// count, and enum-like custom types) are copied by reflection; pflag's
-// slice types are built by name.
+// make one. A Scratcher makes its own; values over a basic kind (pflag's
+// bool, int, duration, string, count, and enum-like custom types) are
+// copied by reflection; pflag's slice types are built by name.
 func scratch(v pflag.Value) pflag.Value {
+	if s, ok := v.(Scratcher); ok {
+		return s.Scratch()
+	}
 	t := reflect.TypeOf(v)
 	if t.Kind() == reflect.Pointer {
 		switch t.Elem().Kind() {
