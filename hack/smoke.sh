@@ -122,7 +122,10 @@ fi
 export KUBECONFIG KUBECACHEDIR
 ADMIN="$TC_DIR/admin.kubeconfig"
 pass "test control plane up ($("$KUBECTL" version --client -o yaml | awk '/gitVersion/ {print $2; exit}'))"
-export WORKSPACE_ROOT="$WORK/incidents" XDG_STATE_HOME="$WORK/state"
+export WORKSPACE_ROOT="$WORK/incidents" XDG_STATE_HOME="$WORK/state" XDG_CONFIG_HOME="$WORK/config"
+# The developer's settings stay out (a Slack webhook, an MCP endpoint, a paid agent).
+unset AGENT_CLI AGENT_MODEL AGENT_TIMEOUT AGENT_ALLOWED_TOOLS AGENT_SYSTEM_PROMPT_FILE AGENT_RUNTIME_COMMAND \
+  K8S_CLUSTER_MCP_ENDPOINT K8S_CLUSTER_MCP_TOKEN SUBSCRIBE_MODE SLACK_WEBHOOK_URL MIN_SEVERITY LOG_LEVEL KUBECTL_TRIAGE_CONFIG
 
 # 4. Plugin dispatch through the real kubectl.
 expect "kubectl plugin list finds kubectl-triage" 0 "$KREW_ROOT/bin/kubectl-triage" -- \

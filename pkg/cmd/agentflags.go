@@ -68,8 +68,8 @@ func (o *AgentFlags) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Model, "model", "", "Model for the agent CLI. Env: "+envModel)
 	f.StringVar(&o.AllowedTools, "allowed-tools", "", "Tool allow-list for the agent CLI (default: the agent's read-only list). Env: "+envAllowedTools)
 	f.StringVar(&o.SystemPromptFile, "system-prompt-file", "", "File with system instructions for the agent instead of the read-only defaults. Env: "+envSystemPrompt)
-	durationVar(f, &o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long (a duration, or seconds). Env: "+envTimeout)
-	f.DurationVar(&o.WaitDelay, "wait-delay", o.WaitDelay, "After Ctrl-C or the timeout, how long the agent gets to stop before it is killed")
+	positiveDurationVar(f, &o.Timeout, "timeout", o.Timeout, "Give up on the agent after this long (a duration, or seconds). Env: "+envTimeout)
+	positiveDurationVar(f, &o.WaitDelay, "wait-delay", o.WaitDelay, "After Ctrl-C or the timeout, how long the agent gets to stop before it is killed (a duration, or seconds)")
 	f.StringVar(&o.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
 	f.StringVar(&o.AgentKubeconfig, "agent-kubeconfig", "", "Kubeconfig of a dedicated read-only identity for the agent's gateway to forward with, instead of yours")
 	f.BoolVar(&o.CheckCredentials, "check-credentials", false, "Ask the API server whether the credentials in use can write, and warn if so")
@@ -83,18 +83,26 @@ func (o *AgentFlags) AddFlags(f *pflag.FlagSet) {
 	}
 }
 
-// configFileKey carries the config file in use (its path) in the
-// command's context, from the root's PersistentPreRunE to Complete.
+// configFileKey carries the applied *config.File in the command's
+// context, from the root's PersistentPreRunE to the options.
 type configFileKey struct{}
+
+// configFile is the config file applied to the running command (nil in
+// tests that build options by hand).
+func configFile(ctx context.Context) *config.File {
+	if ctx == nil {
+		return nil
+	}
+	f, _ := ctx.Value(configFileKey{}).(*config.File)
+	return f
+}
 
 // Complete defaults the workspace root; the environment and the config
 // file were applied to the flags before (config.Setup). The config file
 // may hold secrets (a Slack webhook): the agent's sandbox hides it.
 func (o *AgentFlags) Complete(ctx context.Context) error {
-	if ctx != nil {
-		if path, ok := ctx.Value(configFileKey{}).(string); ok {
-			o.hide(path)
-		}
+	if f := configFile(ctx); f != nil && f.Found() {
+		o.hide(f.Path())
 	}
 	if o.WorkspaceRoot == "" {
 		root, err := workspace.DefaultRoot()
@@ -146,6 +154,9 @@ func (o *AgentFlags) Resolve(flags *genericclioptions.ConfigFlags, getEnv func(s
 	if err != nil {
 		return nil, err
 	}
+	if writers := writingTools(o.AllowedTools); len(writers) > 0 && a.Name() != agent.BuiltinName {
+		fmt.Fprintf(errOut, "warning: the tool allow-list (--allowed-tools or %s) gives the agent %s without limits: its own read-only list is replaced. The read-only gateway and the sandbox still refuse writes; to keep the agent's guard too, drop them or narrow them, e.g. Bash(kubectl get:*).\n", envAllowedTools, strings.Join(writers, ", "))
+	}
 	if o.NoSandbox && a.Name() != agent.BuiltinName {
 		fmt.Fprintf(errOut, "WARNING: --no-sandbox: the %s agent runs with your user's access to every file, including your kubeconfig and cloud credentials. Use this only to debug.\n", a.Name())
 	}
@@ -195,4 +206,17 @@ func (o *AgentFlags) CheckCredentialsFor(ctx context.Context, cfg *rest.Config, 
 	}
 	fmt.Fprintf(errOut, "warning: %s. kubectl triage only reads, but a read-only identity (--agent-kubeconfig) is safer.\n", msg)
 	return nil
+}
+
+// writingTools are the tools in an allow-list that can change files or run
+// anything: bare Bash, Write, Edit… (the seeds' default list has them).
+func writingTools(allowed string) []string {
+	var out []string
+	for _, t := range strings.FieldsFunc(allowed, func(r rune) bool { return r == ',' || r == ' ' }) {
+		switch t {
+		case "Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "shell", "run_shell_command", "write_file", "replace":
+			out = append(out, t)
+		}
+	}
+	return out
 }

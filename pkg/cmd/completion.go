@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
@@ -24,9 +25,15 @@ import (
 // kubectl-triage itself and, for `kubectl triage <TAB>`, by kubectl (1.26+)
 // through the kubectl_complete-triage helper shipped in the release archives.
 
-// completionTimeout bounds the cluster requests behind one TAB: a shell
-// waiting longer than this is worse than offering nothing.
+// completionTimeout bounds the cluster requests behind one TAB, all of them
+// together: a shell waiting longer than this is worse than offering nothing.
 const completionTimeout = 5 * time.Second
+
+// Fixed mappings of the types completed without asking discovery first.
+var (
+	podsMapping       = &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Scope: meta.RESTScopeNamespace}
+	namespacesMapping = &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Scope: meta.RESTScopeRoot}
+)
 
 // registerCompletions wires completion into the command tree: the resource
 // argument, flags with a known set of values (also those of subcommands
@@ -44,7 +51,9 @@ func registerCompletions(root *cobra.Command, o *TriageOptions) {
 	// The kubeconfig flags are persistent: registered once on the root,
 	// they complete in every subcommand.
 	register(root, "namespace", func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return completeNames(c.Context(), flags, "namespaces", toComplete), cobra.ShellCompDirectiveNoFileComp
+		ctx, cancel := completionContext(c.Context(), flags)
+		defer cancel()
+		return listNames(ctx, flags, namespacesMapping, toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
 	for flag, names := range map[string]func() []string{
 		"context": func() []string { return kubeconfigNames(flags, "context") },
@@ -166,8 +175,8 @@ func (o *TriageOptions) completeTarget(cmd *cobra.Command, args []string, toComp
 	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	ctx := cmd.Context()
-	boundRequests(o.configFlags)
+	ctx, cancel := completionContext(cmd.Context(), o.configFlags)
+	defer cancel()
 	var out []cobra.Completion
 	if w.TypesOrPods {
 		disc, err := o.configFlags.ToDiscoveryClient()
@@ -176,7 +185,7 @@ func (o *TriageOptions) completeTarget(cmd *cobra.Command, args []string, toComp
 		}
 		// Partial results (a group whose API service is down) are still
 		// results; none at all means no cluster to ask for pods either.
-		lists, err := disc.ServerPreferredResources()
+		lists, err := discovery.ToDiscoveryInterfaceWithContext(disc).ServerPreferredResourcesWithContext(ctx)
 		if err != nil && len(lists) == 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -185,7 +194,7 @@ func (o *TriageOptions) completeTarget(cmd *cobra.Command, args []string, toComp
 				out = append(out, cobra.CompletionWithDesc(t.Name, t.Kind))
 			}
 		}
-		for _, name := range completeNames(ctx, o.configFlags, "pods", w.Partial) {
+		for _, name := range listNames(ctx, o.configFlags, podsMapping, w.Partial) {
 			out = append(out, cobra.CompletionWithDesc(name, "Pod"))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
@@ -196,12 +205,24 @@ func (o *TriageOptions) completeTarget(cmd *cobra.Command, args []string, toComp
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// boundRequests gives the cluster requests of a completion a deadline,
-// unless --request-timeout set one.
-func boundRequests(flags *genericclioptions.ConfigFlags) {
-	if flags.Timeout != nil && (*flags.Timeout == "" || *flags.Timeout == "0") {
-		*flags.Timeout = completionTimeout.String()
+// completionContext bounds the cluster requests of one completion: each by
+// rest.Config.Timeout, and all of them together, discovery and retries
+// included, by the returned context's deadline; both are completionTimeout
+// unless --request-timeout sets them. Call it before the flags make a
+// client: the clients they make later keep the first one's timeout.
+func completionContext(ctx context.Context, flags *genericclioptions.ConfigFlags) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	timeout := completionTimeout
+	if flags.Timeout != nil {
+		if *flags.Timeout == "" || *flags.Timeout == "0" {
+			*flags.Timeout = completionTimeout.String()
+		} else if d, err := time.ParseDuration(*flags.Timeout); err == nil && d > 0 {
+			timeout = d
+		}
+	}
+	return context.WithTimeout(ctx, timeout)
 }
 
 // resourceType is one resource type offered for completion.
@@ -265,17 +286,19 @@ func triageableTypes(lists []*metav1.APIResourceList) []resourceType {
 
 // completeNames lists the names of objects of typ (any form the resource
 // builder takes: short name, singular, plural.group) starting with partial,
-// in the namespace of -n or the kubeconfig context for namespaced types.
-// Only metadata is fetched. nil on any error, and always for Secrets.
+// as listNames does. nil on any error, and always for Secrets.
 func completeNames(ctx context.Context, flags *genericclioptions.ConfigFlags, typ, partial string) []string {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	boundRequests(flags)
-	mapping, err := restMapping(flags, typ)
+	mapping, err := restMapping(ctx, flags, typ)
 	if err != nil || mapping.Resource.GroupResource() == (schema.GroupResource{Resource: "secrets"}) {
 		return nil
 	}
+	return listNames(ctx, flags, mapping, partial)
+}
+
+// listNames lists the names of the objects of a type starting with partial,
+// in the namespace of -n or the kubeconfig context for namespaced types.
+// Only metadata is fetched. nil on any error.
+func listNames(ctx context.Context, flags *genericclioptions.ConfigFlags, mapping *meta.RESTMapping, partial string) []string {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil
@@ -284,8 +307,6 @@ func completeNames(ctx context.Context, flags *genericclioptions.ConfigFlags, ty
 	if err != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, completionTimeout)
-	defer cancel()
 	var ri metadata.ResourceInterface = client.Resource(mapping.Resource)
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
@@ -309,22 +330,33 @@ func completeNames(ctx context.Context, flags *genericclioptions.ConfigFlags, ty
 }
 
 // restMapping resolves a type as typed on the command line, short names
-// included.
-func restMapping(flags *genericclioptions.ConfigFlags, typ string) (*meta.RESTMapping, error) {
-	mapper, err := flags.ToRESTMapper()
+// included, with one discovery round trip at most.
+func restMapping(ctx context.Context, flags *genericclioptions.ConfigFlags, typ string) (*meta.RESTMapping, error) {
+	disc, err := flags.ToDiscoveryClient()
 	if err != nil {
 		return nil, err
 	}
+	// Discover once, here: the mapper reads what this cached (the flags
+	// share one discovery client), and a cluster that did not answer is not
+	// asked again by the shortcut expander and then the mapper.
+	if _, _, err := discovery.ToDiscoveryInterfaceWithContext(disc).ServerGroupsAndResourcesWithContext(ctx); err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return nil, fmt.Errorf("discover the cluster's resource types: %w", err)
+	}
+	m, err := flags.ToRESTMapper()
+	if err != nil {
+		return nil, err
+	}
+	mapper := meta.ToRESTMapperWithContext(m)
 	full, gr := schema.ParseResourceArg(strings.ToLower(typ))
 	gvr := gr.WithVersion("")
 	if full != nil {
 		gvr = *full
 	}
-	gvk, err := mapper.KindFor(gvr)
+	gvk, err := mapper.KindForWithContext(ctx, gvr)
 	if err != nil {
 		return nil, err
 	}
-	return mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return mapper.RESTMappingWithContext(ctx, gvk.GroupKind(), gvk.Version)
 }
 
 // kubeconfigNames lists the kubeconfig's contexts, clusters or users.

@@ -3,10 +3,14 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -176,6 +180,91 @@ func TestFlagAndCommandCompletion(t *testing.T) {
 			}
 			if tt.wantOnly && len(got) != len(tt.want) {
 				t.Errorf("candidates %q, want only %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// silentCluster is a kubeconfig whose server, on loopback, accepts
+// connections and never answers: a cluster that hangs.
+func silentCluster(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	write(t, p, `apiVersion: v1
+kind: Config
+clusters:
+- name: silent
+  cluster: {server: "https://`+l.Addr().String()+`"}
+users:
+- name: me
+  user: {token: "t"}
+contexts:
+- name: silent
+  context: {cluster: silent, user: me, namespace: shop}
+current-context: silent
+`)
+	return p
+}
+
+// A TAB against a cluster that never answers returns, with the directive
+// and no candidates from the cluster. How soon (completionTimeout for all
+// its requests together) is left to checks by hand: a loaded machine makes
+// timing no test.
+func TestCompletionGivesUpOnSilentCluster(t *testing.T) {
+	kc := silentCluster(t)
+	subcommands := []string{"help"} // the candidates that need no cluster; cobra adds help as it runs
+	for _, c := range NewCmdTriage(genericiooptions.IOStreams{}).Commands() {
+		subcommands = append(subcommands, c.Name())
+	}
+	for _, args := range [][]string{
+		{"deploy", ""},                  // discovery, then the list
+		{"-n", ""},                      // the list alone
+		{"--request-timeout", "1s", ""}, // discovery and pods, bounded by the flag
+		{"--request-timeout", "1s", "deployments/a"}, // as TYPE/NAME
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			full := append([]string{"__complete", "--kubeconfig", kc, "--cache-dir", t.TempDir()}, args...)
+			done := make(chan result, 1)
+			go func() { done <- run(t, full...) }()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("__complete %q still waits for the cluster after 20s", args)
+			}
+			lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+			if r.code != 0 || lines[len(lines)-1] != ":4" {
+				t.Fatalf("__complete %q: exit %d, stdout %q, stderr %q; want directive :4", args, r.code, r.stdout, r.stderr)
+			}
+			for _, c := range lines[:len(lines)-1] {
+				if name, _, _ := strings.Cut(c, "\t"); !slices.Contains(subcommands, name) {
+					t.Errorf("__complete %q offers %q from a cluster that never answered", args, c)
+				}
 			}
 		})
 	}

@@ -8,8 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 )
 
 // TestConfigPrecedence: every setting follows flag > environment > config
@@ -24,20 +27,20 @@ func TestConfigPrecedence(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"default agent is builtin, so no agent error", "", nil, []string{"--timeout", "-1s", "pod/x"}, "--timeout must be positive, got -1s"},
+		{"default agent is builtin, so no agent error", "", nil, []string{"--system-prompt-file", "/nonexistent/p.md", "pod/x"}, "--system-prompt-file: stat"},
 		{"file", "agent: from-file\n", nil, []string{"pod/x"}, `"from-file"`},
 		{"env over file", "agent: from-file\n", map[string]string{"AGENT_CLI": "from-env"}, []string{"pod/x"}, `"from-env"`},
 		{"flag over env and file", "agent: from-file\n", map[string]string{"AGENT_CLI": "from-env"}, []string{"--agent", "from-flag", "pod/x"}, `"from-flag"`},
 		{"top level applies to watch", "agent: from-file\n", nil, []string{"watch"}, `"from-file"`},
 		{"watch section", "watch:\n  min-severity: from-section\n", nil, []string{"watch"}, `line 2: watch.min-severity: invalid value "from-section": unknown severity "from-section"`},
 		{"watch choice from the file names its line", "agent: builtin\nwatch:\n  overflow: drop-all\n", nil, []string{"watch"}, `line 3: watch.overflow: invalid value "drop-all"`},
-		{"a deployment's endpoint yields to a typed --source cluster", "", map[string]string{"K8S_CLUSTER_MCP_ENDPOINT": "http://127.0.0.1:1/mcp"}, []string{"watch", "--source", "cluster", "--timeout", "-1s"}, "--timeout must be positive"},
-		{"env over watch section", "watch:\n  min-severity: from-section\n", map[string]string{"MIN_SEVERITY": "from-env"}, []string{"watch"}, `invalid MIN_SEVERITY="from-env"`},
-		{"seed timeout in seconds", "", map[string]string{"AGENT_TIMEOUT": "-300"}, []string{"pod/x"}, "--timeout must be positive, got -5m0s"},
+		{"a deployment's endpoint yields to a typed --source cluster", "", map[string]string{"K8S_CLUSTER_MCP_ENDPOINT": "http://127.0.0.1:1/mcp"}, []string{"watch", "--source", "cluster", "--system-prompt-file", "/nonexistent/p.md"}, "--system-prompt-file: stat"},
+		{"env over watch section", "watch:\n  min-severity: critical\n", map[string]string{"MIN_SEVERITY": "from-env"}, []string{"watch"}, `invalid MIN_SEVERITY="from-env"`},
+		{"seed timeout in seconds", "", map[string]string{"AGENT_TIMEOUT": "-300"}, []string{"pod/x"}, `invalid AGENT_TIMEOUT="-300": must be positive`},
 		{"bad value names key and line", "model: m\ntimeout: ten\n", nil, []string{"pod/x"}, "line 2: timeout: invalid value \"ten\""},
 		{"unknown key with a suggestion", "# settings\ntiemout: 1m\n", nil, []string{"pod/x"}, `line 2: unknown setting "tiemout" (did you mean "timeout"?)`},
 		{"bad value in a section fails any command", "watch:\n  dedup-window: soon\n", nil, []string{"pod/x"}, "dedup-window"},
-		{"connection flags stay in the kubeconfig", "context: prod\n", nil, []string{"pod/x"}, "context"},
+		{"connection flags stay in the kubeconfig", "context: prod\n", nil, []string{"pod/x"}, `"context" cannot be set in the config file`},
 		{"bad env value names the variable", "", map[string]string{"AGENT_TIMEOUT": "ten"}, []string{"pod/x"}, `AGENT_TIMEOUT="ten"`},
 	}
 	for _, tc := range cases {
@@ -134,6 +137,32 @@ func TestConfigView(t *testing.T) {
 		}
 		if strings.Contains(out.String()+errOut.String(), tc.not) {
 			t.Errorf("%v: output shows %q:\n%s", tc.args, tc.not, out.String())
+		}
+	}
+}
+
+// TestConfigReachesIncidentCommands: workspace-root from the config file is
+// where list and gc look, and gc takes older-than from its section.
+func TestConfigReachesIncidentCommands(t *testing.T) {
+	root := fabricate(t, time.Now(), fab{id: idResolved, status: incident.Resolved, age: 100 * time.Hour, took: time.Minute, rootCause: "x", md: true})
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("KUBECTL_TRIAGE_CONFIG", "")
+	t.Setenv("WORKSPACE_ROOT", "")
+	p := filepath.Join(dir, "kubectl-triage", "config.yaml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("workspace-root: "+root+"\ngc:\n  older-than: 72h\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list"}, idResolved[:8]},
+		{[]string{"gc", "--dry-run"}, "would remove " + idResolved},
+	} {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, tc.args)
+		if code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, out.String(), errOut.String(), tc.want)
 		}
 	}
 }

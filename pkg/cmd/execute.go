@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
 // Execute runs kubectl triage with the process's arguments and returns the
@@ -42,7 +43,7 @@ func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string)
 	root.SetErr(streams.ErrOut)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
+			fmt.Fprintf(streams.ErrOut, "error: %s\n", term.Clean(msg))
 		}
 		return codeOf(err)
 	}

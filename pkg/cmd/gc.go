@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
 )
 
@@ -69,7 +70,11 @@ func (o *GCOptions) Complete(cmd *cobra.Command, _ []string) error {
 // Validate insists on an explicit, non-negative --older-than: gc never
 // guesses how much history a user wants to keep.
 func (o *GCOptions) Validate(cmd *cobra.Command) error {
-	if !cmd.Flags().Changed("older-than") {
+	given := cmd.Flags().Changed("older-than")
+	if f := configFile(cmd.Context()); f != nil && f.Source("older-than").Kind != config.FromDefault {
+		given = true // gc: {older-than: 72h} in the config file
+	}
+	if !given {
 		return fmt.Errorf("--older-than is required, e.g. --older-than 72h (use --older-than 0s --dry-run to list every finished incident)")
 	}
 	if o.OlderThan < 0 {

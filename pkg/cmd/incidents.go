@@ -22,8 +22,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -40,15 +42,14 @@ type rootOptions struct {
 
 func (r *rootOptions) addFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
+	config.BindEnv(cmd.Flags(), "workspace-root", workspace.EnvWorkspaceRoot)
 }
 
-// complete resolves the root: flag, then WORKSPACE_ROOT, then the default.
+// complete resolves the root: the flag as config.Setup left it (flag >
+// WORKSPACE_ROOT > config file), else the default.
 func (r *rootOptions) complete(cmd *cobra.Command) error {
 	if r.getEnv == nil {
 		r.getEnv = os.Getenv
-	}
-	if !cmd.Flags().Changed("workspace-root") {
-		r.WorkspaceRoot = r.getEnv(workspace.EnvWorkspaceRoot)
 	}
 	if r.WorkspaceRoot == "" {
 		root, err := workspace.DefaultRoot()
@@ -87,6 +88,11 @@ func completeIncidentIDs(cmd *cobra.Command, args []string, toComplete string) (
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	// The root hook does not run for completion: apply WORKSPACE_ROOT and
+	// the config file here; a broken config file just completes nothing.
+	if _, err := config.Setup(cmd, os.Getenv); err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	r := &rootOptions{}
 	r.WorkspaceRoot, _ = cmd.Flags().GetString("workspace-root")
 	if err := r.complete(cmd); err != nil {
@@ -96,7 +102,7 @@ func completeIncidentIDs(cmd *cobra.Command, args []string, toComplete string) (
 	var out []cobra.Completion
 	for _, e := range entries {
 		if strings.HasPrefix(e.ID, toComplete) {
-			out = append(out, cobra.CompletionWithDesc(e.ID, e.Resource()+" "+string(e.Incident.Status)))
+			out = append(out, cobra.CompletionWithDesc(e.ID, term.Clean(e.Resource()+" "+string(e.Incident.Status))))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
@@ -108,7 +114,7 @@ func printRecord(format string, data []byte, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return p.PrintObj(&runtime.Unknown{Raw: data, ContentType: runtime.ContentTypeJSON}, w)
+	return p.PrintObj(&runtime.Unknown{Raw: escapeC1(data), ContentType: runtime.ContentTypeJSON}, w)
 }
 
 const none = "<none>"
@@ -346,20 +352,28 @@ func incidentTable(entries []*store.Entry, wide bool, now time.Time) *metav1.Tab
 		if d, ok := e.Duration(); ok {
 			dur = duration.HumanDuration(d)
 		}
-		t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{
+		cells := []any{
 			id,
 			duration.HumanDuration(now.Sub(inc.CreatedAt)),
 			string(inc.Status),
 			orNone(inc.Agent.Name),
 			e.Resource(),
 			orNone(inc.FaultType),
-			orNone(truncate(rootCause(inc), rootCauseWidth)),
+			orNone(truncate(term.Clean(rootCause(inc)), rootCauseWidth)),
 			orNone(cluster(inc)),
 			orNone(inc.Namespace),
 			confidence(inc),
 			dur,
 			e.Dir,
-		}})
+		}
+		// Cells hold text from the cluster and from agents: nothing in
+		// them may drive the terminal.
+		for i, c := range cells {
+			if s, ok := c.(string); ok {
+				cells[i] = term.Clean(s)
+			}
+		}
+		t.Rows = append(t.Rows, metav1.TableRow{Cells: cells})
 	}
 	return t
 }
@@ -479,10 +493,13 @@ func (o *ShowOptions) Run() error {
 	if err != nil {
 		return fmt.Errorf("incident %s: read %s: %w", e.ID, rel, err)
 	}
-	if _, err := o.Out.Write(data); err != nil {
+	// An agent wrote the report, quoting the cluster: printed without its
+	// escape sequences (the file keeps them).
+	report := term.Clean(string(data))
+	if _, err := io.WriteString(o.Out, report); err != nil {
 		return err
 	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
+	if report != "" && !strings.HasSuffix(report, "\n") {
 		fmt.Fprintln(o.Out)
 	}
 	return nil
@@ -603,7 +620,9 @@ func (o *StatusOptions) Run() error {
 func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 	inc := e.Incident
 	w := printers.GetNewTabWriter(out)
-	line := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, v) }
+	// Values come from the cluster and from agents: nothing in them may
+	// drive the terminal.
+	line := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, term.Clean(v)) }
 	when := func(t *time.Time) string {
 		if t == nil || t.IsZero() {
 			return none
@@ -632,7 +651,7 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 	}
 	line("Fault", fault)
 	if inc.Message != "" {
-		line("Message", truncate(inc.Message, 200))
+		line("Message", truncate(term.Clean(inc.Message), 200))
 	}
 
 	a := inc.Agent

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -85,7 +86,10 @@ func (o *TriageOptions) finish(res *triage.Result) error {
 	switch inc.Status {
 	case incident.Resolved:
 		if o.Output != outputJSON {
-			fmt.Fprint(o.Out, res.Report)
+			// The report quotes log lines and an agent wrote it: none of
+			// their escape sequences reach the terminal, or a file it is
+			// piped to. The workspace keeps it verbatim.
+			fmt.Fprint(o.Out, term.Clean(res.Report))
 		}
 		o.progress()("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause)
 		return nil
@@ -140,11 +144,39 @@ func newTriageOutput(res *triage.Result) TriageOutput {
 }
 
 func writeTriageJSON(w io.Writer, res *triage.Result) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "    ") // as kubectl -o json
 	enc.SetEscapeHTML(false)  // the report's <, > and & stay readable
 	if err := enc.Encode(newTriageOutput(res)); err != nil {
 		return fmt.Errorf("write the result as JSON: %w", err)
 	}
+	if _, err := w.Write(escapeC1(buf.Bytes())); err != nil {
+		return fmt.Errorf("write the result as JSON: %w", err)
+	}
 	return nil
+}
+
+// escapeC1 rewrites the C1 control characters (U+0080–U+009F) in JSON text
+// as \u escapes: encoding/json leaves them raw, some terminals act on them,
+// and YAML refuses them. The document means the same: outside its strings
+// JSON is ASCII, and in UTF-8 the byte 0xC2 only ever leads a character.
+func escapeC1(data []byte) []byte {
+	if bytes.IndexByte(data, 0xc2) < 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data)+16)
+	for {
+		i := bytes.IndexByte(data, 0xc2)
+		if i < 0 || i+1 == len(data) {
+			break
+		}
+		if c := data[i+1]; c >= 0x80 && c <= 0x9f {
+			out = fmt.Appendf(append(out, data[:i]...), `\u%04x`, c)
+		} else {
+			out = append(out, data[:i+2]...)
+		}
+		data = data[i+2:]
+	}
+	return append(out, data...)
 }

@@ -85,6 +85,7 @@ type TriageOptions struct {
 	progressLine *term.Progress // stderr's progress reporter (output.go)
 
 	namespace string
+	suggest   func(typed string) []string // subcommands close to a typed word
 	agent     agent.Agent
 	getEnv    func(string) string
 }
@@ -132,6 +133,9 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 			return o.Run(c.Context())
 		},
 	}
+	// A bare word is a pod name, so cobra never says "unknown command":
+	// mistypedCommand suggests one when the pod is not found.
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.SetVersionTemplate("kubectl-triage {{.Version}}\n")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())
@@ -139,16 +143,19 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	// Every setting can come from the environment or the config file;
 	// flags win over both (DESIGN.md §10).
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		if c.Name() == "version" || c.Name() == "completion" || (c.Parent() != nil && c.Parent().Name() == "completion") {
+		// Help, version and completion must work with a broken config file
+		// (completion functions apply it themselves, leniently).
+		switch {
+		case c.Name() == "version", c.Name() == "help", c.Name() == "completion",
+			c.Name() == cobra.ShellCompRequestCmd, c.Name() == cobra.ShellCompNoDescRequestCmd,
+			c.Parent() != nil && c.Parent().Name() == "completion":
 			return nil
 		}
 		f, err := config.Setup(c, o.getEnv)
 		if err != nil {
 			return err
 		}
-		if f.Found() {
-			c.SetContext(context.WithValue(c.Context(), configFileKey{}, f.Path()))
-		}
+		c.SetContext(context.WithValue(c.Context(), configFileKey{}, f))
 		return nil
 	}
 	o.AddFlags(cmd)
@@ -176,6 +183,7 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 // Complete fills the options from flags, environment and kubeconfig.
 func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Args = args
+	o.suggest = cmd.SuggestionsFor
 	if err := o.AgentFlags.Complete(cmd.Context()); err != nil {
 		return err
 	}
@@ -229,7 +237,7 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 	} else {
 		progress("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
 		if t, err = target.Resolve(o.configFlags, o.namespace, o.Args); err != nil {
-			return err
+			return o.mistypedCommand(err)
 		}
 	}
 	cfg, err := o.configFlags.ToRESTConfig()
@@ -340,11 +348,41 @@ func resolveFault(flags *genericclioptions.ConfigFlags, defaultNamespace string,
 }
 
 func (o *TriageOptions) logger() *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.getEnv(envLogLvl))); err != nil || o.getEnv(envLogLvl) == "" {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	v := o.getEnv(envLogLvl)
+	if v == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	level, err := parseLogLevel(v)
+	if err != nil {
+		fmt.Fprintf(o.ErrOut, "warning: ignoring %s=%q: %v\n", envLogLvl, v, err)
+		return slog.New(slog.DiscardHandler)
 	}
 	return slog.New(slog.NewTextHandler(o.ErrOut, &slog.HandlerOptions{Level: level}))
+}
+
+// parseLogLevel reads debug, info, warn (or warning) and error.
+func parseLogLevel(s string) (slog.Level, error) {
+	var level slog.Level
+	if strings.EqualFold(s, "warning") {
+		s = "warn"
+	}
+	if err := level.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("unknown log level %q: want debug, info, warn or error", s)
+	}
+	return level, nil
+}
+
+// mistypedCommand adds "did you mean" to a failed lookup of a single word
+// that is close to a subcommand: `kubectl triage lsit` meant list, not a
+// pod named lsit.
+func (o *TriageOptions) mistypedCommand(err error) error {
+	if len(o.Args) == 0 || o.suggest == nil {
+		return err
+	}
+	if s := o.suggest(o.Args[0]); len(s) > 0 {
+		return fmt.Errorf("%w\nDid you mean the command 'kubectl triage %s'?", err, s[0])
+	}
+	return err
 }
 
 // clusterInfo names the cluster for the report: context and cluster from the

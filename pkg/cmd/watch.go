@@ -176,17 +176,17 @@ func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.Reason, "reason", "", "With --subscribe-mode events: only events with this reason")
 	f.BoolVar(&o.IncludeExisting, "include-existing", false, "With --source cluster: also triage, once, the faults that exist when the watch starts")
 	checkedVar(f, &o.MinSeverity, "min-severity", o.MinSeverity, func(s string) error { _, err := watch.NewFilter(s); return err }, "Triage faults at least this severe: info, warning, critical (or debug … emergency). Env: "+envMinSeverity)
-	f.DurationVar(&o.DedupWindow, "dedup-window", o.DedupWindow, "Triage the same fault of the same resource at most once per window (0 disables)")
-	f.IntVar(&o.MaxQueue, "max-queue", o.MaxQueue, "Faults waiting per cluster while its agent is busy")
+	nonNegativeDurationVar(f, &o.DedupWindow, "dedup-window", o.DedupWindow, "Triage the same fault of the same resource at most once per window (0 disables)")
+	positiveIntVar(f, &o.MaxQueue, "max-queue", o.MaxQueue, "Faults waiting per cluster while its agent is busy")
 	checkedVar(f, &o.Overflow, "overflow", o.Overflow, func(s string) error { _, err := watch.ParseOverflow(s); return err }, "When the queue is full: drop-oldest or drop-new")
-	f.IntVar(&o.MaxIncidents, "max-incidents", 0, "Stop after this many incidents (0: run until interrupted)")
-	f.DurationVar(&o.DrainTimeout, "drain-timeout", o.DrainTimeout, "On Ctrl-C/SIGTERM, how long a running triage may finish before it is cancelled")
+	nonNegativeIntVar(f, &o.MaxIncidents, "max-incidents", 0, "Stop after this many incidents (0: run until interrupted)")
+	nonNegativeDurationVar(f, &o.DrainTimeout, "drain-timeout", o.DrainTimeout, "On Ctrl-C/SIGTERM, how long a running triage may finish before it is cancelled")
 	choiceVarP(f, &o.Output, "output", "o", o.Output, []string{"text", "json"}, "Summary per incident on stdout: text (one line) or json (one JSON object per line)")
 	f.StringVar(&o.SlackWebhook, "slack-webhook", "", "Slack incoming-webhook URL to post each incident to. Env: "+envSlackWebhook)
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "Serve Prometheus metrics and /healthz on this address, e.g. 127.0.0.1:9090 (off by default)")
 	choiceVar(f, &o.LogFormat, "log-format", o.LogFormat, []string{"text", "json"}, "Log format on stderr: text or json")
-	checkedVar(f, &o.LogLevel, "log-level", o.LogLevel, func(s string) error { var l slog.Level; return l.UnmarshalText([]byte(s)) }, "Log level: debug, info, warn or error. Env: "+envLogLvl)
-	f.DurationVar(&o.Retention, "retention", 0, "Remove finished incidents older than this, at start and periodically (0: keep all)")
+	checkedVar(f, &o.LogLevel, "log-level", o.LogLevel, func(s string) error { _, err := parseLogLevel(s); return err }, "Log level: debug, info, warn or error. Env: "+envLogLvl)
+	nonNegativeDurationVar(f, &o.Retention, "retention", 0, "Remove finished incidents older than this, at start and periodically (0: keep all)")
 	for flag, env := range map[string]string{"mcp-endpoint": envMCPEndpoint, "subscribe-mode": envSubscribe, "slack-webhook": envSlackWebhook,
 		"min-severity": envMinSeverity, "log-level": envLogLvl} {
 		config.BindEnv(f, flag, env)
@@ -282,9 +282,9 @@ func (o *WatchOptions) Validate() error {
 
 // newLogger is watch mode's slog logger on stderr.
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("unknown --log-level %q: want debug, info, warn or error", level)
+	lvl, err := parseLogLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
 	switch format {

@@ -24,7 +24,19 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeInit() // in-process runs re-execute this binary as the agent sandbox's init
-	os.Exit(testcluster.Main(m))
+	// The developer's settings stay out: no config file, none of the
+	// variables kubectl triage reads (AGENT_CLI=claude would run a paid agent).
+	config, err := os.MkdirTemp("", "kubectl-triage-e2e-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", config)
+	for _, name := range cmd.EnvironmentNames() {
+		os.Unsetenv(name)
+	}
+	code := testcluster.Main(m)
+	os.RemoveAll(config)
+	os.Exit(code)
 }
 
 // run is one kubectl triage invocation, in-process.
