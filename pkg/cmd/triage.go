@@ -47,6 +47,12 @@ const (
 
 const defaultTimeout = 10 * time.Minute
 
+// The plugin's client rate limits (see WrapConfigFn).
+const (
+	clientQPS   = 20
+	clientBurst = 40
+)
+
 var triageLong = `Investigate why a Kubernetes resource is failing and print a report: symptom,
 evidence, timeline, hypotheses checked, root cause with a confidence, and the
 fix a human should apply.
@@ -107,6 +113,12 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.WrapConfigFn = func(c *rest.Config) *rest.Config {
 		c = readonly.Config(c)
 		c.UserAgent = version.UserAgent()
+		// client-go's default 5 requests/s would pace a long watch's
+		// triages once the burst is spent; collection is already bounded
+		// by its own fan-out, so allow what one triage needs at once.
+		if c.QPS == 0 {
+			c.QPS, c.Burst = clientQPS, clientBurst
+		}
 		return c
 	}
 	o := NewTriageOptions(flags, streams)
