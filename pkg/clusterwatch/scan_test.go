@@ -295,10 +295,11 @@ func (e *emitted) emit(ev *fault.Event) {
 	}
 }
 
-// waitFor waits until name has been emitted and returns the names emitted
-// so far, sorted. A reconcile emits all its faults in one go, so once a
-// barrier's fault is in, so is everything its scan found.
-func (e *emitted) waitFor(t *testing.T, name string) []string {
+// waitFor waits until every name in want has been emitted and returns the
+// names emitted so far, sorted. A scan emits in list order (by name), so a
+// barrier whose name sorts last (zz-…) is in only after everything its
+// scan found.
+func (e *emitted) waitFor(t *testing.T, want ...string) []string {
 	t.Helper()
 	timeout := time.After(deadline)
 	for {
@@ -308,14 +309,18 @@ func (e *emitted) waitFor(t *testing.T, name string) []string {
 			names = append(names, ev.ResourceName())
 		}
 		e.mu.Unlock()
-		if slices.Contains(names, name) {
+		all := true
+		for _, w := range want {
+			all = all && slices.Contains(names, w)
+		}
+		if all {
 			slices.Sort(names)
 			return names
 		}
 		select {
 		case <-e.got:
 		case <-timeout:
-			t.Fatalf("%s not emitted within %v; got %q", name, deadline, names)
+			t.Fatalf("%q not all emitted within %v; got %q", want, deadline, names)
 		}
 	}
 }
@@ -369,7 +374,8 @@ func TestReconciler(t *testing.T) {
 	other := crashLoopingPod(t, c, ns, "reported-elsewhere")
 	observe("another-cluster", other)
 	rec.Gap(time.Second)
-	if got, want := out.waitFor(t, "during-the-gap"), []string{"during-the-gap", "reported-elsewhere"}; !slices.Equal(got, want) {
+	// A scan emits in list order, one by one: wait for all it should find.
+	if got, want := out.waitFor(t, "during-the-gap", "reported-elsewhere"), []string{"during-the-gap", "reported-elsewhere"}; !slices.Equal(got, want) {
 		t.Errorf("after the first gap: emitted %q, want %q", got, want)
 	}
 
@@ -380,15 +386,15 @@ func TestReconciler(t *testing.T) {
 	}
 	p.Status = runningStatus()
 	c.SetStatus(t, p)
-	crashLoopingPod(t, c, ns, "barrier-1")
+	crashLoopingPod(t, c, ns, "zz-barrier-1")
 	rec.Gap(time.Second)
-	out.waitFor(t, "barrier-1")
+	out.waitFor(t, "zz-barrier-1")
 	p.Status = crashLoopStatus(7)
 	c.SetStatus(t, p)
-	crashLoopingPod(t, c, ns, "barrier-2")
+	crashLoopingPod(t, c, ns, "zz-barrier-2")
 	rec.Gap(time.Second)
-	got := out.waitFor(t, "barrier-2")
-	want := []string{"barrier-1", "barrier-2", "during-the-gap", "during-the-gap", "reported-elsewhere"}
+	got := out.waitFor(t, "zz-barrier-2")
+	want := []string{"during-the-gap", "during-the-gap", "reported-elsewhere", "zz-barrier-1", "zz-barrier-2"}
 	if !slices.Equal(got, want) {
 		t.Errorf("after the later gaps: emitted %q, want %q", got, want)
 	}
