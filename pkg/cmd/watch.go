@@ -182,7 +182,7 @@ func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 	nonNegativeIntVar(f, &o.MaxIncidents, "max-incidents", 0, "Stop after this many incidents (0: run until interrupted)")
 	nonNegativeDurationVar(f, &o.DrainTimeout, "drain-timeout", o.DrainTimeout, "On Ctrl-C/SIGTERM, how long a running triage may finish before it is cancelled")
 	choiceVarP(f, &o.Output, "output", "o", o.Output, []string{"text", "json"}, "Summary per incident on stdout: text (one line) or json (one JSON object per line)")
-	f.StringVar(&o.SlackWebhook, "slack-webhook", "", "Slack incoming-webhook URL to post each incident to. Env: "+envSlackWebhook)
+	f.StringVar(&o.SlackWebhook, "slack-webhook", "", "Slack incoming-webhook URL to post each incident to; it is a secret, so prefer the env var or the config file to the command line. Env: "+envSlackWebhook)
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "Serve Prometheus metrics and /healthz on this address, e.g. 127.0.0.1:9090 (off by default)")
 	choiceVar(f, &o.LogFormat, "log-format", o.LogFormat, []string{"text", "json"}, "Log format on stderr: text or json")
 	checkedVar(f, &o.LogLevel, "log-level", o.LogLevel, func(s string) error { _, err := parseLogLevel(s); return err }, "Log level: debug, info, warn or error. Env: "+envLogLvl)
