@@ -401,3 +401,44 @@ func TestHPAScope(t *testing.T) {
 		}
 	}
 }
+
+// A ReplicaSet triaged directly brings its own pods, listed by its selector
+// in its namespace, with or without a Deployment over it; pods its
+// selector matches but another controller owns are left out.
+func TestReplicaSetTargetPods(t *testing.T) {
+	ctrl := true
+	labels := map[string]string{"app": "web", "pod-template-hash": "abc"}
+	owned := func(name string, rs types.UID) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID(name), Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-abc", UID: rs, Controller: &ctrl}}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}}}
+	}
+	for _, owner := range []string{"", "web"} {
+		t.Run("owner "+owner, func(t *testing.T) {
+			rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Namespace: ns, UID: "rs-uid", Labels: labels},
+				Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels}}}
+			objs := []runtime.Object{rs, owned("web-abc-1", "rs-uid"), owned("web-abc-2", "rs-uid"), owned("stray", "other-uid"),
+				&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns, UID: "db", Labels: map[string]string{"app": "db"}}}}
+			if owner != "" {
+				rs.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: owner, UID: "d-uid", Controller: &ctrl}}
+				objs = append(objs, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: owner, Namespace: ns, UID: "d-uid"}})
+			}
+			cs := fake.NewClientset(objs...)
+			b := collect(t, cs, asTarget(t, rs, gvkReplicaSet))
+			var names []string
+			for _, p := range b.Pods {
+				names = append(names, p.Name)
+			}
+			if len(names) != 2 || names[0] == "stray" || names[1] == "stray" {
+				t.Errorf("pods %v, want web-abc-1 and web-abc-2", names)
+			}
+			if owner != "" && len(b.Deployments) != 1 {
+				t.Errorf("owning deployment not collected")
+			}
+			lists := listed(cs, "pods")
+			if len(lists) != 1 || lists[0].Namespace != ns || lists[0].GetListRestrictions().Labels.String() != "app=web,pod-template-hash=abc" {
+				t.Errorf("pod lists %+v, want one in %s by the ReplicaSet's selector", lists, ns)
+			}
+		})
+	}
+}

@@ -89,6 +89,11 @@ func ownerName(c *Context, p *corev1.Pod) (kind, name string) {
 	case len(b.Jobs) > 0:
 		return "job", b.Jobs[0].Name
 	}
+	// A ReplicaSet triaged directly, with no Deployment over it: its
+	// template is what a human changes.
+	if rs := targetOf(c, "ReplicaSet", b.ReplicaSets); rs != nil {
+		return "replicaset", rs.Name
+	}
 	return "pod", p.Name
 }
 
@@ -158,6 +163,9 @@ func raiseMemory(p *corev1.Pod, kind, owner, container, limit string) report.Act
 		Description: fmt.Sprintf("Raise the memory limit of container %s so it fits the workload's peak.", container),
 		Commands:    []string{fmt.Sprintf("kubectl set resources %s/%s %s -c %s --limits=memory=%s", kind, owner, nsFlag(p), container, limit)},
 		Risk:        "the pods restart with the new limit; a higher limit needs room on the node and may leave a leak unfixed"}
+	if kind == "replicaset" {
+		a.Risk = replicaSetTemplateRisk + "; a higher limit needs room on the node and may leave a leak unfixed"
+	}
 	if kind == "pod" {
 		a.Description += " A bare pod's limits cannot be set in place: change the manifest and recreate the pod."
 		a.Commands = []string{
@@ -333,7 +341,7 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 				Commands: []string{fmt.Sprintf("kubectl rollout undo %s/%s %s", kind, owner, nsFlag(p))},
 				Risk:     "rolls the whole workload back to the previous revision"},
 		}
-		if kind == "pod" || kind == "job" || kind == "cronjob" {
+		if kind == "pod" || kind == "job" || kind == "cronjob" || kind == "replicaset" { // nothing to roll back
 			f.Actions = f.Actions[:1]
 		}
 	default:
@@ -378,6 +386,10 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 	}
 	return f
 }
+
+// replicaSetTemplateRisk: a ReplicaSet's controller does not roll a
+// template change out.
+const replicaSetTemplateRisk = "a ReplicaSet applies a template change only to the pods it creates from now on: delete its running pods to replace them"
 
 func exitSuffix(t *corev1.ContainerStateTerminated) string {
 	if t == nil {

@@ -105,7 +105,7 @@ func containerPatch(c *Context, p *corev1.Pod, container string, fields map[stri
 	podSpec := map[string]any{list: []any{ctr}}
 	var patch map[string]any
 	switch kind {
-	case "deployment", "statefulset", "daemonset":
+	case "deployment", "statefulset", "daemonset", "replicaset":
 		patch = map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec}}}
 	case "cronjob":
 		patch = map[string]any{"spec": map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec}}}}}
@@ -114,7 +114,11 @@ func containerPatch(c *Context, p *corev1.Pod, container string, fields map[stri
 	if patch != nil {
 		data, _ := json.Marshal(patch)
 		a.Commands = []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, nsFlag(p), data)}
-		if a.Risk == "" {
+		switch {
+		case a.Risk != "":
+		case kind == "replicaset":
+			a.Risk = replicaSetTemplateRisk
+		default:
 			a.Risk = "the change starts a rollout of the workload"
 		}
 		return a
@@ -1340,7 +1344,7 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 			Commands: []string{fmt.Sprintf(`kubectl patch configmap %s -n %s -p '{"data":{"%s":"<value>"}}'`, name, ns, key)},
 			Risk:     "every pod that reads this ConfigMap sees the change when its containers restart"}}
 	}
-	if kind, owner := ownerName(c, p); kind != "pod" && kind != "job" {
+	if kind, owner := ownerName(c, p); kind != "pod" && kind != "job" && kind != "replicaset" { // rollout restart knows neither
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: "Restart the pods so they read the fixed ConfigMap (environment variables are read only at container start).",
 			Commands: []string{fmt.Sprintf("kubectl rollout restart %s/%s %s", kind, owner, nsFlag(p))}, Risk: "replaces the pods one by one"})
 	}

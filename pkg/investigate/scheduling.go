@@ -334,6 +334,10 @@ func (e *schedContext) template() *corev1.PodTemplateSpec {
 		return &b.CronJobs[0].Spec.JobTemplate.Spec.Template
 	case "job":
 		return &b.Jobs[0].Spec.Template
+	case "replicaset":
+		if rs := targetOf(e.c, "ReplicaSet", b.ReplicaSets); rs != nil {
+			return &rs.Spec.Template
+		}
 	}
 	return nil
 }
@@ -346,7 +350,7 @@ func (e *schedContext) replicas() int32 {
 		return *b.Deployments[0].Spec.Replicas
 	case e.kind == "statefulset" && b.StatefulSets[0].Spec.Replicas != nil:
 		return *b.StatefulSets[0].Spec.Replicas
-	case e.kind == "pod" && len(b.ReplicaSets) > 0 && b.ReplicaSets[0].Spec.Replicas != nil:
+	case (e.kind == "pod" || e.kind == "replicaset") && len(b.ReplicaSets) > 0 && b.ReplicaSets[0].Spec.Replicas != nil:
 		return *b.ReplicaSets[0].Spec.Replicas
 	}
 	return 0

@@ -182,7 +182,7 @@ func TestKindSymptoms(t *testing.T) {
 		{name: "job failed", bundle: symJob(wlJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)),
 			faults: []string{"Condition Failed=True (BackoffLimitExceeded) since 2026-11-21 14:50:00 UTC: Job has reached the specified backoff limit"}, state: "ongoing"},
 		{name: "job still retrying failed pods", bundle: symJob(wlJob("report", "", "", 2, func(j *batchv1.Job) { j.Status.Active = 1 })),
-			faults: []string{"Job report has 2 failed pod(s) so far and is still running (backoffLimit 3, 1 active)"}, state: "degraded"},
+			faults: []string{"Job report has 2 failed pod(s) so far and is still running (backoffLimit 3, 1 active)"}, state: "ongoing"},
 		{name: "job suspended", bundle: symJob(wlJob("report", "", "", 0, func(j *batchv1.Job) { j.Spec.Suspend = boolPtr(true) })),
 			notes: []string{"Job report is suspended"}, state: "healthy"},
 

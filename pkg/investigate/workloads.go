@@ -22,14 +22,17 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 )
 
-// Workload rules: Deployment rollouts, ReplicaSet/StatefulSet/DaemonSet creation failures, StatefulSet ordinals, DaemonSet coverage, Jobs and CronJobs.
+// Workload rules: Deployment rollouts, ReplicaSet/StatefulSet/DaemonSet creation failures, a ReplicaSet's unready pods, StatefulSet ordinals, DaemonSet coverage, Jobs and CronJobs (the ones still retrying or piling up runs in jobs.go).
 var workloadRules = []Rule{
 	{"workload-failed-create", wlCheckFailedCreate},
 	{"deployment-rollout", wlCheckRollout},
 	{"statefulset-ordinal-blocked", wlCheckStatefulSetOrdinals},
 	{"daemonset-coverage", wlCheckDaemonSet},
 	{"job-failed", wlCheckJobFailed},
+	{"job-retrying", wlCheckJobRetrying},
 	{"cronjob", wlCheckCronJob},
+	{"cronjob-runs-pile-up", wlCheckCronPileUp},
+	{"replicaset-pods", wlCheckReplicaSetPods},
 }
 
 // ---------------------------------------------------------------------------
@@ -1556,6 +1559,90 @@ func wlImageTag(image string) string {
 }
 
 // ---------------------------------------------------------------------------
+// ReplicaSets.
+
+// wlCheckReplicaSetPods: a ReplicaSet triaged directly whose pods are not
+// Ready. The pods' own cause is the root cause when a pod rule explains it;
+// this finding gives the ReplicaSet's side: how many replicas are ready,
+// who owns it, and how a fixed template reaches the pods.
+func wlCheckReplicaSetPods(c *Context) []Finding {
+	rs := targetOf(c, "ReplicaSet", c.B.ReplicaSets)
+	if rs == nil {
+		return nil
+	}
+	want := wlReplicasOf(rs.Spec.Replicas)
+	if want == 0 || rs.Status.ReadyReplicas >= want {
+		return nil
+	}
+	var unready []*corev1.Pod
+	for _, p := range wlPodsOf(c, rs.UID) {
+		if !isPodReady(p) && p.Status.Phase != corev1.PodSucceeded && p.DeletionTimestamp == nil {
+			unready = append(unready, p)
+		}
+	}
+	if len(unready) == 0 {
+		return nil // no pod to read: the FailedCreate rule speaks for missing ones
+	}
+	return []Finding{wlReplicaSetFinding(c, rs, want, unready)}
+}
+
+func wlReplicaSetFinding(c *Context, rs *appsv1.ReplicaSet, want int32, unready []*corev1.Pod) Finding {
+	f := Finding{Category: "ReplicaSet/PodsNotReady", Verdict: report.Validated, Current: true, Depth: 1, Subject: rs.Name}
+	f.Evidence = []string{c.Evidence(
+		fmt.Sprintf("ReplicaSet %s: %d desired, %d created, %d ready, %d available", rs.Name, want, rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas),
+		fmt.Sprintf("replicaset/%s .status", rs.Name), fmt.Sprintf("kubectl get replicaset %s -n %s -o wide", rs.Name, rs.Namespace))}
+	var names []string
+	for _, p := range unready {
+		names = append(names, p.Name)
+	}
+	ready := fmt.Sprintf("%d/%d replicas ready", rs.Status.ReadyReplicas, want)
+	f.Hypothesis = fmt.Sprintf("The pods of ReplicaSet %s do not become Ready", rs.Name)
+	f.Contributing = append(f.Contributing, fmt.Sprintf("ReplicaSet %s has %s (%d created); its pods %s are not Ready.", rs.Name, ready, rs.Status.Replicas, strings.Join(names, ", ")))
+	w := wlTopOwner(c, "ReplicaSet", rs)
+	pods := "-l " + wlSelectorString(rs.Spec.Selector)
+	if wlSelectorString(rs.Spec.Selector) == "" { // matchExpressions only: name the pods
+		pods = strings.Join(names, " ")
+	}
+	if w.Kind != "replicaset" {
+		f.Contributing = append(f.Contributing, fmt.Sprintf("It is revision %d of %s: fix the pod template there, which rolls out a new ReplicaSet; the %s's controller reverts a change made to this ReplicaSet.", bundle.Revision(rs), w.ref(), w.Kind))
+	} else {
+		f.Contributing = append(f.Contributing, "No Deployment owns it: a ReplicaSet creates pods from its template only when it is short of replicas, so a fixed template reaches the running pods only once they are deleted.")
+		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate,
+			Description: fmt.Sprintf("Once the pod template of ReplicaSet %s is fixed, delete its pods so it recreates them from the new template: a ReplicaSet does not replace running pods when its template changes.", rs.Name),
+			Commands:    []string{fmt.Sprintf("kubectl edit replicaset %s -n %s   # .spec.template", rs.Name, rs.Namespace), fmt.Sprintf("kubectl delete pods -n %s %s", rs.Namespace, pods)},
+			Risk:        "deleting every pod at once leaves the ReplicaSet without pods until the new ones are Ready; delete them one by one to keep the ready ones serving"})
+	}
+	pod, cause := wlFirstCause(wlPodCauses(c, unready), unready)
+	if cause != nil {
+		// The pod's own finding is the root cause; this one is its context.
+		f.Category += "/PodsFailing"
+		f.Context = true
+		f.Confidence = 0.5
+		f.Title = fmt.Sprintf("replicaset %s has %s: pod %s: %s", rs.Name, ready, pod.Name, cause.Title)
+		f.Summary = fmt.Sprintf("The pods of ReplicaSet %s do not become Ready: pod %s: %s.", rs.Name, pod.Name, cause.Title)
+		f.Culprit = fmt.Sprintf("replicaset/%s pods: %s", rs.Name, cause.Culprit)
+		f.Mechanism = cause.Mechanism
+	} else {
+		p := unready[0]
+		state, ev := wlDescribePod(c, p)
+		f.Evidence = append(f.Evidence, ev...)
+		f.Confidence = 0.6
+		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodPending {
+			f.Category += "/Pending"
+		} else {
+			f.Category += "/NotReady"
+		}
+		f.Title = fmt.Sprintf("replicaset %s has %s: pod %s is %s", rs.Name, ready, p.Name, state)
+		f.Summary = fmt.Sprintf("%d pod(s) of ReplicaSet %s are not Ready and no rule explains why: pod %s is %s.", len(unready), rs.Name, p.Name, state)
+		f.Mechanism = "A ReplicaSet counts a pod ready once every container is Ready (its readiness probe passes); Services send no traffic to the others."
+		f.Culprit = fmt.Sprintf("replicaset/%s pod %s (%s)", rs.Name, p.Name, state)
+	}
+	f.Actions = append(f.Actions, report.Action{Kind: report.Check, Description: "Read the pods' states and events.",
+		Commands: []string{fmt.Sprintf("kubectl get pods -n %s %s -o wide", rs.Namespace, pods), fmt.Sprintf("kubectl describe pod %s -n %s", unready[0].Name, rs.Namespace)}})
+	return f
+}
+
+// ---------------------------------------------------------------------------
 // StatefulSets.
 
 // wlOrdinalOf parses the ordinal of a StatefulSet pod named <set>-<n>.
@@ -2271,10 +2358,7 @@ func wlCheckCronJob(c *Context) []Finding {
 	}
 	var out []Finding
 	sched, schedErr := wlParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
-	evidence := []string{c.Evidence(
-		fmt.Sprintf("CronJob %s: schedule %q%s, suspend %v, concurrencyPolicy %s, last scheduled %s, last successful %s, %d active job(s)", cj.Name, cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone),
-			cj.Spec.Suspend != nil && *cj.Spec.Suspend, wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy), wlStampPtr(cj.Status.LastScheduleTime), wlStampPtr(cj.Status.LastSuccessfulTime), len(cj.Status.Active)),
-		fmt.Sprintf("cronjob/%s .spec/.status", cj.Name), fmt.Sprintf("kubectl get cronjob %s -n %s -o wide", cj.Name, cj.Namespace))}
+	evidence := []string{wlCronEvidence(c, cj)}
 	if f, ok := wlCronFailingJobs(c, cj, evidence); ok {
 		out = append(out, f)
 	}
