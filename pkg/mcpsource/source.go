@@ -397,7 +397,8 @@ func (r *run) subscribeArgs() map[string]any {
 
 // resubscribe makes a new subscription on a live session. A missing one is
 // a gap since it was last seen; a degraded one is replaced (the new one
-// first, so nothing is missed in between; the pipeline dedups the overlap).
+// first, so nothing more is missed; the pipeline dedups the overlap) and
+// is a gap too, for what it may have missed while degraded.
 func (r *run) resubscribe(ctx context.Context, sess *session, why string, missing bool) error {
 	r.logger.Warn(why+"; subscribing again", "endpoint", r.opts.Endpoint, "subscriptionId", sess.subID)
 	ctx, cancel := context.WithTimeout(ctx, r.opts.RequestTimeout)
@@ -421,8 +422,10 @@ func (r *run) resubscribe(ctx context.Context, sess *session, why string, missin
 	if _, err := r.callTool(ctx, sess.cs, toolUnsubscribe, map[string]any{"subscriptionId": old}); err != nil {
 		r.logger.Debug("unsubscribe of the degraded subscription failed", "subscriptionId", old, "error", err)
 	}
-	r.logger.Warn("replaced the degraded subscription; faults may have been missed while it was degraded",
-		"endpoint", r.opts.Endpoint, "subscriptionId", id, "previousSubscriptionId", old)
+	// While it was degraded the server's watch may have missed faults, and
+	// nothing replays them: that is a gap like any other (from when it was
+	// last known healthy), so the caller reconciles.
+	r.recordGap(lastSeen, "replaced the degraded subscription", "subscriptionId", id, "previousSubscriptionId", old)
 	return nil
 }
 

@@ -333,7 +333,7 @@ func TestResubscribe(t *testing.T) {
 		}, 1},
 		{"degraded", func(t *testing.T, srv *mcpserver.Server, sub mcpserver.Subscription) {
 			send(t, srv, mcpserver.LoggerSubscriptionError, `{"subscriptionId":"`+sub.ID+`","error":"watch closed: too old resource version","degraded":true}`)
-		}, 0},
+		}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -583,8 +583,8 @@ func TestCancel(t *testing.T) {
 }
 
 // TestOnGap: OnGap is called once per gap, after the subscription is back,
-// with the length Stats count; not for the first connection, nor for a
-// degraded subscription replaced before it was lost.
+// with the length Stats count; not for the first connection. A degraded
+// subscription may have missed faults: its replacement is a gap too.
 func TestOnGap(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -602,7 +602,7 @@ func TestOnGap(t *testing.T) {
 		}, replaced: true, wantGaps: 1},
 		{name: "degraded", disrupt: func(t *testing.T, srv *mcpserver.Server, sub mcpserver.Subscription) {
 			send(t, srv, mcpserver.LoggerSubscriptionError, `{"subscriptionId":"`+sub.ID+`","error":"watch closed: too old resource version","degraded":true}`)
-		}, replaced: true},
+		}, replaced: true, wantGaps: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
