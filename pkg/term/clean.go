@@ -9,7 +9,8 @@ import (
 // C0 control characters other than newline and tab, DEL, C1 control
 // characters (U+0080–U+009F), and escape sequences as a whole (CSI, OSC,
 // DCS, SOS, PM, APC, and two- or three-byte escapes), in their 7-bit (ESC)
-// and their UTF-8 C1 forms. Other text, UTF-8 included, is kept as it is.
+// and their UTF-8 C1 forms, and bidirectional overrides and isolates. Other
+// text, UTF-8 included, is kept as it is.
 //
 // Text from the cluster (messages, container log lines) and from agents
 // (reports) is printed on the user's terminal; unfiltered, it could retitle
@@ -36,6 +37,8 @@ func Clean(s string) string {
 			end = c1End(s, i+size, r)
 		case notUTF8 && c >= 0x80 && c <= 0x9f:
 			end = i + 1
+		case isBidiControl(r):
+			end = i + size // reorders what follows: "evil.sh\u202eht.exe"
 		case c >= 0x80:
 			i += size // text, or a byte no terminal acts on
 			continue
@@ -53,6 +56,13 @@ func Clean(s string) string {
 	}
 	b.WriteString(s[kept:])
 	return b.String()
+}
+
+// isBidiControl reports the explicit bidirectional formatting characters
+// (embeddings, overrides, isolates), which make text display in an order
+// other than it reads: a log line could hide what it says.
+func isBidiControl(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 const (
