@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/test/mcpserver"
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
@@ -54,6 +55,12 @@ func (l *lockedBuffer) String() string {
 // workspace root and config dir, JSON logs and a JSON line per incident.
 func startWatch(t *testing.T, c *testcluster.Cluster, args ...string) *watchProc {
 	t.Helper()
+	return startWatchEnv(t, c, nil, args...)
+}
+
+// startWatchEnv is startWatch with more environment (later entries win).
+func startWatchEnv(t *testing.T, c *testcluster.Cluster, env []string, args ...string) *watchProc {
+	t.Helper()
 	dir := t.TempDir()
 	w := &watchProc{lines: make(chan string, 64), stderr: &lockedBuffer{}, done: make(chan struct{}), root: filepath.Join(dir, "incidents")}
 	full := append([]string{"watch", "--kubeconfig", c.UserKubeconfig, "--cache-dir", filepath.Join(dir, "cache"), "--workspace-root", w.root,
@@ -61,6 +68,7 @@ func startWatch(t *testing.T, c *testcluster.Cluster, args ...string) *watchProc
 	w.cmd = exec.Command(pluginBinary(t), full...)
 	w.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 		"K8S_CLUSTER_MCP_ENDPOINT=", "SLACK_WEBHOOK_URL=", "KUBECTL_TRIAGE_CONFIG=")
+	w.cmd.Env = append(w.cmd.Env, env...)
 	w.cmd.Stderr = w.stderr
 	out, err := w.cmd.StdoutPipe()
 	if err != nil {
@@ -453,5 +461,53 @@ func TestWatchErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatchWithAgentCLI: watch runs an external agent CLI per fault, each
+// in its sandbox with its own read-only gateway, one after the other.
+func TestWatchWithAgentCLI(t *testing.T) {
+	c := testcluster.Get(t)
+	ns1, ns2 := c.Namespace(t), c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns1)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns2)
+	mcp := startMCP(t, mcpserver.Options{})
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte(fakeClaude), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := startWatchEnv(t, c, []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + t.TempDir(), "ANTHROPIC_API_KEY=sk-ant-fake"},
+		"--mcp-endpoint", mcp.Endpoint(), "--max-incidents", "2", "--agent", "claude")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := mcp.WaitSubscribed(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	send(t, mcp, podFault(ns1, "api", "CrashLoop", "critical"))
+	send(t, mcp, podFault(ns2, "api", "CrashLoop", "critical"))
+	first, second := w.next(t, 2*time.Minute), w.next(t, 2*time.Minute)
+	if code, _ := w.wait(t, time.Minute); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	kubeconfigs := map[string]bool{}
+	for _, il := range []incidentLine{first, second} {
+		if il.Status != "resolved" || !strings.Contains(il.RootCause, "DATABASE_URL") {
+			t.Errorf("incident %+v", il)
+		}
+		inc := assertWorkspace(t, il.Workspace, incident.Resolved)
+		if inc.Agent.Name != "claude" || inc.Agent.PID == 0 || inc.Sandbox != "namespaces" {
+			t.Errorf("agent record %+v, sandbox %q", inc.Agent, inc.Sandbox)
+		}
+		kc, err := os.ReadFile(filepath.Join(il.Workspace, "context", "kubeconfig"))
+		if err != nil || !strings.Contains(string(kc), "server: https://127.0.0.1:") || strings.Contains(string(kc), c.Server) {
+			t.Errorf("context/kubeconfig does not point at a loopback gateway: %v\n%s", err, kc)
+		}
+		kubeconfigs[string(kc)] = true
+	}
+	if len(kubeconfigs) != 2 {
+		t.Error("the two incidents share a gateway kubeconfig: each run needs its own token")
+	}
+	if !strings.Contains(w.stderr.String(), `"pid":`) {
+		t.Errorf("the logs do not carry the agent's pid:\n%s", w.stderr.String())
 	}
 }
