@@ -166,3 +166,49 @@ func TestConfigReachesIncidentCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigInit: the starter file, every line uncommented, is a valid
+// config file that changes nothing; init writes it once and never over a
+// file that exists.
+func TestConfigInit(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("KUBECTL_TRIAGE_CONFIG", "")
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)
+		return code, out.String(), errOut.String()
+	}
+	code, starter, stderr := run("config", "init", "--print")
+	if code != 0 || !strings.Contains(starter, "# agent: builtin") || !strings.Contains(starter, "#   min-severity: warning") {
+		t.Fatalf("init --print: exit %d, %s\n%s", code, stderr, starter)
+	}
+	// Uncomment every setting: the header stays a comment.
+	lines := strings.Split(starter, "\n")
+	for i, l := range lines {
+		if i >= 3 {
+			lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, "#"), " ")
+		}
+	}
+	p := filepath.Join(dir, "kubectl-triage", "config.yaml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o600)
+	code, view, stderr := run("config", "view", "watch")
+	if code != 0 {
+		t.Fatalf("the uncommented starter file is not a valid config file: %s\n%s", stderr, strings.Join(lines, "\n"))
+	}
+	if !regexp.MustCompile(`(?m)^min-severity +warning +config `).MatchString(view) {
+		t.Errorf("config view does not read the uncommented file:\n%s", view)
+	}
+	os.Remove(p)
+
+	if code, out, stderr := run("config", "init"); code != 0 || !strings.Contains(out, "wrote "+p) {
+		t.Fatalf("init: exit %d, %s %s", code, out, stderr)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("written file: %v, mode %v; want 0600 (it may hold a webhook)", err, fi.Mode().Perm())
+	}
+	if code, _, stderr := run("config", "init"); code == 0 || !strings.Contains(stderr, "never overwrites") {
+		t.Errorf("a second init: exit %d, %s", code, stderr)
+	}
+}

@@ -26,10 +26,11 @@ var configViewExample = `  # Where does each setting of a one-shot triage come f
 func NewCmdConfig(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
-		Short: "Show the settings in effect and where each comes from",
+		Short: "Write a starter config file, or show the settings in effect and where each comes from",
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
+	cmd.AddCommand(newCmdConfigInit(streams))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "view [COMMAND]",
 		Short: "List every setting of kubectl triage (or of COMMAND, e.g. watch): value and source (flag, env, config file line, default)",
