@@ -148,3 +148,42 @@ func TestRequireAndNoSandboxFlags(t *testing.T) {
 		t.Errorf("contradictory flags: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestSandboxHidesTheConfigFile: the config file may hold a Slack webhook;
+// the agent's sandbox hides it like the user's other credentials.
+func TestSandboxHidesTheConfigFile(t *testing.T) {
+	if err := sandbox.Probe(); err != nil {
+		t.Skipf("user namespaces unavailable here (%v): TestSandboxedAgentCannotReachCredentials covers the refusal path", err)
+	}
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	configHome := t.TempDir()
+	cfg := filepath.Join(configHome, "kubectl-triage", "config.yaml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	if err := os.WriteFile(cfg, []byte("model: sonnet\nwatch:\n  slack-webhook: https://hooks.slack.com/services/T0/B0/cfg-planted-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `#!/bin/sh
+cat "` + cfg + `" > output/config-read.txt 2>&1
+printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"# Triage: Pod/api\n## Summary\nmissing env\n## Root cause\n**DATABASE_URL is empty** (confident, 0.8)\n"}'
+`
+	env, root := agentEnv(t, c, "claude", script)
+	env = append(env, "XDG_CONFIG_HOME="+configHome)
+	code, _, stderr := runWith(t, env, "pod/api", "-n", ns, "--agent", "claude")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	dir := onlyWorkspace(t, root)
+	inc := assertWorkspace(t, dir, incident.Resolved)
+	if inc.Agent.Model != "sonnet" {
+		t.Errorf("model %q: the config file was not applied", inc.Agent.Model)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "output", "config-read.txt"))
+	if err != nil {
+		t.Fatalf("the fake agent did not run: %v", err)
+	}
+	if strings.Contains(string(got), "cfg-planted-secret") {
+		t.Errorf("the agent read the config file's secret: %s", got)
+	}
+}
