@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -389,7 +390,8 @@ func TestWatchOverflowAndDrain(t *testing.T) {
 }
 
 // TestWatchCluster: with nothing but a kubeconfig, a pod that starts
-// crash-looping after the watch started becomes exactly one incident.
+// crash-looping after the watch started becomes exactly one incident;
+// SIGTERM stops the watch with exit 0.
 func TestWatchCluster(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
@@ -407,7 +409,8 @@ func TestWatchCluster(t *testing.T) {
 		t.Errorf("a second incident for the same fault: %s", l)
 	case <-time.After(3 * time.Second):
 	}
-	w.cmd.Process.Signal(os.Interrupt)
+	w.cmd.Process.Signal(syscall.SIGTERM) // as a service manager stops it
+
 	if code, rest := w.wait(t, time.Minute); code != 0 || len(rest) != 0 {
 		t.Errorf("exit %d, extra lines %q", code, rest)
 	}
