@@ -220,6 +220,9 @@ func keyOf(ev *fault.Event) faultKey {
 	return faultKey{ev.ResourceKind(), ev.Namespace(), ev.ResourceName(), ev.FaultType}
 }
 
+// anyFault is the key of "some fault of this object was reported".
+func (k faultKey) anyFault() faultKey { k.faultType = ""; return k }
+
 // NewReconciler makes a Reconciler of the cluster opts.Client reaches. It
 // uses opts.Client, Cluster, Namespace, Logger and Now as Scan does, and
 // calls opts.Synced once the faults present at the start are noted.
@@ -268,6 +271,10 @@ func (r *Reconciler) Observe(ev *fault.Event) {
 		return // at worst, a scan emits it again and dedup has the last word
 	}
 	r.known[k] = r.now()
+	// The server and a scan may name one fault differently (an OOM-killed
+	// pod in back-off is CrashLoop to the server, OOMKilled to Classify):
+	// an object the source reported is covered until the next scan.
+	r.known[k.anyFault()] = r.now()
 }
 
 // Run notes the faults present now, then scans after each Gap and passes
@@ -321,7 +328,9 @@ func (r *Reconciler) update(res scanResult, start time.Time) []*fault.Event {
 	var fresh []*fault.Event
 	for _, ev := range res.events {
 		k := keyOf(ev)
-		if _, ok := r.known[k]; !ok && r.baselined[k.kind] {
+		_, known := r.known[k]
+		_, reported := r.known[k.anyFault()]
+		if !known && !reported && r.baselined[k.kind] {
 			fresh = append(fresh, ev)
 		}
 		r.known[k] = start

@@ -371,6 +371,15 @@ func TestReconciler(t *testing.T) {
 		rec.Observe(ev)
 	}
 	observe(clusterName, reported)
+	// The source may name a fault otherwise than a scan does: the object
+	// was reported, so the scan's CrashLoop for it is not new.
+	renamed := crashLoopingPod(t, c, ns, "reported-as-podcrash")
+	ev, err := fault.Synthesize(clusterName, fault.Resource{APIVersion: "v1", Kind: "Pod", Name: renamed.Name, Namespace: renamed.Namespace},
+		fault.TypePodCrash, fault.SeverityWarning, "from the source", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Observe(ev)
 	other := crashLoopingPod(t, c, ns, "reported-elsewhere")
 	observe("another-cluster", other)
 	rec.Gap(time.Second)
