@@ -2,9 +2,14 @@ package bundle
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -440,5 +445,130 @@ func TestReplicaSetTargetPods(t *testing.T) {
 				t.Errorf("pod lists %+v, want one in %s by the ReplicaSet's selector", lists, ns)
 			}
 		})
+	}
+}
+
+// cronRuns builds CronJob nightly with n runs, one a minute, the oldest
+// first: all but the two newest are active (listed in status.active), the
+// two newest have completed. Each run has a running pod; the oldest run
+// has a crash-looping pod too. A run of another CronJob shares the
+// namespace.
+func cronRuns(n int) (*batchv1.CronJob, []runtime.Object) {
+	ctrl := true
+	start := metav1.Now().Add(-time.Duration(n+1) * time.Minute)
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: ns, UID: "cj-uid"},
+		Spec: batchv1.CronJobSpec{Schedule: "* * * * *", ConcurrencyPolicy: batchv1.AllowConcurrent}}
+	var objs []runtime.Object
+	pod := func(name string, j *batchv1.Job, ready corev1.ConditionStatus) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID(name), Labels: j.Spec.Template.Labels,
+			CreationTimestamp: j.CreationTimestamp,
+			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: &ctrl}}},
+			Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "task", Image: "x"}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}}}
+	}
+	job := func(name string, owner types.UID, at time.Time) *batchv1.Job {
+		uid := types.UID("uid-" + name)
+		sel := map[string]string{batchv1.ControllerUidLabel: string(uid)}
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: uid, CreationTimestamp: metav1.NewTime(at),
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "x", UID: owner, Controller: &ctrl}}},
+			Spec: batchv1.JobSpec{Selector: &metav1.LabelSelector{MatchLabels: sel},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{batchv1.ControllerUidLabel: string(uid), batchv1.JobNameLabel: name}}}}}
+	}
+	for i := range n {
+		j := job(fmt.Sprintf("nightly-%02d", i), cj.UID, start.Add(time.Duration(i)*time.Minute))
+		if i < n-2 {
+			j.Status.Active = 1
+			cj.Status.Active = append(cj.Status.Active, corev1.ObjectReference{Kind: "Job", Namespace: ns, Name: j.Name, UID: j.UID})
+		} else {
+			j.Status.Succeeded = 1
+			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+		}
+		objs = append(objs, j, pod(j.Name+"-ok", j, corev1.ConditionTrue))
+		if i == 0 {
+			objs = append(objs, pod(j.Name+"-crash", j, corev1.ConditionFalse))
+		}
+	}
+	other := job("other-00", "other-cj", start)
+	other.Status.Active = 1
+	objs = append(objs, cj, other, pod("other-00-ok", other, corev1.ConditionFalse))
+	return cj, objs
+}
+
+// A CronJob target brings its newest runs and its oldest active ones, and
+// the pods of the newest run and of the oldest active runs: one list of
+// Jobs and one of pods, both in the namespace, with at most MaxPods pods,
+// so the requests do not grow with the number of runs.
+func TestCronJobActiveRunPods(t *testing.T) {
+	requests := map[int]int{}
+	for _, n := range []int{12, 30} {
+		t.Run(fmt.Sprint(n, " runs"), func(t *testing.T) {
+			cj, objs := cronRuns(n)
+			cs := fake.NewClientset(objs...)
+			b := collect(t, cs, asTarget(t, cj, gvkCronJob))
+			requests[n] = b.Requests
+
+			var jobs []string
+			for _, j := range b.Jobs {
+				jobs = append(jobs, j.Name)
+			}
+			sort.Strings(jobs)
+			// The five newest, and the five oldest active.
+			want := []string{"nightly-00", "nightly-01", "nightly-02", "nightly-03", "nightly-04"}
+			for i := n - 5; i < n; i++ {
+				want = append(want, fmt.Sprintf("nightly-%02d", i))
+			}
+			if !slices.Equal(jobs, want) {
+				t.Errorf("jobs %v, want %v", jobs, want)
+			}
+
+			var pods []string
+			for _, p := range b.Pods {
+				pods = append(pods, p.Name)
+			}
+			sort.Strings(pods)
+			// The newest run's and the four oldest active runs', the
+			// oldest run's unhealthy pod first.
+			want = []string{"nightly-00-crash", "nightly-01-ok", "nightly-02-ok", "nightly-03-ok", fmt.Sprintf("nightly-%02d-ok", n-1)}
+			if !slices.Equal(pods, want) {
+				t.Errorf("pods %v, want %v", pods, want)
+			}
+
+			lists := listed(cs, "pods")
+			if len(lists) != 1 || lists[0].Namespace != ns {
+				t.Fatalf("pod lists %+v, want one in %s", lists, ns)
+			}
+			if sel := lists[0].GetListRestrictions().Labels.String(); !strings.HasPrefix(sel, batchv1.ControllerUidLabel+" in (") {
+				t.Errorf("pods listed by %q, want a set-based selector of the runs' controller-uid", sel)
+			}
+			for _, a := range cs.Actions() {
+				if a.GetVerb() == "list" && a.GetNamespace() == "" {
+					t.Errorf("cluster-wide list of %s", a.GetResource().Resource)
+				}
+				if a.GetResource().Resource == "secrets" {
+					t.Errorf("%s of secrets", a.GetVerb())
+				}
+			}
+		})
+	}
+	if requests[12] != requests[30] {
+		t.Errorf("requests grew with the runs: %d for 12, %d for 30", requests[12], requests[30])
+	}
+}
+
+func TestJobPodSelectors(t *testing.T) {
+	job := func(ls *metav1.LabelSelector) *batchv1.Job { return &batchv1.Job{Spec: batchv1.JobSpec{Selector: ls}} }
+	uid := func(key, v string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{key: v}}
+	}
+	got := jobPodSelectors([]*batchv1.Job{
+		job(uid(batchv1.ControllerUidLabel, "b")),
+		job(uid(batchv1.ControllerUidLabel, "a")),
+		job(uid("controller-uid", "c")),                                                    // a Job created before 1.27
+		job(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "x", "run": "1"}}), // manualSelector
+		job(nil),
+	})
+	want := []string{"app=x,run=1", batchv1.ControllerUidLabel + " in (a,b)", "controller-uid in (c)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("jobPodSelectors = %q, want %q", got, want)
 	}
 }

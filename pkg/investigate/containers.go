@@ -391,6 +391,30 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 // template change out.
 const replicaSetTemplateRisk = "a ReplicaSet applies a template change only to the pods it creates from now on: delete its running pods to replace them"
 
+// replicaSetPendingRisk: the same for pods that have not started (waiting
+// to be scheduled, or for their image), which keep the old template and
+// wait on.
+const replicaSetPendingRisk = "a ReplicaSet applies a template change only to the pods it creates from now on: delete its pending pods so that it recreates them"
+
+// templateRisk is what changing the pod template of an owner of kind does
+// to the pods it has: rollout (e.g. "the change starts a rollout") for a
+// controller that rolls its pods, but a bare ReplicaSet does not.
+func templateRisk(kind, rollout string) string {
+	if kind == "replicaset" {
+		return replicaSetTemplateRisk
+	}
+	return rollout
+}
+
+// pendingTemplateRisk is templateRisk for a fix of pods that have not
+// started (unschedulable, or waiting for their image).
+func pendingTemplateRisk(kind, rollout string) string {
+	if kind == "replicaset" {
+		return replicaSetPendingRisk
+	}
+	return rollout
+}
+
 func exitSuffix(t *corev1.ContainerStateTerminated) string {
 	if t == nil {
 		return ""

@@ -112,7 +112,7 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 	switch match.Class {
 	case "NotFound", "InvalidName":
 		fix.Commands = []string{setImage}
-		fix.Risk = "starts a rollout with the new image"
+		fix.Risk = pendingTemplateRisk(kind, "starts a rollout with the new image")
 	case "Auth":
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
 		return f
@@ -203,7 +203,7 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 		f.Title += "; neither the pod nor its ServiceAccount " + saName + " has an imagePullSecret"
 		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", podRef(p), saName, image)
 		fix.Commands = []string{fmt.Sprintf(create, "regcred"), usePod}
-		fix.Risk = "stores registry credentials in the namespace; the patch starts a rollout"
+		fix.Risk = "stores registry credentials in the namespace; " + pendingTemplateRisk(kind, "the patch starts a rollout")
 	case len(podSecrets)+len(saSecrets) > 0:
 		names := strings.Join(append(podSecrets, saSecrets...), ", ")
 		f.Category = "ImagePull/Auth/WrongCredentials"
@@ -217,7 +217,7 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 	default:
 		f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets; its ServiceAccount was not read, so it may still provide some.")
 		fix.Commands = []string{fmt.Sprintf(create, "regcred"), usePod}
-		fix.Risk = "stores registry credentials in the namespace; the patch starts a rollout"
+		fix.Risk = "stores registry credentials in the namespace; " + pendingTemplateRisk(kind, "the patch starts a rollout")
 	}
 	return fix
 }

@@ -302,7 +302,7 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 	f.Culprit = fmt.Sprintf("cronjob/%s concurrencyPolicy: %s with schedule %q (every %s); %d jobs active, the oldest (%s) for %s",
 		cj.Name, wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy), cj.Spec.Schedule, wlHumanDuration(period), active, oldest.Name, wlHumanDuration(c.Now.Sub(wlJobStarted(oldest))))
 	if active > len(running) {
-		f.Contributing = append(f.Contributing, fmt.Sprintf("status.active lists %d jobs; the %d newest were read.", active, len(running)))
+		f.Contributing = append(f.Contributing, fmt.Sprintf("status.active lists %d jobs; %d of them (the newest and the oldest) were read.", active, len(running)))
 	}
 	for _, j := range finished {
 		if j.Status.CompletionTime == nil {
@@ -316,20 +316,31 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 		break
 	}
 	// A run that hangs on a failing pod is the pod's fault: the pile-up is
-	// then its consequence, and this finding the context.
+	// then its consequence, and this finding the context. The oldest run's
+	// cause comes first: it has kept its run from finishing longest.
 	var pods []*corev1.Pod
-	for _, j := range running {
-		pods = append(pods, wlPodsOf(c, j.UID)...)
+	runOf := map[string]*batchv1.Job{}
+	for i := len(running) - 1; i >= 0; i-- {
+		for _, p := range wlPodsOf(c, running[i].UID) {
+			pods = append(pods, p)
+			runOf[p.Name] = running[i]
+		}
 	}
 	if p, cause := wlFirstCause(wlPodCauses(c, pods), pods); cause != nil {
 		f.Depth, f.Confidence, f.Context = 1, 0.5, true
+		run := "the oldest run"
+		if j := runOf[p.Name]; j != oldest {
+			run = "run " + j.Name
+		}
 		// Not the cause's title: addContext drops lines restating it.
-		f.Contributing = append([]string{fmt.Sprintf("CronJob %s piles up runs: %d jobs active at once under concurrencyPolicy %s, the oldest (%s) for %s, while its schedule starts one every %s; pod %s of the runs fails (%s), which keeps them from finishing.",
-			cj.Name, active, policy, oldest.Name, wlHumanDuration(c.Now.Sub(wlJobStarted(oldest))), wlHumanDuration(period), p.Name, cause.Category)}, f.Contributing...)
+		f.Contributing = append([]string{fmt.Sprintf("CronJob %s piles up runs: %d jobs active at once under concurrencyPolicy %s, the oldest (%s) for %s, while its schedule starts one every %s; pod %s of %s fails (%s), which keeps it from finishing.",
+			cj.Name, active, policy, oldest.Name, wlHumanDuration(c.Now.Sub(wlJobStarted(oldest))), wlHumanDuration(period), p.Name, run, cause.Category)}, f.Contributing...)
 	} else {
-		for _, p := range pods {
+		// The newest run's pod says what a run is busy with now.
+		for i := len(pods) - 1; i >= 0; i-- {
+			p := pods[i]
 			if line := wlLastLogLine(c, p.Name, wlFirstContainer(p)); line != "" {
-				f.Contributing = append(f.Contributing, fmt.Sprintf("Pod %s of the newest run is busy, its last log line: %q.", p.Name, line))
+				f.Contributing = append(f.Contributing, fmt.Sprintf("Pod %s of run %s is busy, its last log line: %q.", p.Name, runOf[p.Name].Name, line))
 				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Last log line of %s container %s: %q", p.Name, wlFirstContainer(p), line),
 					fmt.Sprintf("logs of %s container %s", podRef(p), wlFirstContainer(p)), logsCmd(p, wlFirstContainer(p), false)))
 				break

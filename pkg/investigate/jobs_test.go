@@ -1,6 +1,7 @@
 package investigate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,6 +198,26 @@ func TestCronRunsPileUp(t *testing.T) {
 			wantText:     []string{"CronJob context: CronJob nightly piles up runs: 4 jobs active at once", `{"spec":{"concurrencyPolicy":"Forbid"}}`},
 		},
 		{
+			// The collector reads the pods of the oldest active runs too:
+			// a pod cause there explains the pile-up, even when the newest
+			// run is busy and healthy.
+			name:         "the oldest run's pod crashes, the newest is busy: the crash wins",
+			bundle:       wlWorkloadBundle("CronJob", "nightly", pileUp(""), oldRunCrashes("nightly-1", "open /etc/export/config.yaml: no such file or directory\n")),
+			wantCategory: "CrashLoop/Exit1/MissingFile",
+			wantCulprit:  []string{"/etc/export/config.yaml"},
+			wantRule:     "CronJob/RunsPileUp",
+			wantText:     []string{"pod nightly-1-aaaaa of the oldest run fails (CrashLoop/Exit1/MissingFile), which keeps it from finishing"},
+		},
+		{
+			name: "two runs' pods fail: the pile-up quotes the oldest run's cause",
+			bundle: wlWorkloadBundle("CronJob", "nightly", pileUp(""),
+				oldRunCrashes("nightly-3", "FATAL: EXPORT_BUCKET is not set\n"),
+				oldRunCrashes("nightly-2", "open /etc/export/config.yaml: no such file or directory\n")),
+			wantRule: "CronJob/RunsPileUp",
+			wantText: []string{"pod nightly-2-aaaaa of run nightly-2 fails (CrashLoop/Exit1/MissingFile)"},
+			anyRoot:  true,
+		},
+		{
 			name:     "Forbid does not pile up",
 			bundle:   wlWorkloadBundle("CronJob", "nightly", pileUp(batchv1.ForbidConcurrent)),
 			noRule:   "CronJob/RunsPileUp",
@@ -224,6 +245,19 @@ func TestCronRunsPileUp(t *testing.T) {
 			anyRoot: true,
 		},
 	})
+}
+
+// oldRunCrashes adds a crash-looping pod, whose previous instance logged
+// line, to the run named job.
+func oldRunCrashes(job, line string) func(*bundle.Bundle) {
+	return func(b *bundle.Bundle) {
+		p := wlOwnedPod(job+"-aaaaa", wlCtrlRef("Job", job), crashing(1, "Error"), func(p *corev1.Pod) {
+			p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+		})
+		b.Pods = append(b.Pods, p)
+		b.Logs = append(b.Logs, bundle.ContainerLog{Namespace: "shop", Pod: p.Name, Container: "app", Previous: true, Text: line})
+	}
 }
 
 // bareReplicaSet is ReplicaSet web-abc with no Deployment, 2 replicas and
@@ -309,5 +343,116 @@ func TestReplicaSetTargetProposesNoRolloutUndo(t *testing.T) {
 	md := Investigate(b, Options{Now: now}).Markdown()
 	if strings.Contains(md, "rollout undo") || strings.Contains(md, "rollout restart") {
 		t.Errorf("a ReplicaSet target's report proposes a rollout command:\n%s", md)
+	}
+}
+
+// A bare ReplicaSet does not roll a template change out: the scheduling
+// fixes on its template say that its pending pods must be deleted, and
+// give the command that does it, instead of "starts a rollout".
+func TestReplicaSetTargetSchedulingFixes(t *testing.T) {
+	const deletePending = "kubectl delete pods -n shop -l 'app=web,pod-template-hash=abc' --field-selector=status.phase=Pending"
+	pending := func(msg string, mutate ...func(*corev1.Pod)) func(*bundle.Bundle) {
+		return bareReplicaSet(append([]func(*corev1.Pod){unscheduled(msg, "100m")}, mutate...)...)
+	}
+	for _, tt := range []struct {
+		name   string
+		bundle *bundle.Bundle
+		want   string // root cause category prefix
+		fix    string // a command of the fix that carries the ReplicaSet's risk
+	}{
+		{
+			name:   "request larger than every node",
+			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 Insufficient memory.", scRequest(corev1.ResourceMemory, "64Gi")), scNodes(scNode("a"), scNode("b"))),
+			want:   "Unschedulable/InsufficientMemory",
+			fix:    "kubectl set resources replicaset/web-abc -n shop -c app --requests=memory=",
+		},
+		{
+			name: "untolerated taint",
+			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}."),
+				scNodes(scNode("gpu-1", scTaint("dedicated", "gpu", corev1.TaintEffectNoSchedule)), scNode("gpu-2", scTaint("dedicated", "gpu", corev1.TaintEffectNoSchedule)))),
+			want: "Unschedulable/Taint",
+			fix:  `"path":"/spec/template/spec/tolerations"`,
+		},
+		{
+			name: "nodeSelector no node carries",
+			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
+				func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"disktype": "nvme"} }),
+				scNodes(scNode("a", scLabels("disktype", "ssd")), scNode("b", scLabels("disktype", "ssd")))),
+			want: "Unschedulable/NodeSelector",
+			fix:  `kubectl patch replicaset/web-abc -n shop -p '{"spec":{"template":{"spec":{"nodeSelector":{"disktype":"ssd"}}}}}'`,
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Investigate(tt.bundle, Options{Now: now})
+			if !strings.HasPrefix(r.RootCause.Category, tt.want) {
+				t.Fatalf("root cause %q, want %q: %s", r.RootCause.Category, tt.want, r.Title)
+			}
+			found := false
+			for _, a := range r.Actions {
+				if strings.Contains(a.Risk, "rollout") {
+					t.Errorf("action %q says its change starts a rollout: %q", a.Description, a.Risk)
+				}
+				if slices.ContainsFunc(a.Commands, func(c string) bool { return strings.Contains(c, tt.fix) }) {
+					found = true
+					if !strings.Contains(a.Risk, replicaSetPendingRisk) || !slices.Contains(a.Commands, deletePending) {
+						t.Errorf("fix %q: risk %q, commands %q; want the ReplicaSet's risk and %q", a.Description, a.Risk, a.Commands, deletePending)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no fix runs %q: %+v", tt.fix, r.Actions)
+			}
+		})
+	}
+}
+
+// A pod of a bare ReplicaSet evicted for using more than it requested: the
+// request is raised on the ReplicaSet, whose running pods keep the old
+// request until they are replaced.
+func TestReplicaSetTargetEvictionFix(t *testing.T) {
+	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 92Mi. Container app was using 1200Mi, request is 128Mi, has larger consumption of memory. "
+	b := wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(ntEvicted(msg)))
+	// The eviction is past (the ReplicaSet's finding explains the pods
+	// not Ready with it): its own finding carries the fix.
+	fs := checkPodNode(&Context{B: b, Now: now, byFact: map[string]string{}})
+	if len(fs) == 0 || !strings.HasPrefix(fs[0].Category, "Node/MemoryPressure/Evicted") {
+		t.Fatalf("findings %+v, want an eviction", fs)
+	}
+	found := false
+	for _, a := range fs[0].Actions {
+		if strings.Contains(a.Risk, "rollout") {
+			t.Errorf("action %q says its change starts a rollout: %q", a.Description, a.Risk)
+		}
+		if slices.Contains(a.Commands, "kubectl set resources replicaset/web-abc -n shop -c app --requests=memory=1200Mi") {
+			found = true
+			if want := "a larger request needs room on the nodes; " + replicaSetTemplateRisk; a.Risk != want {
+				t.Errorf("risk %q, want %q", a.Risk, want)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no fix raises the request on the ReplicaSet: %+v", fs[0].Actions)
+	}
+}
+
+// An image that does not exist, set on a bare ReplicaSet: its pods wait for
+// the old image until they are deleted.
+func TestReplicaSetTargetImageFix(t *testing.T) {
+	image := "registry.example.com/shop/web:9.9.9"
+	b := wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(func(p *corev1.Pod) {
+		p.Spec.Containers[0].Image = image
+		p.Status = corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "` + image + `"`}}}}}
+	}), func(b *bundle.Bundle) {
+		for _, p := range b.Pods {
+			b.Events = append(b.Events, wlObjEvent("Pod", p.Name, "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = failed to pull and unpack image "`+image+`": not found`, 3, time.Minute))
+		}
+	})
+	r := Investigate(b, Options{Now: now})
+	if !strings.HasPrefix(r.RootCause.Category, "ImagePull/NotFound") {
+		t.Fatalf("root cause %q, want ImagePull/NotFound: %s", r.RootCause.Category, r.Title)
+	}
+	if len(r.Actions) == 0 || r.Actions[0].Risk != replicaSetPendingRisk {
+		t.Errorf("actions %+v, want the first to carry %q", r.Actions, replicaSetPendingRisk)
 	}
 }

@@ -646,7 +646,7 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 			set := report.Action{Kind: report.Immediate,
 				Description: fmt.Sprintf("Make container %s request what it really uses, so the scheduler reserves it and the kubelet stops picking it first.", ctr),
 				Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=%s", podWorkload(c, p), nsFlag(p), ctr, res, used)},
-				Risk:        "a larger request needs room on the nodes; the change starts a rollout"}
+				Risk:        "a larger request needs room on the nodes; " + templateRisk(kind, "the change starts a rollout")}
 			if kind == "pod" {
 				set.Commands = []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.requests.%s: %s for container %s", p.Name, nsFlag(p), p.Name, res, used, ctr),
 					fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}

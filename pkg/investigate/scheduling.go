@@ -319,6 +319,28 @@ func podTemplatePath(kind string) string {
 
 func (e *schedContext) workload() string { return e.kind + "/" + e.owner }
 
+// templateRisk is what a change to the owner's pod template does: rollout
+// (e.g. "starts a rollout") for a controller that rolls its pods; a bare
+// ReplicaSet leaves its pending pods as they are.
+func (e *schedContext) templateRisk(rollout string) string {
+	return pendingTemplateRisk(e.kind, rollout)
+}
+
+// replacePendingPods adds to each fix of a bare ReplicaSet's template the
+// command that makes the ReplicaSet recreate its pending pods from it.
+func (e *schedContext) replacePendingPods(actions []report.Action) {
+	rs := targetOf(e.c, "ReplicaSet", e.c.B.ReplicaSets)
+	if e.kind != "replicaset" || rs == nil || rs.Spec.Selector == nil {
+		return
+	}
+	cmd := fmt.Sprintf("kubectl delete pods %s -l '%s' --field-selector=status.phase=Pending", nsFlag(e.p), metav1.FormatLabelSelector(rs.Spec.Selector))
+	for i := range actions {
+		if strings.Contains(actions[i].Risk, replicaSetPendingRisk) && !slices.Contains(actions[i].Commands, cmd) {
+			actions[i].Commands = append(slices.Clip(actions[i].Commands), cmd)
+		}
+	}
+}
+
 // template is the pod template of the workload that owns the pod, nil for a
 // bare pod.
 func (e *schedContext) template() *corev1.PodTemplateSpec {
@@ -442,6 +464,7 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the scheduler's full message and compare the pod's constraints with the nodes.",
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p)), "kubectl describe nodes"}}}
 	}
+	e.replacePendingPods(f.Actions)
 	f.Evidence = evidence
 	out := []Finding{f}
 	if r, ok := e.sizeRuledOut(causes); ok {
@@ -619,7 +642,7 @@ func (e *schedContext) lowerRequest(res corev1.ResourceName) report.Action {
 	a := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Lower the %s request of container %s to what the workload needs and a node can offer.", res, ctr),
 		Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<amount that fits>", e.workload(), nsFlag(e.p), ctr, res)},
-		Risk:        "a request below real usage lets the node overcommit; the change starts a rollout"}
+		Risk:        "a request below real usage lets the node overcommit; " + e.templateRisk("the change starts a rollout")}
 	if e.kind == "pod" {
 		a.Description += " A bare pod's requests cannot be changed while it is pending: edit the manifest and recreate it."
 		a.Commands = e.recreate(fmt.Sprintf("lower resources.requests.%s of container %s", res, ctr))
@@ -1132,7 +1155,7 @@ func (e *schedContext) tolerationAction(t corev1.Taint) report.Action {
 	}
 	risk := "the pod may then run on nodes that were reserved for other work"
 	if e.kind != "pod" {
-		risk += "; the change starts a rollout"
+		risk += "; " + e.templateRisk("the change starts a rollout")
 	}
 	return report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("If the pod belongs on the tainted nodes, add a toleration for %s.", taintSpec(t)),
@@ -1502,7 +1525,7 @@ func (e *schedContext) fixSelectorAction(miss nodeReq, closest *corev1.Node) rep
 		Description: fmt.Sprintf("Correct nodeSelector %s to a label the intended nodes carry.", miss.String()),
 		Commands: []string{fmt.Sprintf(`kubectl patch %s %s -p '{"spec":{"template":{"spec":{"nodeSelector":{"%s":"%s"}}}}}'`,
 			e.workload(), nsFlag(e.p), miss.Key, value)},
-		Risk: "starts a rollout; the pods then run on the nodes that carry the label"}
+		Risk: e.templateRisk("starts a rollout") + "; the pods then run on the nodes that carry the label"}
 	switch e.kind {
 	case "pod":
 		a.Description += " A pod's nodeSelector cannot change: edit the manifest and recreate it."
@@ -1519,7 +1542,7 @@ func (e *schedContext) editAffinityAction() report.Action {
 	a := report.Action{Kind: report.Immediate,
 		Description: "Correct the required node affinity so that it matches the labels of the intended nodes.",
 		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.nodeAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-		Risk:        "starts a rollout"}
+		Risk:        e.templateRisk("starts a rollout")}
 	if e.kind == "pod" {
 		a.Commands = e.recreate("fix spec.affinity.nodeAffinity")
 		a.Risk = recreateRisk
@@ -1666,7 +1689,7 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 				Risk:     "fewer replicas means less capacity and redundancy"},
 			{Kind: report.LongTerm, Description: "If spreading is a wish rather than a rule, move the term to preferredDuringSchedulingIgnoredDuringExecution.",
 				Commands: []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAntiAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-				Risk:     "starts a rollout; two replicas may then share a node or zone"},
+				Risk:     e.templateRisk("starts a rollout") + "; two replicas may then share a node or zone"},
 			check,
 		}
 		return cause
@@ -1710,7 +1733,7 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsArg, sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Start the pods the term needs first, or relax the term to preferredDuringSchedulingIgnoredDuringExecution.",
 			Commands: []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-			Risk:     "starts a rollout"},
+			Risk:     e.templateRisk("starts a rollout")},
 	}
 	return cause
 }
@@ -1792,7 +1815,7 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsFlag(e.p), sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Give the domain with the fewest pods room for one more (capacity, taints, cordons), or relax the constraint: whenUnsatisfiable ScheduleAnyway or a larger maxSkew.",
 			Commands: []string{fmt.Sprintf("kubectl edit %s %s   # %s.topologySpreadConstraints", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-			Risk:     "starts a rollout; ScheduleAnyway lets pods pile up in one domain"},
+			Risk:     e.templateRisk("starts a rollout") + "; ScheduleAnyway lets pods pile up in one domain"},
 	}
 	return cause
 }
@@ -1845,7 +1868,7 @@ func (e *schedContext) hostPort(part schedReason, _ []string) schedCause {
 	cause.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Drop the hostPort and expose the pods through a Service, or run no more replicas than nodes.",
 		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.containers[*].ports[*].hostPort", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-		Risk:        "starts a rollout; clients using the node's port must switch to the Service"}}
+		Risk:        e.templateRisk("starts a rollout") + "; clients using the node's port must switch to the Service"}}
 	return cause
 }
 
