@@ -2,9 +2,11 @@ package investigate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -157,15 +159,14 @@ func checkOOMKilled(c *Context) []Finding {
 }
 
 // raiseMemory proposes a higher limit on the workload, or, for a bare pod
-// whose limits cannot be changed by `kubectl set resources`, a recreate.
+// or a Job whose limits cannot be changed by `kubectl set resources`, a
+// recreate.
 func raiseMemory(p *corev1.Pod, kind, owner, container, limit string) report.Action {
 	a := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Raise the memory limit of container %s so it fits the workload's peak.", container),
 		Commands:    []string{fmt.Sprintf("kubectl set resources %s/%s %s -c %s --limits=memory=%s", kind, owner, nsFlag(p), container, limit)},
-		Risk:        "the pods restart with the new limit; a higher limit needs room on the node and may leave a leak unfixed"}
-	if kind == "replicaset" {
-		a.Risk = replicaSetTemplateRisk + "; a higher limit needs room on the node and may leave a leak unfixed"
-	}
+		Risk:        templateRisk(kind, "the pods restart with the new limit") + "; a higher limit needs room on the node and may leave a leak unfixed"}
+	a.Commands = templateCommands(kind, owner, p.Namespace, a.Commands, fmt.Sprintf("set resources.limits.memory: %s for container %s", limit, container), "")
 	if kind == "pod" {
 		a.Description += " A bare pod's limits cannot be set in place: change the manifest and recreate the pod."
 		a.Commands = []string{
@@ -396,12 +397,31 @@ const replicaSetTemplateRisk = "a ReplicaSet applies a template change only to t
 // wait on.
 const replicaSetPendingRisk = "a ReplicaSet applies a template change only to the pods it creates from now on: delete its pending pods so that it recreates them"
 
+// jobTemplateRisk: a Job's pod template is immutable, so a fix to it
+// recreates the Job.
+const jobTemplateRisk = "a Job's pod template cannot change: replace --force deletes the Job and its pods, and the new Job runs its work again from the start"
+
+// cronJobTemplateRisk: a CronJob's Jobs copy its template when they start,
+// so a change reaches only the runs after it.
+const cronJobTemplateRisk = "a CronJob applies a template change from its next run on (the runs already started keep the old one); create job starts a run now: make sure an extra run is safe"
+
+// cronJobPendingRisk: the same for a run whose pods cannot start (or be
+// created), which waits on with the old template until it is deleted.
+const cronJobPendingRisk = "a CronJob applies a template change from its next run on: the stuck run keeps the old one, so delete it; create job starts a run now: make sure an extra run is safe"
+
 // templateRisk is what changing the pod template of an owner of kind does
 // to the pods it has: rollout (e.g. "the change starts a rollout") for a
-// controller that rolls its pods, but a bare ReplicaSet does not.
+// controller that rolls its pods, but neither a bare ReplicaSet, nor a Job
+// (whose template is immutable), nor a CronJob (whose runs have their own
+// copy) does.
 func templateRisk(kind, rollout string) string {
-	if kind == "replicaset" {
+	switch kind {
+	case "replicaset":
 		return replicaSetTemplateRisk
+	case "job":
+		return jobTemplateRisk
+	case "cronjob":
+		return cronJobTemplateRisk
 	}
 	return rollout
 }
@@ -409,10 +429,60 @@ func templateRisk(kind, rollout string) string {
 // pendingTemplateRisk is templateRisk for a fix of pods that have not
 // started (unschedulable, or waiting for their image).
 func pendingTemplateRisk(kind, rollout string) string {
-	if kind == "replicaset" {
+	switch kind {
+	case "replicaset":
 		return replicaSetPendingRisk
+	case "job":
+		return jobTemplateRisk
+	case "cronjob":
+		return cronJobPendingRisk
 	}
 	return rollout
+}
+
+// templateCommands are the commands that make a change to the pod template
+// of the owner kind/name in namespace ns take effect. edit changes the
+// template in place (kubectl set, patch or edit), which is all a
+// controller that rolls its pods needs; what says the change in words. A
+// Job's template cannot change, so its manifest is edited and the Job
+// recreated; a CronJob takes edit, and a run is started now rather than at
+// the next schedule, after deleting stuckRun, the run whose pods wait with
+// the old template ("" when none waits or it is unknown).
+func templateCommands(kind, name, ns string, edit []string, what, stuckRun string) []string {
+	switch kind {
+	case "job":
+		return recreateJobCommands(name, ns, what)
+	case "cronjob":
+		out := slices.Clone(edit)
+		if stuckRun != "" {
+			out = append(out, fmt.Sprintf("kubectl delete job %s -n %s", stuckRun, ns))
+		}
+		return append(out, runCronJobNow(name, ns))
+	}
+	return edit
+}
+
+// recreateJobCommands edit a Job's manifest and recreate the Job from it.
+// The API server refuses a Job that carries another Job's generated
+// selector, hence what to remove.
+func recreateJobCommands(name, ns, what string) []string {
+	return []string{
+		fmt.Sprintf("kubectl get job %s -n %s -o yaml > %s.yaml   # %s; remove status, metadata.uid/resourceVersion, spec.selector and the controller-uid labels", name, ns, name, what),
+		fmt.Sprintf("kubectl replace --force -f %s.yaml", name),
+	}
+}
+
+// runCronJobNow starts a run of a CronJob outside its schedule.
+func runCronJobNow(name, ns string) string {
+	return fmt.Sprintf("kubectl create job %s-manual-$(date +%%s) -n %s --from=cronjob/%s", name, ns, name)
+}
+
+// podRun is the Job that controls pod p, "" when none does.
+func podRun(p *corev1.Pod) string {
+	if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "Job" {
+		return ref.Name
+	}
+	return ""
 }
 
 func exitSuffix(t *corev1.ContainerStateTerminated) string {

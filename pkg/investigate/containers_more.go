@@ -111,26 +111,29 @@ func containerPatch(c *Context, p *corev1.Pod, container string, fields map[stri
 		patch = map[string]any{"spec": map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec}}}}}
 	}
 	a := report.Action{Kind: report.Immediate, Description: desc, Risk: risk}
+	change, _ := json.Marshal(fields)
 	if patch != nil {
 		data, _ := json.Marshal(patch)
-		a.Commands = []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, nsFlag(p), data)}
-		switch {
-		case a.Risk != "":
-		case kind == "replicaset":
-			a.Risk = replicaSetTemplateRisk
-		default:
-			a.Risk = "the change starts a rollout of the workload"
+		a.Commands = templateCommands(kind, owner, p.Namespace, []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, nsFlag(p), data)}, "", "")
+		if a.Risk == "" {
+			a.Risk = templateRisk(kind, "the change starts a rollout of the workload")
+		} else if kind == "cronjob" {
+			a.Risk += "; " + cronJobTemplateRisk
 		}
 		return a
 	}
-	// Pods (and Jobs) cannot change these fields in place.
-	change, _ := json.Marshal(fields)
+	// Pods and Jobs cannot change these fields in place.
 	a.Description += fmt.Sprintf(" A %s's containers cannot be changed in place: edit the manifest and recreate it.", kind)
+	what := fmt.Sprintf("in %s %s set %s", list, container, change)
 	a.Commands = []string{
-		fmt.Sprintf("kubectl get %s %s %s -o yaml > %s.yaml   # in %s %s set %s", kind, owner, nsFlag(p), owner, list, container, change),
+		fmt.Sprintf("kubectl get %s %s %s -o yaml > %s.yaml   # %s", kind, owner, nsFlag(p), owner, what),
 		fmt.Sprintf("kubectl replace --force -f %s.yaml", owner),
 	}
 	a.Risk = "replace --force deletes and recreates the " + kind
+	if kind == "job" {
+		a.Commands = templateCommands(kind, owner, p.Namespace, nil, what, "")
+		a.Risk = jobTemplateRisk
+	}
 	if risk != "" {
 		a.Risk += "; " + risk
 	}
@@ -1344,7 +1347,12 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 			Commands: []string{fmt.Sprintf(`kubectl patch configmap %s -n %s -p '{"data":{"%s":"<value>"}}'`, name, ns, key)},
 			Risk:     "every pod that reads this ConfigMap sees the change when its containers restart"}}
 	}
-	if kind, owner := ownerName(c, p); kind != "pod" && kind != "job" && kind != "replicaset" { // rollout restart knows neither
+	switch kind, owner := ownerName(c, p); kind {
+	case "pod", "job", "replicaset": // rollout restart knows none of them
+	case "cronjob":
+		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: "The CronJob's next run reads the fixed ConfigMap; to run it now rather than at the next schedule, start a run by hand.",
+			Commands: []string{runCronJobNow(owner, p.Namespace)}, Risk: "runs the CronJob's work once more: make sure an extra run is safe"})
+	default:
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: "Restart the pods so they read the fixed ConfigMap (environment variables are read only at container start).",
 			Commands: []string{fmt.Sprintf("kubectl rollout restart %s/%s %s", kind, owner, nsFlag(p))}, Risk: "replaces the pods one by one"})
 	}

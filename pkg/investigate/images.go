@@ -111,7 +111,7 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 	fix := report.Action{Kind: report.Immediate, Description: match.Fix}
 	switch match.Class {
 	case "NotFound", "InvalidName":
-		fix.Commands = []string{setImage}
+		fix.Commands = templateCommands(kind, owner, p.Namespace, []string{setImage}, fmt.Sprintf("set the image of container %s to <registry/repository:existing-tag>", st.Name), podRun(p))
 		fix.Risk = pendingTemplateRisk(kind, "starts a rollout with the new image")
 	case "Auth":
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
@@ -180,10 +180,11 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 		}
 	}
 	create := fmt.Sprintf("kubectl create secret docker-registry %%s %s --docker-server=%s --docker-username=<user> --docker-password=<token>", nsFlag(p), registryOf(image))
-	usePod := fmt.Sprintf(`kubectl patch %s/%s %s -p '{"spec":{"template":{"spec":{"imagePullSecrets":[{"name":"regcred"}]}}}}'`, kind, owner, nsFlag(p))
+	usePod := []string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, nsFlag(p), wlWorkload{kind, owner, p.Namespace}.patchTemplate(`{"imagePullSecrets":[{"name":"regcred"}]}`))}
 	if kind == "pod" {
-		usePod = fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, nsFlag(p), p.Name)
+		usePod = []string{fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, nsFlag(p), p.Name)}
 	}
+	usePod = templateCommands(kind, owner, p.Namespace, usePod, "set spec.template.spec.imagePullSecrets: [{name: regcred}]", podRun(p))
 	switch {
 	case len(missing) > 0:
 		f.Category = "ImagePull/Auth/MissingPullSecret"
@@ -202,7 +203,7 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 		f.Confidence = 0.9
 		f.Title += "; neither the pod nor its ServiceAccount " + saName + " has an imagePullSecret"
 		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", podRef(p), saName, image)
-		fix.Commands = []string{fmt.Sprintf(create, "regcred"), usePod}
+		fix.Commands = append([]string{fmt.Sprintf(create, "regcred")}, usePod...)
 		fix.Risk = "stores registry credentials in the namespace; " + pendingTemplateRisk(kind, "the patch starts a rollout")
 	case len(podSecrets)+len(saSecrets) > 0:
 		names := strings.Join(append(podSecrets, saSecrets...), ", ")
@@ -216,7 +217,7 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 		fix.Risk = "the workload cannot pull between the delete and the create; stores registry credentials in the namespace"
 	default:
 		f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets; its ServiceAccount was not read, so it may still provide some.")
-		fix.Commands = []string{fmt.Sprintf(create, "regcred"), usePod}
+		fix.Commands = append([]string{fmt.Sprintf(create, "regcred")}, usePod...)
 		fix.Risk = "stores registry credentials in the namespace; " + pendingTemplateRisk(kind, "the patch starts a rollout")
 	}
 	return fix

@@ -647,6 +647,7 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 				Description: fmt.Sprintf("Make container %s request what it really uses, so the scheduler reserves it and the kubelet stops picking it first.", ctr),
 				Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=%s", podWorkload(c, p), nsFlag(p), ctr, res, used)},
 				Risk:        "a larger request needs room on the nodes; " + templateRisk(kind, "the change starts a rollout")}
+			set.Commands = templateCommands(kind, owner, p.Namespace, set.Commands, fmt.Sprintf("set resources.requests.%s: %s for container %s", res, used, ctr), "")
 			if kind == "pod" {
 				set.Commands = []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.requests.%s: %s for container %s", p.Name, nsFlag(p), p.Name, res, used, ctr),
 					fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}

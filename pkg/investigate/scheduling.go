@@ -321,9 +321,17 @@ func (e *schedContext) workload() string { return e.kind + "/" + e.owner }
 
 // templateRisk is what a change to the owner's pod template does: rollout
 // (e.g. "starts a rollout") for a controller that rolls its pods; a bare
-// ReplicaSet leaves its pending pods as they are.
+// ReplicaSet and a CronJob's run leave their pending pods as they are, and
+// a Job is recreated.
 func (e *schedContext) templateRisk(rollout string) string {
 	return pendingTemplateRisk(e.kind, rollout)
+}
+
+// templateCommands fits edit, the commands that change the owner's pod
+// template in place, to the owner: see templateCommands. what says the
+// change in words.
+func (e *schedContext) templateCommands(edit []string, what string) []string {
+	return templateCommands(e.kind, e.owner, e.p.Namespace, edit, what, podRun(e.p))
 }
 
 // replacePendingPods adds to each fix of a bare ReplicaSet's template the
@@ -643,6 +651,7 @@ func (e *schedContext) lowerRequest(res corev1.ResourceName) report.Action {
 		Description: fmt.Sprintf("Lower the %s request of container %s to what the workload needs and a node can offer.", res, ctr),
 		Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<amount that fits>", e.workload(), nsFlag(e.p), ctr, res)},
 		Risk:        "a request below real usage lets the node overcommit; " + e.templateRisk("the change starts a rollout")}
+	a.Commands = e.templateCommands(a.Commands, fmt.Sprintf("lower resources.requests.%s of container %s to an amount that fits", res, ctr))
 	if e.kind == "pod" {
 		a.Description += " A bare pod's requests cannot be changed while it is pending: edit the manifest and recreate it."
 		a.Commands = e.recreate(fmt.Sprintf("lower resources.requests.%s of container %s", res, ctr))
@@ -1159,8 +1168,9 @@ func (e *schedContext) tolerationAction(t corev1.Taint) report.Action {
 	}
 	return report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("If the pod belongs on the tainted nodes, add a toleration for %s.", taintSpec(t)),
-		Commands:    []string{fmt.Sprintf("kubectl patch %s %s --type=json -p '%s'", e.workload(), nsFlag(e.p), patch)},
-		Risk:        risk}
+		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl patch %s %s --type=json -p '%s'", e.workload(), nsFlag(e.p), patch)},
+			fmt.Sprintf("add %s to %s.tolerations", tol, strings.TrimPrefix(podTemplatePath(e.kind), "."))),
+		Risk: risk}
 }
 
 func uncordonAction(names []string) report.Action {
@@ -1535,6 +1545,9 @@ func (e *schedContext) fixSelectorAction(miss nodeReq, closest *corev1.Node) rep
 		a.Commands = []string{fmt.Sprintf(`kubectl patch %s %s -p '{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"nodeSelector":{"%s":"%s"}}}}}}}'`,
 			e.workload(), nsFlag(e.p), miss.Key, value)}
 	}
+	if e.kind != "pod" {
+		a.Commands = e.templateCommands(a.Commands, fmt.Sprintf("set spec.template.spec.nodeSelector.%s: %s", miss.Key, value))
+	}
 	return a
 }
 
@@ -1543,6 +1556,7 @@ func (e *schedContext) editAffinityAction() report.Action {
 		Description: "Correct the required node affinity so that it matches the labels of the intended nodes.",
 		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.nodeAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
 		Risk:        e.templateRisk("starts a rollout")}
+	a.Commands = e.templateCommands(a.Commands, "fix spec.template.spec.affinity.nodeAffinity")
 	if e.kind == "pod" {
 		a.Commands = e.recreate("fix spec.affinity.nodeAffinity")
 		a.Risk = recreateRisk
@@ -1688,8 +1702,9 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 				Commands: []string{fmt.Sprintf("kubectl scale %s %s --replicas=%d", e.workload(), nsFlag(e.p), len(domains))},
 				Risk:     "fewer replicas means less capacity and redundancy"},
 			{Kind: report.LongTerm, Description: "If spreading is a wish rather than a rule, move the term to preferredDuringSchedulingIgnoredDuringExecution.",
-				Commands: []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAntiAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-				Risk:     e.templateRisk("starts a rollout") + "; two replicas may then share a node or zone"},
+				Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAntiAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+					"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".affinity.podAntiAffinity"),
+				Risk: e.templateRisk("starts a rollout") + "; two replicas may then share a node or zone"},
 			check,
 		}
 		return cause
@@ -1732,8 +1747,9 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 		{Kind: report.Check, Description: "Find the pods the affinity term points at: none running, or running only where the pod cannot go, explains it.",
 			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsArg, sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Start the pods the term needs first, or relax the term to preferredDuringSchedulingIgnoredDuringExecution.",
-			Commands: []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-			Risk:     e.templateRisk("starts a rollout")},
+			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+				"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".affinity.podAffinity"),
+			Risk: e.templateRisk("starts a rollout")},
 	}
 	return cause
 }
@@ -1814,8 +1830,9 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 		{Kind: report.Check, Description: "See how the matching pods spread over the domains, and which nodes form each domain.",
 			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsFlag(e.p), sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Give the domain with the fewest pods room for one more (capacity, taints, cordons), or relax the constraint: whenUnsatisfiable ScheduleAnyway or a larger maxSkew.",
-			Commands: []string{fmt.Sprintf("kubectl edit %s %s   # %s.topologySpreadConstraints", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-			Risk:     e.templateRisk("starts a rollout") + "; ScheduleAnyway lets pods pile up in one domain"},
+			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.topologySpreadConstraints", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+				"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".topologySpreadConstraints"),
+			Risk: e.templateRisk("starts a rollout") + "; ScheduleAnyway lets pods pile up in one domain"},
 	}
 	return cause
 }
@@ -1867,8 +1884,9 @@ func (e *schedContext) hostPort(part schedReason, _ []string) schedCause {
 	}
 	cause.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Drop the hostPort and expose the pods through a Service, or run no more replicas than nodes.",
-		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.containers[*].ports[*].hostPort", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
-		Risk:        e.templateRisk("starts a rollout") + "; clients using the node's port must switch to the Service"}}
+		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.containers[*].ports[*].hostPort", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+			"drop "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".containers[*].ports[*].hostPort"),
+		Risk: e.templateRisk("starts a rollout") + "; clients using the node's port must switch to the Service"}}
 	return cause
 }
 

@@ -1168,7 +1168,7 @@ func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *a
 			cmds = append(cmds, fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<typical usage, e.g. 100m>", target, hpaNS(h), name, res))
 		}
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Give every container of %s a %s request (its typical usage).", target, res),
-			Commands: cmds, Risk: "starts a rollout; requests also reserve capacity on the nodes"}}
+			Commands: cmds, Risk: templateRisk(strings.ToLower(h.Spec.ScaleTargetRef.Kind), "starts a rollout") + "; requests also reserve capacity on the nodes"}}
 	case "MetricsAPIUnavailable":
 		f.Hypothesis = fmt.Sprintf("HPA %s cannot read pod metrics because the resource metrics API is not available", h.Name)
 		f.Title = fmt.Sprintf(match.Title, h.Name, group("detail"))

@@ -570,6 +570,22 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		f.Confidence = d.Conf
 	}
 	f.Category += "/" + class
+	// A fix of the pod template reaches the pods as the workload's kind
+	// allows: a rollout, a recreated Job, a CronJob's next run (after its
+	// run refused its pods is deleted).
+	stuckRun := ""
+	if reporter, name, _ := strings.Cut(f0.reporter, "/"); w.Kind == "cronjob" && reporter == "job" {
+		stuckRun = name
+	}
+	risk := func(rollout string) string {
+		if stuckRun != "" {
+			return pendingTemplateRisk(w.Kind, rollout)
+		}
+		return templateRisk(w.Kind, rollout)
+	}
+	fit := func(what string, edit ...string) []string {
+		return templateCommands(w.Kind, w.Name, w.Namespace, edit, what, stuckRun)
+	}
 	switch class {
 	case "Quota":
 		quota, requested, used, limited := m[1], wlParseResourceList(m[2]), wlParseResourceList(m[3]), wlParseResourceList(m[4])
@@ -615,8 +631,9 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		}
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: fmt.Sprintf("Make room in ResourceQuota %s: lower what each pod of %s asks for, or scale down or delete something else in the namespace that uses it.", quota, w.ref()),
-				Commands: []string{fmt.Sprintf("kubectl describe resourcequota %s %s", quota, w.ns()), wlSetResourcesCmd(w, f0.template, names)},
-				Risk:     "limits below the workload's real needs cause throttling or OOM kills; the change starts a rollout"},
+				Commands: append([]string{fmt.Sprintf("kubectl describe resourcequota %s %s", quota, w.ns())},
+					fit("lower the "+strings.Join(names, ", ")+" of the containers", wlSetResourcesCmd(w, f0.template, names))...),
+				Risk: "limits below the workload's real needs cause throttling or OOM kills; " + risk("the change starts a rollout")},
 		}
 		if raise != "" {
 			f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: fmt.Sprintf("If the namespace legitimately needs more, raise the quota's hard limit (at least used + requested)."),
@@ -632,8 +649,9 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		f.Mechanism = "When a ResourceQuota limits requests or limits of a resource, every new pod must state that resource for each container, or admission refuses it. " + f.Mechanism
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Set the missing requests/limits on every container named in the refusal.",
-				Commands: []string{fmt.Sprintf("kubectl set resources %s %s --requests=cpu=<cpu>,memory=<memory> --limits=cpu=<cpu>,memory=<memory>", w.ref(), w.ns())},
-				Risk:     "starts a rollout"},
+				Commands: fit("set resources.requests and resources.limits (cpu, memory) on every container",
+					fmt.Sprintf("kubectl set resources %s %s --requests=cpu=<cpu>,memory=<memory> --limits=cpu=<cpu>,memory=<memory>", w.ref(), w.ns())),
+				Risk: risk("starts a rollout")},
 			{Kind: report.LongTerm, Description: "Give the namespace a LimitRange with default requests and limits so pods that omit them are admitted.",
 				Commands: []string{fmt.Sprintf("kubectl get limitrange %s", w.ns())}},
 		}
@@ -671,11 +689,12 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		}
 		patch := wlPodSecurityPatch(reasons, containers)
 		fix := report.Action{Kind: report.Immediate, Description: fmt.Sprintf("Make the pod template meet %q: set the securityContext fields the refusal names.", level),
-			Risk: "the image must run as a non-root user without extra privileges, or the pods crash after they are admitted; starts a rollout"}
+			Risk: "the image must run as a non-root user without extra privileges, or the pods crash after they are admitted; " + risk("starts a rollout")}
+		what := "set the securityContext fields the refusal names"
 		if patch != "" && w.Kind != "pod" {
-			fix.Commands = []string{fmt.Sprintf(`kubectl patch %s %s --type=strategic -p '%s'`, w.ref(), w.ns(), w.patchTemplate(patch))}
+			fix.Commands = fit(what+": "+patch, fmt.Sprintf(`kubectl patch %s %s --type=strategic -p '%s'`, w.ref(), w.ns(), w.patchTemplate(patch)))
 		} else {
-			fix.Commands = []string{fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())}
+			fix.Commands = fit(what, fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns()))
 		}
 		f.Actions = []report.Action{fix,
 			{Kind: report.LongTerm, Description: "Only if the workload really needs the privileges: relax the namespace's enforced level (or move the workload to a namespace meant for it).",
@@ -694,7 +713,7 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		f.Mechanism = "A ValidatingWebhookConfiguration sends new pods to a policy engine (Kyverno, Gatekeeper, a custom webhook), which answered with a denial. " + f.Mechanism
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Change the pod template so it satisfies the policy the denial names (labels, image registry, resources, securityContext…), or ask the policy's owner for an exception.",
-				Commands: []string{fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())}, Risk: "starts a rollout"},
+				Commands: fit("change the pod template so the policy admits it", fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())), Risk: risk("starts a rollout")},
 			{Kind: report.Check, Description: "Find the webhook configuration and the policy behind it.",
 				Commands: []string{"kubectl get validatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name"}},
 		}
@@ -745,8 +764,8 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		}
 		if w.Kind != "pod" {
 			f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Or use an existing ServiceAccount in the pod template.",
-				Commands: []string{fmt.Sprintf(`kubectl patch %s %s --type=merge -p '%s'`, w.ref(), w.ns(), w.patchTemplate(`{"serviceAccountName":"<existing>"}`))},
-				Risk:     "starts a rollout; the pods get that account's permissions"})
+				Commands: fit("set spec.template.spec.serviceAccountName: <existing>", fmt.Sprintf(`kubectl patch %s %s --type=merge -p '%s'`, w.ref(), w.ns(), w.patchTemplate(`{"serviceAccountName":"<existing>"}`))),
+				Risk:     risk("starts a rollout") + "; the pods get that account's permissions"})
 		}
 	case "LimitRange":
 		bound, res, scope, enforced, which, actual := m[1], m[2], m[3], m[4], m[5], m[6]
@@ -760,8 +779,9 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		f.Mechanism = "The LimitRanger admission plugin checks each container's (or pod's) requests and limits against the namespace's LimitRange and refuses values outside it. " + f.Mechanism
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: fmt.Sprintf("Bring the %s %s within the LimitRange (%s %s).", res, which, bound, enforced),
-				Commands: []string{fmt.Sprintf("kubectl get limitrange %s -o yaml", w.ns()), fmt.Sprintf("kubectl set resources %s %s --%ss=%s=%s", w.ref(), w.ns(), which, res, enforced)},
-				Risk:     "starts a rollout; a lower limit may not fit the workload"},
+				Commands: append([]string{fmt.Sprintf("kubectl get limitrange %s -o yaml", w.ns())},
+					fit(fmt.Sprintf("set resources.%ss.%s: %s", which, res, enforced), fmt.Sprintf("kubectl set resources %s %s --%ss=%s=%s", w.ref(), w.ns(), which, res, enforced))...),
+				Risk: risk("starts a rollout") + "; a lower limit may not fit the workload"},
 		}
 	case "NamespaceTerminating":
 		f.Title = fmt.Sprintf("%s cannot be created: namespace %s is being deleted", what, m[1])
@@ -776,14 +796,14 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		f.Summary = fmt.Sprintf("Every %s that %s creates fails validation: %s.", strings.TrimSuffix(what, "s"), w.ref(), shortMsg)
 		f.Culprit = fmt.Sprintf("pod template of %s: %s", w.ref(), firstLine(m[1]))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Fix the field the validation error names in the pod template.",
-			Commands: []string{fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())}, Risk: "starts a rollout"}}
+			Commands: fit("fix the field the validation error names", fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())), Risk: risk("starts a rollout")}}
 	case "Forbidden":
 		f.Title = fmt.Sprintf("%s cannot be created: the API server forbids them: %s", what, firstLine(m[1]))
 		f.Hypothesis = fmt.Sprintf("An admission policy forbids the %s of %s", what, w.ref())
 		f.Summary = fmt.Sprintf("Admission refuses every %s of %s: %s.", strings.TrimSuffix(what, "s"), w.ref(), shortMsg)
 		f.Culprit = fmt.Sprintf("admission refusal for %s: %s", w.ref(), firstLine(m[1]))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Change the pod template (or the policy) so the refusal no longer applies.",
-			Commands: []string{fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())}}}
+			Commands: fit("change the pod template so the refusal no longer applies", fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())), Risk: risk("")}}
 	default:
 		f.Title = fmt.Sprintf("%s cannot be created: %s", what, shortMsg)
 		f.Hypothesis = fmt.Sprintf("The controller of %s cannot create its %s", w.ref(), what)
@@ -2292,7 +2312,7 @@ func wlJobFinding(c *Context, j *batchv1.Job) Finding {
 	}
 	rerun := fmt.Sprintf("kubectl get job %s -n %s -o yaml > %s.yaml   # remove status, metadata.uid/resourceVersion and the controller-uid labels, then: kubectl replace --force -f %s.yaml", j.Name, j.Namespace, j.Name, j.Name)
 	if w.Kind == "cronjob" {
-		rerun = fmt.Sprintf("kubectl create job %s-manual-$(date +%%s) -n %s --from=cronjob/%s", w.Name, j.Namespace, w.Name)
+		rerun = runCronJobNow(w.Name, j.Namespace)
 	}
 	fix := report.Action{Kind: report.Immediate, Description: "Fix what makes the pods fail (see the exit code and log line), then run the Job again: a failed Job never retries.",
 		Commands: []string{rerun}, Risk: "re-runs the Job's work; make sure it is safe to repeat"}
