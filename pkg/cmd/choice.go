@@ -8,31 +8,10 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// checkedString is a string flag whose value is checked as it is set, so a
-// bad value is reported where it came from: the flag, the environment
-// variable, or the config file's line.
-type checkedString struct {
-	p     *string
-	check func(string) error
-}
-
-var _ pflag.Value = (*checkedString)(nil)
-
-func (c *checkedString) Set(s string) error {
-	if err := c.check(s); err != nil {
-		return err
-	}
-	*c.p = s
-	return nil
-}
-
-func (c *checkedString) String() string { return *c.p }
-func (c *checkedString) Type() string   { return "string" }
-
-// Scratch is a new checkedString with the same check, for config.Validate
-// to try values on without setting the flag.
-func (c *checkedString) Scratch() pflag.Value {
-	return &checkedString{p: new(string), check: c.check}
+// checkedString is a string flag value that check accepts.
+func checkedString(p *string, check func(string) error) *checked[string] {
+	parse := func(s string) (string, error) { return s, nil }
+	return &checked[string]{p: p, parse: parse, check: check, format: func(s string) string { return s }, typ: "string"}
 }
 
 // choiceVar registers a string flag that takes one of choices.
@@ -44,12 +23,12 @@ func choiceVar(f *pflag.FlagSet, p *string, name, value string, choices []string
 func choiceVarP(f *pflag.FlagSet, p *string, name, shorthand, value string, choices []string, usage string) {
 	*p = value
 	want := choicesText(choices)
-	f.VarP(&checkedString{p: p, check: func(s string) error {
+	f.VarP(checkedString(p, func(s string) error {
 		if slices.Contains(choices, s) {
 			return nil
 		}
 		return errors.New(want)
-	}}, name, shorthand, usage)
+	}), name, shorthand, usage)
 }
 
 // choicesText is the error for a value not among choices: "want one of
@@ -77,5 +56,5 @@ func choicesText(choices []string) string {
 // checkedVar registers a string flag whose values check accepts.
 func checkedVar(f *pflag.FlagSet, p *string, name, value string, check func(string) error, usage string) {
 	*p = value
-	f.Var(&checkedString{p: p, check: check}, name, usage)
+	f.Var(checkedString(p, check), name, usage)
 }

@@ -10,34 +10,78 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The flag values here check their range as they are set, so a value out
-// of range is reported where it came from: the flag, the environment
-// variable, or the config file's line. Each is a config.Scratcher, so the
-// config file's values are checked before any command runs.
+// The flag values here check their value as it is set, so a bad one is
+// reported where it came from: the flag, the environment variable, or the
+// config file's line. Each is a config.Scratcher, so the config file's
+// values are checked before any command runs.
 
 var (
 	errNotPositive = errors.New("must be positive")
 	errNegative    = errors.New("must not be negative")
 )
 
-// secondsOrDuration is a duration flag that also takes a bare number of
-// seconds, the way the seeds' AGENT_TIMEOUT=300 is written.
-type secondsOrDuration time.Duration
+// checked is a flag value that parse reads and check (when set) accepts.
+type checked[T any] struct {
+	p      *T
+	parse  func(string) (T, error)
+	check  func(T) error
+	format func(T) string
+	typ    string // what --help calls it: duration, int, string
+}
 
-var _ pflag.Value = (*secondsOrDuration)(nil)
+var _ pflag.Value = (*checked[int])(nil)
 
-func (d *secondsOrDuration) Set(s string) error {
-	v, err := parseSecondsOrDuration(s)
+func (c *checked[T]) Set(s string) error {
+	v, err := c.parse(s)
 	if err != nil {
 		return err
 	}
-	*d = secondsOrDuration(v)
+	if c.check != nil {
+		if err := c.check(v); err != nil {
+			return err
+		}
+	}
+	*c.p = v
 	return nil
 }
 
-func (d *secondsOrDuration) String() string       { return time.Duration(*d).String() }
-func (d *secondsOrDuration) Type() string         { return "duration" }
-func (d *secondsOrDuration) Scratch() pflag.Value { return new(secondsOrDuration) }
+func (c *checked[T]) String() string { return c.format(*c.p) }
+func (c *checked[T]) Type() string   { return c.typ }
+
+// Scratch is a new value with the same parse and check, for
+// config.Validate to try values on without setting the flag.
+func (c *checked[T]) Scratch() pflag.Value {
+	s := *c
+	s.p = new(T)
+	return &s
+}
+
+// durationValue is a duration flag value read by parse, accepted by check.
+func durationValue(p *time.Duration, parse func(string) (time.Duration, error), check func(time.Duration) error) *checked[time.Duration] {
+	return &checked[time.Duration]{p: p, parse: parse, check: check, format: time.Duration.String, typ: "duration"}
+}
+
+// positiveDurationValue takes a duration or, as the seeds' AGENT_TIMEOUT=300
+// is written, a number of seconds, and must be positive, as a timeout must.
+func positiveDurationValue(p *time.Duration) *checked[time.Duration] {
+	return durationValue(p, parseSecondsOrDuration, func(d time.Duration) error {
+		if d <= 0 {
+			return errNotPositive
+		}
+		return nil
+	})
+}
+
+// nonNegativeDurationValue takes a duration as pflag's duration flags do,
+// and must not be negative; 0 usually turns something off.
+func nonNegativeDurationValue(p *time.Duration) *checked[time.Duration] {
+	return durationValue(p, time.ParseDuration, func(d time.Duration) error {
+		if d < 0 {
+			return errNegative
+		}
+		return nil
+	})
+}
 
 // parseSecondsOrDuration parses "10m" or "1h30m" as time.ParseDuration
 // does, and a bare number as seconds: "300", "1.5".
@@ -61,115 +105,56 @@ func parseSecondsOrDuration(s string) (time.Duration, error) {
 
 var errDurationRange = fmt.Errorf("out of range: a duration is at most %s", time.Duration(math.MaxInt64))
 
-// positiveDuration is a secondsOrDuration that must be positive, as a
-// timeout must.
-type positiveDuration time.Duration
-
-var _ pflag.Value = (*positiveDuration)(nil)
-
-func (d *positiveDuration) Set(s string) error {
-	v, err := parseSecondsOrDuration(s)
-	if err != nil {
-		return err
+// intValue is an int flag value accepted by check.
+func intValue(p *int, check func(int) error) *checked[int] {
+	parse := func(s string) (int, error) {
+		v, err := strconv.ParseInt(s, 0, strconv.IntSize)
+		return int(v), err
 	}
-	if v <= 0 {
-		return errNotPositive
-	}
-	*d = positiveDuration(v)
-	return nil
+	return &checked[int]{p: p, parse: parse, check: check, format: strconv.Itoa, typ: "int"}
 }
 
-func (d *positiveDuration) String() string       { return time.Duration(*d).String() }
-func (d *positiveDuration) Type() string         { return "duration" }
-func (d *positiveDuration) Scratch() pflag.Value { return new(positiveDuration) }
+func positiveIntValue(p *int) *checked[int] {
+	return intValue(p, func(n int) error {
+		if n <= 0 {
+			return errNotPositive
+		}
+		return nil
+	})
+}
 
-// positiveDurationVar registers a positiveDuration flag bound to p.
+func nonNegativeIntValue(p *int) *checked[int] {
+	return intValue(p, func(n int) error {
+		if n < 0 {
+			return errNegative
+		}
+		return nil
+	})
+}
+
+// positiveDurationVar registers a positive duration flag bound to p.
 func positiveDurationVar(f *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
 	*p = value
-	f.Var((*positiveDuration)(p), name, usage)
+	f.Var(positiveDurationValue(p), name, usage)
 }
 
-// nonNegativeDuration is a duration, as pflag's duration flags take it,
-// that must not be negative; 0 usually turns something off.
-type nonNegativeDuration time.Duration
-
-var _ pflag.Value = (*nonNegativeDuration)(nil)
-
-func (d *nonNegativeDuration) Set(s string) error {
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	if v < 0 {
-		return errNegative
-	}
-	*d = nonNegativeDuration(v)
-	return nil
-}
-
-func (d *nonNegativeDuration) String() string       { return time.Duration(*d).String() }
-func (d *nonNegativeDuration) Type() string         { return "duration" }
-func (d *nonNegativeDuration) Scratch() pflag.Value { return new(nonNegativeDuration) }
-
-// nonNegativeDurationVar registers a nonNegativeDuration flag bound to p.
+// nonNegativeDurationVar registers a non-negative duration flag bound to p.
 func nonNegativeDurationVar(f *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
 	*p = value
-	f.Var((*nonNegativeDuration)(p), name, usage)
+	f.Var(nonNegativeDurationValue(p), name, usage)
 	hideZeroDefault(f, name)
 }
 
-// positiveInt is an int flag that must be positive.
-type positiveInt int
-
-var _ pflag.Value = (*positiveInt)(nil)
-
-func (n *positiveInt) Set(s string) error {
-	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
-	if err != nil {
-		return err
-	}
-	if v <= 0 {
-		return errNotPositive
-	}
-	*n = positiveInt(v)
-	return nil
-}
-
-func (n *positiveInt) String() string       { return strconv.Itoa(int(*n)) }
-func (n *positiveInt) Type() string         { return "int" }
-func (n *positiveInt) Scratch() pflag.Value { return new(positiveInt) }
-
-// positiveIntVar registers a positiveInt flag bound to p.
+// positiveIntVar registers a positive int flag bound to p.
 func positiveIntVar(f *pflag.FlagSet, p *int, name string, value int, usage string) {
 	*p = value
-	f.Var((*positiveInt)(p), name, usage)
+	f.Var(positiveIntValue(p), name, usage)
 }
 
-// nonNegativeInt is an int flag that must not be negative.
-type nonNegativeInt int
-
-var _ pflag.Value = (*nonNegativeInt)(nil)
-
-func (n *nonNegativeInt) Set(s string) error {
-	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
-	if err != nil {
-		return err
-	}
-	if v < 0 {
-		return errNegative
-	}
-	*n = nonNegativeInt(v)
-	return nil
-}
-
-func (n *nonNegativeInt) String() string       { return strconv.Itoa(int(*n)) }
-func (n *nonNegativeInt) Type() string         { return "int" }
-func (n *nonNegativeInt) Scratch() pflag.Value { return new(nonNegativeInt) }
-
-// nonNegativeIntVar registers a nonNegativeInt flag bound to p.
+// nonNegativeIntVar registers a non-negative int flag bound to p.
 func nonNegativeIntVar(f *pflag.FlagSet, p *int, name string, value int, usage string) {
 	*p = value
-	f.Var((*nonNegativeInt)(p), name, usage)
+	f.Var(nonNegativeIntValue(p), name, usage)
 }
 
 // hideZeroDefault keeps --help from showing "(default 0s)", as it does

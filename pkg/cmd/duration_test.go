@@ -34,9 +34,9 @@ func TestDurationValues(t *testing.T) {
 		name string
 		new  func(*time.Duration) value
 	}{
-		{"secondsOrDuration", func(p *time.Duration) value { return (*secondsOrDuration)(p) }},
-		{"positiveDuration", func(p *time.Duration) value { return (*positiveDuration)(p) }},
-		{"nonNegativeDuration", func(p *time.Duration) value { return (*nonNegativeDuration)(p) }},
+		{"secondsOrDuration", func(p *time.Duration) value { return durationValue(p, parseSecondsOrDuration, nil) }},
+		{"positiveDuration", func(p *time.Duration) value { return positiveDurationValue(p) }},
+		{"nonNegativeDuration", func(p *time.Duration) value { return nonNegativeDurationValue(p) }},
 	}
 	cases := []struct {
 		in   string
@@ -112,8 +112,8 @@ func TestIntValues(t *testing.T) {
 		name string
 		new  func(*int) value
 	}{
-		{"positiveInt", func(p *int) value { return (*positiveInt)(p) }},
-		{"nonNegativeInt", func(p *int) value { return (*nonNegativeInt)(p) }},
+		{"positiveInt", func(p *int) value { return positiveIntValue(p) }},
+		{"nonNegativeInt", func(p *int) value { return nonNegativeIntValue(p) }},
 	}
 	cases := []struct {
 		in   string
