@@ -58,26 +58,19 @@ var noCounters Counters // sink for a Pipeline without Counters
 // Ingest parses one notification (any shape fault.Parse reads) and passes
 // it down the pipeline. Bad input is counted and reported, never fatal.
 func (p *Pipeline) Ingest(data []byte) (Result, error) {
-	c := p.counters()
-	c.Received.Add(1)
-	ev, se, err := fault.ParseNotification(data)
-	switch {
-	case err != nil:
-		c.ParseErrors.Add(1)
-		return Result{Outcome: ParseError}, err
-	case se != nil:
-		c.SubscriptionErrors.Add(1)
-		return Result{Outcome: SubscriptionError, SubscriptionError: se}, nil
-	}
-	return p.admit(ev, c), nil
+	return p.ingestParsed(fault.ParseNotification(data))
 }
 
 // IngestMessage is Ingest for a notifications/message whose params the
 // caller already split (the MCP client hands over logger, level and data).
 func (p *Pipeline) IngestMessage(logger, level string, data []byte) (Result, error) {
+	return p.ingestParsed(fault.ParseMessage(logger, level, data))
+}
+
+// ingestParsed counts a parsed notification and admits its fault event.
+func (p *Pipeline) ingestParsed(ev *fault.Event, se *fault.SubscriptionError, err error) (Result, error) {
 	c := p.counters()
 	c.Received.Add(1)
-	ev, se, err := fault.ParseMessage(logger, level, data)
 	switch {
 	case err != nil:
 		c.ParseErrors.Add(1)
