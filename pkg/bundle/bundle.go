@@ -270,6 +270,16 @@ func (b *Bundle) LogsFor(pod, container string) (current, previous *ContainerLog
 	return current, previous
 }
 
+// EventCount is how many times an event was seen (at least once), whichever
+// API wrote it (core/v1 count, events.k8s.io series).
+func EventCount(e *corev1.Event) int32 {
+	n := e.Count
+	if e.Series != nil && e.Series.Count > n {
+		n = e.Series.Count
+	}
+	return max(n, 1)
+}
+
 // EventTime is the most recent time an event was seen.
 func EventTime(e *corev1.Event) time.Time {
 	switch {

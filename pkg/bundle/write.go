@@ -115,13 +115,7 @@ func (b *Bundle) eventRecords() []EventRecord {
 	out := make([]EventRecord, 0, len(b.Events))
 	for i := range b.Events {
 		e := &b.Events[i]
-		count := e.Count
-		if e.Series != nil && e.Series.Count > count {
-			count = e.Series.Count
-		}
-		if count == 0 {
-			count = 1
-		}
+		count := EventCount(e)
 		src := e.Source.Component
 		if src == "" {
 			src = e.ReportingController

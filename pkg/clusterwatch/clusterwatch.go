@@ -41,6 +41,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 )
 
@@ -390,7 +391,7 @@ func (w *watcher) warning(e *corev1.Event) {
 	if !ok {
 		return
 	}
-	at := lastSeen(e)
+	at := bundle.EventTime(e)
 	if w.now().Sub(at) > existingEventWindow {
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 )
 
@@ -69,34 +70,9 @@ func eventFault(e *corev1.Event) (res fault.Resource, faultType, severity, conte
 	return res, faultType, severity, context, true
 }
 
-// lastSeen is when the event last occurred, whichever API wrote it
-// (core/v1 recorders set lastTimestamp, events.k8s.io ones eventTime and
-// series).
-func lastSeen(e *corev1.Event) time.Time {
-	switch {
-	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
-		return e.Series.LastObservedTime.Time
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	case !e.FirstTimestamp.IsZero():
-		return e.FirstTimestamp.Time
-	}
-	return e.CreationTimestamp.Time
-}
-
-// occurrences is how often the event happened.
-func occurrences(e *corev1.Event) int32 {
-	if e.Series != nil {
-		return e.Series.Count
-	}
-	return e.Count
-}
-
 // recurred reports whether an update of an event is a new occurrence (the
 // recorder bumps count and lastTimestamp instead of creating an event),
 // rather than a change of its metadata.
 func recurred(oldEvent, newEvent *corev1.Event) bool {
-	return occurrences(newEvent) > occurrences(oldEvent) || lastSeen(newEvent).After(lastSeen(oldEvent))
+	return bundle.EventCount(newEvent) > bundle.EventCount(oldEvent) || bundle.EventTime(newEvent).After(bundle.EventTime(oldEvent))
 }

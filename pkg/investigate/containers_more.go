@@ -33,19 +33,10 @@ var containerMoreRules = []Rule{
 // ---------------------------------------------------------------------------
 // Shared helpers
 
-// eventTimes is how many times an event was seen.
-func eventTimes(e *corev1.Event) int32 {
-	n := e.Count
-	if e.Series != nil && e.Series.Count > n {
-		n = e.Series.Count
-	}
-	return max(n, 1)
-}
-
 // podEventEvidence registers an event about a pod; the fact reads like the
 // other rules' so the same event is one piece of evidence.
 func podEventEvidence(c *Context, p *corev1.Pod, e *corev1.Event) string {
-	return c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, eventTimes(e), e.Message),
+	return c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, bundle.EventCount(e), e.Message),
 		"event on "+podRef(p),
 		fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason))
 }
@@ -466,7 +457,7 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	}
 	var killCount int32
 	for i := range kills {
-		killCount += eventTimes(&kills[i])
+		killCount += bundle.EventCount(&kills[i])
 	}
 	if len(kills) > 0 {
 		evidence = append(evidence, podEventEvidence(c, p, &kills[len(kills)-1]))
