@@ -320,7 +320,7 @@ func (c *collector) cronJobChildren(ctx context.Context, ns string) {
 			owned = append(owned, &jobs.Items[i])
 		}
 	}
-	sort.SliceStable(owned, func(i, j int) bool { return runTime(owned[i]).After(runTime(owned[j])) })
+	sort.SliceStable(owned, func(i, j int) bool { return RunTime(owned[i]).After(RunTime(owned[j])) })
 	var listed []corev1.ObjectReference
 	if len(c.b.CronJobs) > 0 {
 		listed = c.b.CronJobs[0].Status.Active
@@ -352,10 +352,10 @@ func (c *collector) cronJobChildren(ctx context.Context, ns string) {
 	c.jobPods(ctx, ns, runs)
 }
 
-// runTime is when a CronJob's run was due: the time the CronJob controller
+// RunTime is when a CronJob's run was due: the time the CronJob controller
 // stamps on the Job, else when it started or was created (to the second,
 // so runs created together tie).
-func runTime(j *batchv1.Job) time.Time {
+func RunTime(j *batchv1.Job) time.Time {
 	if v, ok := j.Annotations[batchv1.CronJobScheduledTimestampAnnotation]; ok {
 		if t, err := time.Parse(time.RFC3339, v); err == nil {
 			return t

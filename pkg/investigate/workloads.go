@@ -2422,22 +2422,8 @@ func wlJobsOf(c *Context, cj *batchv1.CronJob) []*batchv1.Job {
 			out = append(out, j)
 		}
 	}
-	sort.SliceStable(out, func(i, k int) bool { return wlJobTime(out[i]).After(wlJobTime(out[k])) })
+	sort.SliceStable(out, func(i, k int) bool { return bundle.RunTime(out[i]).After(bundle.RunTime(out[k])) })
 	return out
-}
-
-// wlJobTime is when a CronJob's run was due: the scheduled time the
-// controller stamps on the Job, else when it started or was created.
-func wlJobTime(j *batchv1.Job) time.Time {
-	if v, ok := j.Annotations[batchv1.CronJobScheduledTimestampAnnotation]; ok {
-		if t, err := time.Parse(time.RFC3339, v); err == nil {
-			return t
-		}
-	}
-	if j.Status.StartTime != nil {
-		return j.Status.StartTime.Time
-	}
-	return j.CreationTimestamp.Time
 }
 
 // wlCronFailingJobs: the CronJob's most recent finished runs failed.
