@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
 // GCOptions say what gc collects.
@@ -108,7 +108,7 @@ func (s *Store) GC(opts GCOptions) (*GCResult, error) {
 			continue
 		}
 		rm := Removal{Entry: e}
-		rm.Bytes, rm.Err = diskUsage(r, e.ID)
+		rm.Bytes, rm.Err = workspace.DiskUsage(r.FS(), e.ID)
 		if rm.Err == nil && !opts.DryRun {
 			rm.Err = remove(r, e.ID)
 		}
@@ -121,29 +121,6 @@ func (s *Store) GC(opts GCOptions) (*GCResult, error) {
 		res.Leftovers = sweepLeftovers(r)
 	}
 	return res, nil
-}
-
-// diskUsage sums the sizes of the regular files under name, without
-// following symlinks.
-func diskUsage(r *os.Root, name string) (int64, error) {
-	var n int64
-	err := fs.WalkDir(r.FS(), name, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			fi, err := d.Info()
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return err
-			}
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n, err
 }
 
 // remove takes the workspace out of the listing with one rename, so a

@@ -5,6 +5,7 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,4 +173,33 @@ func Within(dir, path string) bool {
 		return false
 	}
 	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
+}
+
+// DiskUsage is the total size of the regular files under name in fsys.
+// Symbolic links are not followed, so what a link points to outside does
+// not count; entries that vanish during the walk are skipped, name itself
+// must exist.
+func DiskUsage(fsys fs.FS, name string) (int64, error) {
+	var total int64
+	err := fs.WalkDir(fsys, name, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path != name && errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		total += info.Size()
+		return nil
+	})
+	return total, err
 }
