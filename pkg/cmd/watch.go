@@ -326,6 +326,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 
 	var (
 		src        watcher.Source
+		parsed     func(*fault.Event)
 		reconnects func() uint64
 		drops      func() uint64
 		health     func() error
@@ -345,6 +346,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		parsed = rec.Observe // a fault the server reported is not one a scan missed
 		s, err := mcpsource.New(mcpsource.Options{
 			Endpoint: o.MCPEndpoint, Mode: o.SubscribeMode, Namespaces: o.eventsNamespaces(),
 			EventType: o.EventType, Reason: o.Reason, BearerToken: o.mcpToken, Logger: o.log,
@@ -358,13 +360,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			recDone := make(chan struct{})
 			go func() { defer close(recDone); rec.Run(recCtx, in.Event) }()
 			defer func() { stopRec(); <-recDone }()
-			return s.Run(ctx, func(msg mcpsource.Message) {
-				// A fault the server reported is not one a scan missed.
-				if ev, _, err := fault.ParseMessage(msg.Logger, msg.Level, msg.Data); err == nil && ev != nil {
-					rec.Observe(ev)
-				}
-				in.Message(msg.Logger, msg.Level, msg.Data)
-			})
+			return s.Run(ctx, func(msg mcpsource.Message) { in.Message(msg.Logger, msg.Level, msg.Data) })
 		})
 		reconnects = func() uint64 { return s.Stats().Reconnects.Load() }
 		drops = func() uint64 { return s.Stats().HandoffDrops.Load() }
@@ -412,6 +408,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		WorkspaceRoot: o.WorkspaceRoot, Retention: o.Retention,
 		DefaultCluster: def.name,
 		ClusterOf:      o.clusterOf,
+		Parsed:         parsed,
 		Logger:         o.log,
 	})
 	if err != nil {

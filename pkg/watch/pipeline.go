@@ -58,17 +58,13 @@ var noCounters Counters // sink for a Pipeline without Counters
 // Ingest parses one notification (any shape fault.Parse reads) and passes
 // it down the pipeline. Bad input is counted and reported, never fatal.
 func (p *Pipeline) Ingest(data []byte) (Result, error) {
-	return p.ingestParsed(fault.ParseNotification(data))
+	return p.IngestParsed(fault.ParseNotification(data))
 }
 
-// IngestMessage is Ingest for a notifications/message whose params the
-// caller already split (the MCP client hands over logger, level and data).
-func (p *Pipeline) IngestMessage(logger, level string, data []byte) (Result, error) {
-	return p.ingestParsed(fault.ParseMessage(logger, level, data))
-}
-
-// ingestParsed counts a parsed notification and admits its fault event.
-func (p *Pipeline) ingestParsed(ev *fault.Event, se *fault.SubscriptionError, err error) (Result, error) {
+// IngestParsed is Ingest for a notification the caller parsed already
+// (with fault.ParseMessage, for the MCP client's split messages): it takes
+// the parser's results as they are.
+func (p *Pipeline) IngestParsed(ev *fault.Event, se *fault.SubscriptionError, err error) (Result, error) {
 	c := p.counters()
 	c.Received.Add(1)
 	switch {

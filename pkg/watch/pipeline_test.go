@@ -184,7 +184,7 @@ func TestPipelineConcurrentKeyed(t *testing.T) {
 	}
 }
 
-func TestPipelineIngestMessage(t *testing.T) {
+func TestPipelineIngestParsed(t *testing.T) {
 	q := NewQueue[*fault.Event](10, DropOldest)
 	var c Counters
 	p := &Pipeline{Sink: q, Counters: &c}
@@ -199,9 +199,9 @@ func TestPipelineIngestMessage(t *testing.T) {
 		{"some/other", "info", `{}`, ParseError, true},
 	}
 	for _, tc := range cases {
-		r, err := p.IngestMessage(tc.logger, tc.level, []byte(tc.data))
+		r, err := p.IngestParsed(fault.ParseMessage(tc.logger, tc.level, []byte(tc.data)))
 		if (err != nil) != tc.wantErr || r.Outcome != tc.want {
-			t.Errorf("IngestMessage(%s, %s) = %v, %v; want %v (error %v)", tc.logger, tc.data, r.Outcome, err, tc.want, tc.wantErr)
+			t.Errorf("IngestParsed(ParseMessage(%s, %s)) = %v, %v; want %v (error %v)", tc.logger, tc.data, r.Outcome, err, tc.want, tc.wantErr)
 		}
 	}
 	if v := c.Snapshot(); v.Received != 4 || v.Enqueued != 1 || v.SubscriptionErrors != 1 || v.ParseErrors != 2 {

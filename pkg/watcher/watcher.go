@@ -66,6 +66,9 @@ type Config struct {
 	// Triage runs one fault to an incident. ctx is cancelled only when the
 	// drain timeout passes.
 	Triage func(ctx context.Context, ev *fault.Event) (*incident.Incident, error)
+	// Parsed, when set, sees every fault event a source's message carried,
+	// before the filter (the MCP reconciler notes what the server reported).
+	Parsed func(ev *fault.Event)
 	// Started is called as a triage begins (metrics' active agents).
 	Started func(cluster string)
 	// Observers see each outcome (summary line, metrics) on the cluster's
@@ -290,7 +293,11 @@ func (w *Watcher) drain(ctx context.Context, keyed *watch.Keyed[*fault.Event], c
 
 // Message ingests one MCP notification.
 func (w *Watcher) Message(logger, level string, data []byte) {
-	r, err := w.pipeline.IngestMessage(logger, level, data)
+	ev, se, err := fault.ParseMessage(logger, level, data)
+	if ev != nil && w.cfg.Parsed != nil {
+		w.cfg.Parsed(ev)
+	}
+	r, err := w.pipeline.IngestParsed(ev, se, err)
 	w.logResult(r, err)
 }
 

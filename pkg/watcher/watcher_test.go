@@ -282,3 +282,24 @@ func TestWatcherAsyncObserverDoesNotHoldTheQueue(t *testing.T) {
 		t.Errorf("notified %d outcomes, want 2", notified.Load())
 	}
 }
+
+// TestWatcherParsedSeesEveryFault: the Parsed hook sees each fault a
+// message carried, filtered or not, and nothing for bad input.
+func TestWatcherParsedSeesEveryFault(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	f, _ := watch.NewFilter("warning")
+	w, _ := New(Config{Filter: f, MaxIncidents: 1, Triage: (&fakeTriage{}).run, Parsed: func(ev *fault.Event) {
+		mu.Lock()
+		seen = append(seen, ev.ResourceName())
+		mu.Unlock()
+	}})
+	if err := w.Run(context.Background(), feed(faultFrame("quiet", "info"), []byte("{bad"), faultFrame("a", "warning"))); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != "quiet" || seen[1] != "a" {
+		t.Errorf("Parsed saw %v, want [quiet a]", seen)
+	}
+}
