@@ -539,8 +539,8 @@ func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.I
 	}
 	log := o.log // triage.Run adds incident_id, cluster and event
 	progress := func(format string, a ...any) { log.Debug(fmt.Sprintf(format, a...), "event", ev.EventID) }
-	ns, _, _ := c.flags.ToRawKubeConfigLoader().Namespace()
-	t, err := resolveFault(c.flags, ns, ev, progress)
+	// c.info.Namespace is the context's namespace, for faults that name none.
+	t, err := resolveFault(c.flags, c.info.Namespace, ev, progress)
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s/%s: %w", ev.ResourceKind(), ev.ResourceName(), err)
 	}
