@@ -37,9 +37,9 @@ An existing file is never overwritten. --print writes it to stdout instead.`,
 				_, err := streams.Out.Write(text)
 				return err
 			}
-			path, err := configPath(c)
-			if err != nil {
-				return err
+			path, _ := config.Locate(c, os.Getenv)
+			if path == "" {
+				return errors.New("no config file path: name one with --config, or set $XDG_CONFIG_HOME or $HOME")
 			}
 			if _, err := os.Stat(path); err == nil {
 				return fmt.Errorf("%s exists: kubectl triage never overwrites it; edit it, or see a fresh one with 'kubectl triage config init --print'", path)
@@ -59,18 +59,6 @@ An existing file is never overwritten. --print writes it to stdout instead.`,
 	}
 	cmd.Flags().BoolVar(&print, "print", false, "Print the file on stdout instead of writing it")
 	return cmd
-}
-
-// configPath is where the config file is read from: --config,
-// KUBECTL_TRIAGE_CONFIG, or the default path.
-func configPath(c *cobra.Command) (string, error) {
-	if fl := c.Flag(config.ConfigFlag); fl != nil && fl.Changed {
-		return fl.Value.String(), nil
-	}
-	if p := os.Getenv(config.EnvConfig); p != "" {
-		return p, nil
-	}
-	return config.DefaultPath(os.Getenv)
 }
 
 // starterSections are the subcommands whose own settings the starter file

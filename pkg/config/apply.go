@@ -224,28 +224,33 @@ func AddFlag(fs *pflag.FlagSet) {
 	BindEnv(fs, ConfigFlag, EnvConfig)
 }
 
+// Locate says which config file cmd reads: --config, else its environment
+// variable (explicit: it must exist), else the default path ("" when there
+// is no home to put it in). --config="" means no file.
+func Locate(cmd *cobra.Command, getenv func(string) string) (path string, explicit bool) {
+	if fl := lookup(cmd, ConfigFlag); fl != nil {
+		if fl.Changed {
+			return fl.Value.String(), true
+		}
+		for _, env := range EnvNames(fl) {
+			if v := getenv(env); v != "" {
+				return v, true
+			}
+		}
+	}
+	if p, err := DefaultPath(getenv); err == nil {
+		return p, false
+	}
+	return "", false
+}
+
 // Setup loads the config file named by --config, else $KUBECTL_TRIAGE_CONFIG,
 // else DefaultPath; validates it against cmd's whole command tree; and
 // applies it to cmd. A file named explicitly must exist; --config "" means
 // no config file. When DefaultPath finds no home directory and no file is
 // named, there is no config file.
 func Setup(cmd *cobra.Command, getenv func(string) string) (*File, error) {
-	path, explicit := "", false
-	if fl := lookup(cmd, ConfigFlag); fl != nil {
-		if fl.Changed {
-			path, explicit = fl.Value.String(), true
-		}
-		for _, env := range EnvNames(fl) {
-			if !explicit && getenv(env) != "" {
-				path, explicit = getenv(env), true
-			}
-		}
-	}
-	if !explicit {
-		if p, err := DefaultPath(getenv); err == nil {
-			path = p
-		}
-	}
+	path, explicit := Locate(cmd, getenv)
 	f := &File{path: path, top: &section{}}
 	if path != "" {
 		var err error
