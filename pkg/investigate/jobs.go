@@ -174,10 +174,7 @@ func wlRetryingFinding(c *Context, j *batchv1.Job, r wlJobRetries) Finding {
 		f.Culprit = a.culprit
 	case a.confident:
 		f.Depth = 2
-		f.Confidence = 0.85
-		if a.exit != nil && a.exit.line != nil && a.exit.line.Pattern.Priority > 10 {
-			f.Confidence = 0.9
-		}
+		f.Confidence = a.podConfidence()
 		if a.suffix != "" {
 			f.Category += "/" + a.suffix
 		}

@@ -2163,6 +2163,15 @@ type wlJobAnalysis struct {
 	confident               bool // the pods say why (not only the Job status)
 }
 
+// podConfidence is how sure the pods make the cause: a decisive log line
+// behind the exit makes it verified.
+func (a wlJobAnalysis) podConfidence() float64 {
+	if a.exit != nil && a.exit.line != nil && a.exit.line.Pattern.Priority > 10 {
+		return 0.9
+	}
+	return 0.85
+}
+
 func wlAnalyzeJob(c *Context, j *batchv1.Job) wlJobAnalysis {
 	a := wlJobAnalysis{cond: wlJobFailedCondition(j), pods: wlPodsOf(c, j.UID)}
 	for _, p := range a.pods {
@@ -2277,10 +2286,7 @@ func wlJobFinding(c *Context, j *batchv1.Job) Finding {
 		f.Culprit = a.culprit
 	case a.confident:
 		f.Depth = 2
-		f.Confidence = 0.85
-		if a.exit != nil && a.exit.line != nil && a.exit.line.Pattern.Priority > 10 {
-			f.Confidence = 0.9
-		}
+		f.Confidence = a.podConfidence()
 		if reason == "DeadlineExceeded" {
 			// A deadline is the Job's own limit: the pods' failure is
 			// context, the deadline the direct cause.
