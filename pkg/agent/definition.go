@@ -48,6 +48,20 @@ type Definition struct {
 	// its config dir when HOME is moved to the workspace.
 	ConfigDirs   []string `json:"configDirs,omitempty"`
 	ConfigDirEnv string   `json:"configDirEnv,omitempty"`
+	// HomeFiles are the CLI's own settings and login (paths under ~/, files
+	// or directories) copied into the sandbox's in-memory HOME; nothing else
+	// of the user's home is visible to the agent. LoginFiles that the CLI
+	// changed during the run (a refreshed OAuth token) are written back.
+	HomeFiles []string `json:"homeFiles,omitempty"`
+	// ModelHosts are the host:port pairs the egress proxy lets the agent
+	// reach by default (the vendor's API). BaseURLEnv names variables whose
+	// URL, when the user sets one, replaces them (a gateway or local model).
+	ModelHosts []string `json:"modelHosts,omitempty"`
+	BaseURLEnv []string `json:"baseURLEnv,omitempty"`
+	// TestedVersion is the CLI version this definition was tested with;
+	// VersionArgs print the installed one (default --version).
+	TestedVersion string   `json:"testedVersion,omitempty"`
+	VersionArgs   []string `json:"versionArgs,omitempty"`
 	// SetEnv are fixed variables the CLI needs (e.g. its non-interactive mode).
 	SetEnv map[string]string `json:"setEnv,omitempty"`
 	// Files are written into the workspace before the run (relative path →
