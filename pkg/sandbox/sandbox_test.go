@@ -38,9 +38,9 @@ func TestSpecValidate(t *testing.T) {
 		ok   bool
 	}{
 		{Spec{Mask: []string{"/k/admin.yaml"}, Writable: []string{"/h/ws"}, Home: "/h", HomeFiles: []string{"/h/.claude"}}, true},
-		{Spec{Mask: []string{"/h"}, Writable: []string{"/h/ws"}}, false},                      // would hide the workspace
-		{Spec{Home: "/h", HomeFiles: []string{"/etc/passwd"}}, false},                         // a home file outside the home
-		{Spec{Home: "/", HomeFiles: []string{"/x"}}, false},                                   // the root is no home
+		{Spec{Mask: []string{"/h"}, Writable: []string{"/h/ws"}}, false},                                 // would hide the workspace
+		{Spec{Home: "/h", HomeFiles: []string{"/etc/passwd"}}, false},                                    // a home file outside the home
+		{Spec{Home: "/", HomeFiles: []string{"/x"}}, false},                                              // the root is no home
 		{Spec{Home: "/h", Net: &Net{Forwards: []Forward{{Addr: "127.0.0.1:1", Socket: "../x"}}}}, false}, // a socket outside the directory
 	}
 	for _, tt := range tests {
@@ -94,4 +94,3 @@ func TestUnescape(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
-
