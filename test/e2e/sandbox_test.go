@@ -225,3 +225,33 @@ printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"#
 		t.Errorf("the agent read the config file's secret: %s", got)
 	}
 }
+
+// TestUnreachableModelEndsTheRun: a CLI that retries its model API forever
+// (as codex does) ends as failed with the egress proxy's reason, not at
+// --timeout.
+func TestUnreachableModelEndsTheRun(t *testing.T) {
+	if err := sandbox.Probe(); err != nil {
+		if os.Getenv("KUBECTL_TRIAGE_EXPECT_SANDBOX") == "1" {
+			t.Fatalf("this machine is known to support the sandbox, but: %v", err)
+		}
+		t.Skipf("no network namespace here: %v", err)
+	}
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	script := `#!/bin/sh
+echo '{"type":"system","subtype":"init"}'
+while :; do curl -s --max-time 2 "$ANTHROPIC_BASE_URL/v1/messages" >/dev/null; sleep 0.2; done
+`
+	env, root := agentEnv(t, c, "claude", script)
+	// Nothing listens on port 1 of the loopback.
+	env = append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:1")
+	code, _, stderr := runWith(t, env, "pod/api", "-n", ns, "--agent", "claude", "--timeout", "60s", "--wait-delay", "2s")
+	if code != 4 {
+		t.Fatalf("exit %d, want 4 (failed)\n%s", code, stderr)
+	}
+	inc := assertWorkspace(t, onlyWorkspace(t, root), incident.Failed)
+	if !strings.Contains(inc.FailureReason, "could not reach 127.0.0.1:1 through the egress proxy") {
+		t.Errorf("failure reason %q", inc.FailureReason)
+	}
+}
