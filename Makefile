@@ -51,10 +51,13 @@ eval:
 # Speed and cost: one pod's triage in namespaces of 1,000 and 5,000 pods and
 # events (wall time and API requests per run) against kubectl describe on the
 # same control plane, the read-only gateway's added latency (p50/p99 against
-# direct access), and the redaction throughput.
+# direct access, and from inside the agent's sandbox), the time the plugin
+# adds before an agent CLI starts (workspace, gateway, egress, sandbox), and
+# the redaction throughput.
 bench: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'TriagePod|KubectlDescribe' -benchtime 20x -timeout 30m ./test/e2e
-	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'GatewayLatency' -benchtime 2000x ./test/e2e
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'GatewayLatency|SandboxedGatewayRequest' -benchtime 2000x ./test/e2e
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'AgentStart' -benchtime 30x ./test/e2e
 	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact
 	$(GO) test -count=1 -run '^$$' -bench 'Ingest|DedupMemory' -benchmem ./pkg/watch
 

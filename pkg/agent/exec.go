@@ -76,10 +76,14 @@ func (e *Exec) UsesCluster() {}
 
 // Sandbox says how the agent is isolated from the user's credentials.
 func (e *Exec) Sandbox() string {
-	if e.sandboxMode == "" || e.sandboxMode == sandbox.ModeNone {
+	switch e.sandboxMode {
+	case "", sandbox.ModeNone:
 		return "none: " + e.sandboxReason
+	case sandbox.ModeNamespaces:
+		return e.sandboxMode
 	}
-	return e.sandboxMode
+	// The weaker helpers: say what they leave open.
+	return e.sandboxMode + " (" + e.sandboxReason + ")"
 }
 
 func (e *Exec) Model() string { return e.ModelName }

@@ -40,16 +40,20 @@ func (e *Exec) chooseSandbox() error {
 			return nil
 		}
 		reasons = append(reasons, err.Error())
+		if e.Isolation == SandboxRequired {
+			// bwrap cannot contain the network: not the sandbox required.
+			break
+		}
 		if p, lerr := look("bwrap"); lerr == nil {
 			e.sandboxMode, e.helperPath = sandbox.ModeBwrap, p
-			e.sandboxReason = "network not contained: bwrap shares the host network"
+			e.sandboxReason = "not contained: the network (bwrap shares the host's) and files outside the masked credential paths"
 			return nil
 		}
 		reasons = append(reasons, "bwrap is not installed")
 	case "darwin":
-		if p, lerr := look("sandbox-exec"); lerr == nil {
+		if p, lerr := look("sandbox-exec"); lerr == nil && e.Isolation != SandboxRequired {
 			e.sandboxMode, e.helperPath = sandbox.ModeSandboxExec, p
-			e.sandboxReason = "network not contained: sandbox-exec shares the host network"
+			e.sandboxReason = "not contained: the network (sandbox-exec shares the host's) and files outside the masked credential paths"
 			return nil
 		}
 		reasons = append(reasons, "sandbox-exec is not available")

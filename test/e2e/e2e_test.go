@@ -24,6 +24,9 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.MaybeInit() // in-process runs re-execute this binary as the agent sandbox's init
+	if role := os.Getenv("KUBECTL_TRIAGE_E2E_ROLE"); role != "" {
+		os.Exit(agentRole(role)) // and as the agent a benchmark runs inside it
+	}
 	// The developer's settings stay out: no config file, none of the
 	// variables kubectl triage reads (AGENT_CLI=claude would run a paid agent).
 	config, err := os.MkdirTemp("", "kubectl-triage-e2e-config-")
