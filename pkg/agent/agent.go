@@ -29,6 +29,9 @@ type Run struct {
 type Outcome struct {
 	ExitCode int
 	Signal   string
+	// ToolCalls counts the agent's tool calls as its
+	// stream reported them (ToolCalls.Summary for the report footer).
+	ToolCalls ToolCalls
 }
 
 // Agent investigates one incident and writes output/investigation.md.

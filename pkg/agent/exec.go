@@ -417,7 +417,7 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	waitErr := cmd.Wait()
 	consumer.flush()
 
-	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode()}
+	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode(), ToolCalls: consumer.tools}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		out.Signal = ws.Signal().String()
 	}
@@ -492,6 +492,7 @@ type streamConsumer struct {
 	result   string
 	lastText string
 	isError  bool
+	tools    ToolCalls
 }
 
 // Write receives stdout as it arrives and handles it line by line.
@@ -532,6 +533,14 @@ func (c *streamConsumer) line(l []byte) {
 	}
 	if ev.Progress != "" && c.progress != nil {
 		c.progress("  agent: %s", ev.Progress)
+	}
+	for _, te := range ev.Tools {
+		if p := c.tools.observe(te); p != "" && c.progress != nil {
+			c.progress("  agent: %s", p)
+		}
+		if !te.Done {
+			c.lastText = "" // text before a tool call is not the report
+		}
 	}
 	switch {
 	case ev.Delta:

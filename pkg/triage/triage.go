@@ -142,7 +142,9 @@ type runner struct {
 	log     *slog.Logger
 	opts    Options
 	gateway *gateway.Gateway
-	event   *fault.Event
+	// toolCalls is the agent's tool calls for the footer ("7 tool calls, 2 failed").
+	toolCalls string
+	event     *fault.Event
 }
 
 // addEventSamples adds the log excerpts a fault event carried (the older
@@ -276,6 +278,7 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	}
 	r.collectArtifacts()
 	if out != nil {
+		r.toolCalls = out.ToolCalls.Summary()
 		code := out.ExitCode
 		r.inc.Agent.ExitCode = &code
 		r.inc.Agent.Signal = out.Signal
@@ -328,6 +331,9 @@ func (r *runner) footer() []string {
 	if r.gateway != nil {
 		total, denied := r.gateway.Counts()
 		notes = append(notes, fmt.Sprintf("kubectl-triage: the agent made %d API requests through the read-only gateway; %d were denied (see %s).", total, denied, workspace.AuditFile))
+	}
+	if r.toolCalls != "" {
+		notes = append(notes, fmt.Sprintf("kubectl-triage: the agent's stream reported %s.", r.toolCalls))
 	}
 	if strings.HasPrefix(r.inc.Sandbox, "none") {
 		notes = append(notes, fmt.Sprintf("kubectl-triage: the %s agent ran without a sandbox (%s).", r.inc.Agent.Name, strings.TrimPrefix(strings.TrimPrefix(r.inc.Sandbox, "none"), ": ")))
