@@ -142,9 +142,7 @@ type runner struct {
 	log     *slog.Logger
 	opts    Options
 	gateway *gateway.Gateway
-	// toolCalls is the agent's tool calls for the footer ("7 tool calls, 2 failed").
-	toolCalls string
-	event     *fault.Event
+	event   *fault.Event
 }
 
 // addEventSamples adds the log excerpts a fault event carried (the older
@@ -270,6 +268,7 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		}
 		defer gw.Stop()
 		r.gateway = gw
+		run.Gateway = strings.TrimPrefix(gw.URL, "https://")
 	}
 	out, err := r.opts.Agent.Run(actx, run)
 	if r.gateway != nil {
@@ -278,7 +277,6 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	}
 	r.collectArtifacts()
 	if out != nil {
-		r.toolCalls = out.ToolCalls.Summary()
 		code := out.ExitCode
 		r.inc.Agent.ExitCode = &code
 		r.inc.Agent.Signal = out.Signal
@@ -306,7 +304,7 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.finish(incident.AgentFailed, "missing or invalid investigation report: "+err.Error())
 		return res, nil
 	}
-	if notes := r.footer(); len(notes) > 0 {
+	if notes := append(r.footer(), out.Notes...); len(notes) > 0 {
 		md = append(md, []byte("\n---\n"+strings.Join(notes, "  \n")+"\n")...)
 		if err := atomicfile.Write(r.ws.MustPath(workspace.ReportFile), md, 0o600); err != nil {
 			r.log.Error("append report footer", "error", err)
@@ -331,9 +329,6 @@ func (r *runner) footer() []string {
 	if r.gateway != nil {
 		total, denied := r.gateway.Counts()
 		notes = append(notes, fmt.Sprintf("kubectl-triage: the agent made %d API requests through the read-only gateway; %d were denied (see %s).", total, denied, workspace.AuditFile))
-	}
-	if r.toolCalls != "" {
-		notes = append(notes, fmt.Sprintf("kubectl-triage: the agent's stream reported %s.", r.toolCalls))
 	}
 	if strings.HasPrefix(r.inc.Sandbox, "none") {
 		notes = append(notes, fmt.Sprintf("kubectl-triage: the %s agent ran without a sandbox (%s).", r.inc.Agent.Name, strings.TrimPrefix(strings.TrimPrefix(r.inc.Sandbox, "none"), ": ")))
