@@ -20,6 +20,10 @@ func TestRealCodex(t *testing.T) {
 	// codex's default model works in code mode: one exec tool whose
 	// JavaScript calls nested tools, apply_patch among them; its read-only
 	// sandbox refuses the write (the touch above shows it).
+	// Nothing else was tried: no telemetry, update check or other host.
+	if denied := r.deniedEgress(t); len(denied) > 0 {
+		t.Errorf("the CLI tried hosts beyond its model API: %v", denied)
+	}
 	r.assertModelRequests(t, "apply_patch")
 	for _, want := range []string{"agent: shell: /bin/bash -lc 'kubectl get pods -n " + r.ns + "'", "sandbox: namespaces"} {
 		if !strings.Contains(r.stderr, want) {
