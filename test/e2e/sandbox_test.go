@@ -92,9 +92,9 @@ func TestSandboxedAgentCannotReachCredentials(t *testing.T) {
 	home := strings.TrimPrefix(env[1], "HOME=")
 	root = filepath.Join(home, ".local", "state", "kubectl-triage", "incidents")
 	plant := map[string]string{
-		".kube/config":             string(userKC),
-		".aws/credentials":         "[default]\naws_secret_access_key = sandbox-planted-aws\n",
-		".ssh/id_ed25519":          "sandbox-planted-ssh\n",
+		".kube/config":              string(userKC),
+		".aws/credentials":          "[default]\naws_secret_access_key = sandbox-planted-aws\n",
+		".ssh/id_ed25519":           "sandbox-planted-ssh\n",
 		".claude/.credentials.json": `{"token":"claude-login-ok"}`,
 	}
 	for rel, content := range plant {
