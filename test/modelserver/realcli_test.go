@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -59,7 +62,8 @@ prefix_rule(pattern = ["ls"], decision = "allow")
 prefix_rule(pattern = ["no-such-command-kt"], decision = "allow")
 `), 0o600)
 		return []string{filepath.Join(bin, "codex"), "exec", "--json", "--skip-git-repo-check", "--ephemeral", "--trust",
-				"-c", `openai_base_url="` + url + `/v1"`, "--sandbox", "read-only", "--cd", ws, "-"},
+				"-c", `openai_base_url="` + url + `/v1"`, "-c", "analytics.enabled=false", "--disable", "plugins",
+				"--sandbox", "read-only", "--cd", ws, "-"},
 			[]string{"CODEX_API_KEY=sk-test"}, "investigate"
 	}},
 	{"gemini", func(bin, url, home, ws string) ([]string, []string, string) {
@@ -71,7 +75,7 @@ decision = "allow"
 priority = 900
 `), 0o600)
 		os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
-		os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`), 0o600)
+		os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false}}`), 0o600)
 		return []string{filepath.Join(bin, "gemini"), "-p", "investigate", "--output-format", "stream-json",
 				"--approval-mode", "default", "--policy", policy},
 			[]string{"GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_CLI_TRUST_WORKSPACE=true"}, ""
@@ -96,7 +100,11 @@ func TestRealCLIs(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 			cmd.Dir = ws
-			cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + home}, env...)
+			// Anything but the loopback model goes to a proxy that refuses
+			// and records it: the CLIs must call nothing else.
+			proxy, tried := refusingProxy(t)
+			cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + home, "HTTPS_PROXY=" + proxy, "HTTP_PROXY=" + proxy,
+				"https_proxy=" + proxy, "http_proxy=" + proxy, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}, env...)
 			cmd.Stdin = strings.NewReader(stdin)
 			var out, errOut bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -120,6 +128,9 @@ func TestRealCLIs(t *testing.T) {
 			if !strings.Contains(out.String(), "hello-from-tool") {
 				t.Errorf("stdout lacks the quoted tool result:\n%s", out.String())
 			}
+			if hosts := tried(); len(hosts) > 0 {
+				t.Errorf("%s tried hosts beyond its model: %v", cli.name, hosts)
+			}
 			if _, err := os.Stat(filepath.Join(ws, "kt-written-file")); err == nil {
 				t.Errorf("%s ran the command outside its allow-list (touch)", cli.name)
 			}
@@ -131,6 +142,25 @@ func TestRealCLIs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// refusingProxy is an HTTP proxy on loopback that refuses every request and
+// records the host asked for.
+func refusingProxy(t *testing.T) (string, func() []string) {
+	var mu sync.Mutex
+	var hosts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts = append(hosts, r.Host)
+		mu.Unlock()
+		http.Error(w, "refused by the test", http.StatusForbidden)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), hosts...)
 	}
 }
 
