@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,20 @@ func TestRealAgentsNoSandbox(t *testing.T) {
 				t.Errorf("the report does not say the agent ran unsandboxed:\n%s", r.stdout)
 			}
 		})
+	}
+}
+
+// TestRealClaudeIgnoresUserSettings: even where the user's ~/.claude is
+// visible (unsandboxed), its settings (which may allow every command, or
+// run hooks) do not widen the triage agent's allow-list.
+func TestRealClaudeIgnoresUserSettings(t *testing.T) {
+	r := startRealAgent(t, "kubectl get pods -n NS", "touch written-by-claude")
+	r.homeFile(t, ".claude/settings.json", `{"permissions":{"allow":["Bash"]}}`)
+	r.env = append(r.env, "ANTHROPIC_API_KEY=sk-ant-test-key", "ANTHROPIC_BASE_URL="+r.srv.URL)
+	r.run(t, "claude", "--no-sandbox")
+	r.assertResolvedWithQuotedResults(t, "CrashLoopBackOff")
+	r.assertFooter(t, 2, 1)
+	if _, err := os.Stat(filepath.Join(r.dir, "written-by-claude")); err == nil {
+		t.Errorf("claude ran a command outside its allow-list, allowed by the user's settings")
 	}
 }
