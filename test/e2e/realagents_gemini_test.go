@@ -15,7 +15,9 @@ import (
 // ~/.gemini/settings.json, copied into the sandbox's home, says so.
 func TestRealGemini(t *testing.T) {
 	r := startRealAgent(t, "kubectl get pods -n NS", "kubectl logs api -n NS -c app --previous", "kubectl delete pod api -n NS")
-	r.homeFile(t, ".gemini/settings.json", `{"security":{"auth":{"selectedType":"gemini-api-key"}}}`)
+	// The user's own settings allow every shell command; the triage
+	// agent must not inherit that.
+	r.homeFile(t, ".gemini/settings.json", `{"security":{"auth":{"selectedType":"gemini-api-key"}},"tools":{"allowed":["run_shell_command"]}}`)
 	r.env = append(r.env, "GEMINI_API_KEY=test-gemini-key", "GOOGLE_GEMINI_BASE_URL="+r.srv.URL)
 	r.run(t, "gemini", "--require-sandbox")
 	r.assertResolvedWithQuotedResults(t, "NAME", "api", "FATAL config: required env DATABASE_URL is empty", "denied by policy")
