@@ -8,8 +8,12 @@ LDFLAGS := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.
 # The control plane binaries (etcd, kube-apiserver, kubectl) for tests and the
 # demo; built once from the Go module proxy and cached outside the repo.
 TESTBIN  = $(shell ./hack/testbin.sh)
+# The real agent CLIs (claude, codex, gemini) pinned in hack/tools/agentclis,
+# installed from npm once into a cache outside the repo; the end-to-end tests
+# run them against a scripted model server (test/modelserver).
+AGENTCLIS = $(shell ./hack/agentclis.sh)
 
-.PHONY: all build test unit testbin demo demo-watch vet clean eval bench
+.PHONY: all build test unit testbin demo demo-watch vet clean eval bench agent-clis
 
 all: build
 
@@ -22,10 +26,15 @@ vet:
 testbin:
 	./hack/testbin.sh
 
+# Prints the directory holding the pinned claude, codex and gemini.
+agent-clis:
+	./hack/agentclis.sh
+
 # Every test: unit tests and the end-to-end tests against a real
 # kube-apiserver + etcd started by the tests themselves.
 test: build vet
-	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
+	@test -n "$(AGENTCLIS)" || { echo "make test: hack/agentclis.sh could not install the agent CLIs (node and npm needed)" >&2; exit 1; }
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_AGENTCLIS=$(AGENTCLIS) $(GO) test -count=1 -timeout 30m ./...
 
 # Only the tests that need no control plane.
 unit:

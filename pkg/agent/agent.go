@@ -35,6 +35,8 @@ type Outcome struct {
 	// Notes are lines for the report's footer: what the reader must know
 	// about how the agent ran (its network, its failed tool calls).
 	Notes []string
+	// ToolCalls counts the agent's tool calls as its stream reported them.
+	ToolCalls ToolCalls
 }
 
 // Agent investigates one incident and writes output/investigation.md.

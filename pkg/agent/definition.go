@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -58,6 +60,12 @@ type Definition struct {
 	// URL, when the user sets one, replaces them (a gateway or local model).
 	ModelHosts []string `json:"modelHosts,omitempty"`
 	BaseURLEnv []string `json:"baseURLEnv,omitempty"`
+	// BaseURLConfig names base-URL settings in the CLI's own config files,
+	// for a CLI that reads its endpoint only from there, as
+	// "~/FILE#KEY" (a top-level key of a TOML or JSON file), e.g. codex's
+	// "~/.codex/config.toml#openai_base_url". A URL set there counts as
+	// one set in a BaseURLEnv variable.
+	BaseURLConfig []string `json:"baseURLConfig,omitempty"`
 	// TestedVersion is the CLI version this definition was tested with;
 	// VersionArgs print the installed one (default --version).
 	TestedVersion string   `json:"testedVersion,omitempty"`
@@ -114,10 +122,52 @@ func (d *Definition) validate() error {
 			}
 		}
 	}
+	errs = append(errs, d.validateSandboxFields()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("agent definition %s: %s", d.Source, strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+var (
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	versionPattern = regexp.MustCompile(`^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?$`)
+	hostPattern    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+)
+
+// validateSandboxFields checks what the sandbox and the egress proxy act
+// on: a home file outside ~ or a host the proxy cannot match would silently
+// copy or allow the wrong thing.
+func (d *Definition) validateSandboxFields() []string {
+	var errs []string
+	for _, f := range d.HomeFiles {
+		rel, ok := strings.CutPrefix(f, "~/")
+		if !ok || rel == "" || filepath.IsAbs(rel) || filepath.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, "../") {
+			errs = append(errs, fmt.Sprintf("homeFiles entry %q must be a clean path under ~/ (e.g. ~/.claude/settings.json)", f))
+		}
+	}
+	for _, h := range d.ModelHosts {
+		host, port, err := net.SplitHostPort(h)
+		n, perr := strconv.Atoi(port)
+		if err != nil || !hostPattern.MatchString(host) || perr != nil || n < 1 || n > 65535 {
+			errs = append(errs, fmt.Sprintf("modelHosts entry %q must be host:port (e.g. api.anthropic.com:443)", h))
+		}
+	}
+	for _, c := range d.BaseURLConfig {
+		file, key, ok := strings.Cut(c, "#")
+		if !ok || key == "" || !strings.HasPrefix(file, "~/") || filepath.Clean(file[2:]) != file[2:] || strings.HasPrefix(file[2:], "..") {
+			errs = append(errs, fmt.Sprintf("baseURLConfig entry %q must be ~/FILE#KEY (e.g. ~/.codex/config.toml#openai_base_url)", c))
+		}
+	}
+	for _, v := range append(append([]string{}, d.BaseURLEnv...), d.APIKeyEnv...) {
+		if !envNamePattern.MatchString(v) {
+			errs = append(errs, fmt.Sprintf("variable name %q is not valid", v))
+		}
+	}
+	if d.TestedVersion != "" && !versionPattern.MatchString(d.TestedVersion) {
+		errs = append(errs, fmt.Sprintf("testedVersion %q must be a version like 1.2.3", d.TestedVersion))
+	}
+	return errs
 }
 
 // ParseDefinition reads one YAML definition; unknown fields are errors.

@@ -199,7 +199,7 @@ func (e *Exec) Env(r *Run) []string {
 	}
 	if !e.sandboxed() && e.Def.ConfigDirEnv != "" && len(e.Def.ConfigDirs) > 0 {
 		dir := expandHome(e.Def.ConfigDirs[0], e.home())
-		if e.Def.ConfigDirEnv == "XDG_CONFIG_HOME" {
+		if e.Def.ConfigDirEnv == "XDG_CONFIG_HOME" || e.Def.ConfigDirEnv == "GEMINI_CLI_HOME" {
 			dir = filepath.Dir(dir) // the variable names the parent of the app's dir
 		}
 		env = append(env, e.Def.ConfigDirEnv+"="+dir)
@@ -360,12 +360,15 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	waitErr := cmd.Wait()
 	consumer.flush()
 
-	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode()}
+	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode(), ToolCalls: consumer.tools}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		out.Signal = ws.Signal().String()
 	}
 	fmt.Fprintf(log, "\nkubectl-triage: agent exited: code %d%s\n", out.ExitCode, signalSuffix(out.Signal))
 	out.Notes = iso.finish(e, log)
+	if sum := consumer.tools.Summary(); sum != "" {
+		out.Notes = append(out.Notes, "kubectl-triage: the agent's stream reported "+sum+".")
+	}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}
@@ -440,6 +443,7 @@ type streamConsumer struct {
 	result   string
 	lastText string
 	isError  bool
+	tools    ToolCalls
 }
 
 // Write receives stdout as it arrives and handles it line by line.
@@ -480,6 +484,14 @@ func (c *streamConsumer) line(l []byte) {
 	}
 	if ev.Progress != "" && c.progress != nil {
 		c.progress("  agent: %s", ev.Progress)
+	}
+	for _, te := range ev.Tools {
+		if p := c.tools.observe(te); p != "" && c.progress != nil {
+			c.progress("  agent: %s", p)
+		}
+		if !te.Done {
+			c.lastText = "" // text before a tool call is not the report
+		}
 	}
 	switch {
 	case ev.Delta:

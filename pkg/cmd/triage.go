@@ -177,6 +177,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdList(streams), NewCmdShow(streams), NewCmdStatus(streams), NewCmdGC(streams))
 	cmd.AddCommand(NewCmdWatch(flags, streams))
 	cmd.AddCommand(NewCmdConfig(streams))
+	cmd.AddCommand(NewCmdAgents(streams))
 	registerCompletions(cmd, o)
 	return cmd
 }

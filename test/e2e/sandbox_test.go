@@ -41,7 +41,7 @@ kubectl delete pod api --wait=false >> $out 2>&1 && echo "ALLOWED gateway delete
 # The CLI keeps its state under its own config dir: writable, in memory.
 mkdir -p "$HOME/.claude/shell-snapshots" && echo snap > "$HOME/.claude/shell-snapshots/s.sh" || echo "SNAPSHOT FAILED" >> $out
 env > output/env.txt
-cat "$HOME/.claude/credentials.json" > output/claude-login.txt 2>&1
+cat "$HOME/.claude/.credentials.json" > output/claude-login.txt 2>&1
 kubectl get pods > output/artifacts/pods.txt 2>&1 || echo "LIST FAILED" >> $out
 kubectl logs api -c app --previous > output/artifacts/logs.txt 2>&1 || echo "LOGS FAILED" >> $out
 printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"# Triage: Pod/api\n## Summary\nmissing env\n## Root cause\n**DATABASE_URL is empty** (confident, 0.8)\n"}'
@@ -92,10 +92,10 @@ func TestSandboxedAgentCannotReachCredentials(t *testing.T) {
 	home := strings.TrimPrefix(env[1], "HOME=")
 	root = filepath.Join(home, ".local", "state", "kubectl-triage", "incidents")
 	plant := map[string]string{
-		".kube/config":             string(userKC),
-		".aws/credentials":         "[default]\naws_secret_access_key = sandbox-planted-aws\n",
-		".ssh/id_ed25519":          "sandbox-planted-ssh\n",
-		".claude/credentials.json": `{"token":"claude-login-ok"}`,
+		".kube/config":              string(userKC),
+		".aws/credentials":          "[default]\naws_secret_access_key = sandbox-planted-aws\n",
+		".ssh/id_ed25519":           "sandbox-planted-ssh\n",
+		".claude/.credentials.json": `{"token":"claude-login-ok"}`,
 	}
 	for rel, content := range plant {
 		p := filepath.Join(home, rel)
