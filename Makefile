@@ -8,6 +8,9 @@ LDFLAGS := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.
 # The control plane binaries (etcd, kube-apiserver, kubectl) for tests and the
 # demo; built once from the Go module proxy and cached outside the repo.
 TESTBIN  = $(shell ./hack/testbin.sh)
+# The official MCP Inspector (pinned in hack/inspector/), for the tests of
+# `kubectl triage mcp`; installed once into a cache outside the repo.
+INSPECTOR = $(shell ./hack/inspector.sh)
 
 .PHONY: all build test unit testbin demo demo-watch vet clean eval bench
 
@@ -21,6 +24,13 @@ vet:
 
 testbin:
 	./hack/testbin.sh
+
+.PHONY: inspector
+inspector:
+	./hack/inspector.sh
+
+# The MCP Inspector tests skip without it; make test installs it.
+test: export KUBECTL_TRIAGE_INSPECTOR = $(INSPECTOR)
 
 # Every test: unit tests and the end-to-end tests against a real
 # kube-apiserver + etcd started by the tests themselves.
