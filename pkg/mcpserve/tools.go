@@ -137,7 +137,7 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 	}
 	inc := res.Incident
 	log.Info("triage finished", "incident_id", inc.IncidentID, "status", string(inc.Status), "failure_reason", inc.FailureReason)
-	out = s.outputFor(inc, res.Workspace.Dir)
+	out = s.outputFor(inc, inc.Workspace)
 	text := res.Report
 	if inc.Status != incident.Resolved {
 		text = fmt.Sprintf("Incident %s %s: %s\nWorkspace: %s\n", inc.IncidentID, inc.Status, orElse(inc.FailureReason, "no valid report"), inc.Workspace)
