@@ -11,8 +11,12 @@ TESTBIN  = $(shell ./hack/testbin.sh)
 # The official MCP Inspector (pinned in hack/inspector/), for the tests of
 # `kubectl triage mcp`; installed once into a cache outside the repo.
 INSPECTOR = $(shell ./hack/inspector.sh)
+# The real agent CLIs (claude, codex, gemini) pinned in hack/tools/agentclis,
+# installed from npm once into a cache outside the repo; the end-to-end tests
+# run them against a scripted model server (test/modelserver).
+AGENTCLIS = $(shell ./hack/agentclis.sh)
 
-.PHONY: all build test unit testbin demo demo-watch vet clean eval bench
+.PHONY: all build test unit testbin demo demo-watch vet clean eval bench agent-clis
 
 all: build
 
@@ -32,10 +36,15 @@ inspector:
 # The MCP Inspector tests skip without it; make test installs it.
 test: export KUBECTL_TRIAGE_INSPECTOR = $(INSPECTOR)
 
+# Prints the directory holding the pinned claude, codex and gemini.
+agent-clis:
+	./hack/agentclis.sh
+
 # Every test: unit tests and the end-to-end tests against a real
 # kube-apiserver + etcd started by the tests themselves.
 test: build vet
-	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
+	@test -n "$(AGENTCLIS)" || { echo "make test: hack/agentclis.sh could not install the agent CLIs (node and npm needed)" >&2; exit 1; }
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_AGENTCLIS=$(AGENTCLIS) $(GO) test -count=1 -timeout 30m ./...
 
 # Only the tests that need no control plane.
 unit:

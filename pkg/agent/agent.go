@@ -22,6 +22,9 @@ type Run struct {
 	// Started is called once the agent is running, with its process ID (0
 	// for in-process agents).
 	Started func(pid int)
+	// Gateway is the read-only gateway's loopback host:port when one
+	// serves this run: a sandboxed agent's only way to the cluster.
+	Gateway string
 }
 
 // Outcome is how the agent ended. A non-zero ExitCode means the agent
@@ -29,6 +32,11 @@ type Run struct {
 type Outcome struct {
 	ExitCode int
 	Signal   string
+	// Notes are lines for the report's footer: what the reader must know
+	// about how the agent ran (its network, its failed tool calls).
+	Notes []string
+	// ToolCalls counts the agent's tool calls as its stream reported them.
+	ToolCalls ToolCalls
 }
 
 // Agent investigates one incident and writes output/investigation.md.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -114,10 +116,46 @@ func (d *Definition) validate() error {
 			}
 		}
 	}
+	errs = append(errs, d.validateSandboxFields()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("agent definition %s: %s", d.Source, strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+var (
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	versionPattern = regexp.MustCompile(`^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?$`)
+	hostPattern    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+)
+
+// validateSandboxFields checks what the sandbox and the egress proxy act
+// on: a home file outside ~ or a host the proxy cannot match would silently
+// copy or allow the wrong thing.
+func (d *Definition) validateSandboxFields() []string {
+	var errs []string
+	for _, f := range d.HomeFiles {
+		rel, ok := strings.CutPrefix(f, "~/")
+		if !ok || rel == "" || filepath.IsAbs(rel) || filepath.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, "../") {
+			errs = append(errs, fmt.Sprintf("homeFiles entry %q must be a clean path under ~/ (e.g. ~/.claude/settings.json)", f))
+		}
+	}
+	for _, h := range d.ModelHosts {
+		host, port, err := net.SplitHostPort(h)
+		n, perr := strconv.Atoi(port)
+		if err != nil || !hostPattern.MatchString(host) || perr != nil || n < 1 || n > 65535 {
+			errs = append(errs, fmt.Sprintf("modelHosts entry %q must be host:port (e.g. api.anthropic.com:443)", h))
+		}
+	}
+	for _, v := range append(append([]string{}, d.BaseURLEnv...), d.APIKeyEnv...) {
+		if !envNamePattern.MatchString(v) {
+			errs = append(errs, fmt.Sprintf("variable name %q is not valid", v))
+		}
+	}
+	if d.TestedVersion != "" && !versionPattern.MatchString(d.TestedVersion) {
+		errs = append(errs, fmt.Sprintf("testedVersion %q must be a version like 1.2.3", d.TestedVersion))
+	}
+	return errs
 }
 
 // ParseDefinition reads one YAML definition; unknown fields are errors.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,79 +82,6 @@ func (e *Exec) Sandbox() string {
 	return e.sandboxMode
 }
 
-// chooseSandbox picks the strongest isolation this host offers.
-func (e *Exec) chooseSandbox() error {
-	look := e.LookPath
-	if look == nil {
-		look = exec.LookPath
-	}
-	e.sandboxMode = sandbox.ModeNone
-	switch e.Isolation {
-	case SandboxOff:
-		e.sandboxReason = "not requested"
-		return nil
-	case SandboxDisabled:
-		e.sandboxReason = "disabled with --no-sandbox"
-		return nil
-	}
-	var reasons []string
-	switch runtime.GOOS {
-	case "linux":
-		err := sandbox.Probe()
-		if err == nil {
-			e.sandboxMode = sandbox.ModeNamespaces
-			return nil
-		}
-		reasons = append(reasons, err.Error())
-		if p, lerr := look("bwrap"); lerr == nil {
-			e.sandboxMode, e.helperPath = sandbox.ModeBwrap, p
-			return nil
-		}
-		reasons = append(reasons, "bwrap is not installed")
-	case "darwin":
-		if p, lerr := look("sandbox-exec"); lerr == nil {
-			e.sandboxMode, e.helperPath = sandbox.ModeSandboxExec, p
-			return nil
-		}
-		reasons = append(reasons, "sandbox-exec is not available")
-	default:
-		reasons = append(reasons, "no sandbox on "+runtime.GOOS)
-	}
-	e.sandboxReason = strings.Join(reasons, "; ")
-	if e.Isolation == SandboxRequired {
-		return fmt.Errorf("%w: --require-sandbox, but no sandbox can be made here: %s", ErrNotReady, e.sandboxReason)
-	}
-	return nil
-}
-
-func (e *Exec) sandboxed() bool { return e.sandboxMode != "" && e.sandboxMode != sandbox.ModeNone }
-
-// sandboxSpec masks every credential path and keeps the workspace (with its
-// private TMPDIR) the only writable place.
-func (e *Exec) sandboxSpec(ws string) sandbox.Spec {
-	var keep []string
-	for _, d := range e.Def.ConfigDirs {
-		keep = append(keep, expandHome(d, e.home()))
-	}
-	masks := append(sandbox.DefaultMasks(e.home()), e.Kubeconfigs...)
-	return sandbox.Spec{Mask: append(masks, e.ExtraMasks...), Keep: keep, Writable: []string{ws}}
-}
-
-// wrap puts the agent's command inside the chosen sandbox.
-func (e *Exec) wrap(cmd *exec.Cmd, ws string) error {
-	spec := e.sandboxSpec(ws)
-	switch e.sandboxMode {
-	case sandbox.ModeNamespaces:
-		return sandbox.Wrap(cmd, spec)
-	case sandbox.ModeBwrap:
-		return sandbox.WrapBwrap(cmd, e.helperPath, spec)
-	case sandbox.ModeSandboxExec:
-		argv := append([]string{cmd.Path}, cmd.Args[1:]...)
-		cmd.Args = append([]string{"sandbox-exec", "-p", sandbox.SeatbeltProfile(spec)}, argv...)
-		cmd.Path = e.helperPath
-	}
-	return nil
-}
 func (e *Exec) Model() string { return e.ModelName }
 
 // Command is the command line recorded in incident.json: the binary and
@@ -247,6 +173,11 @@ func (e *Exec) Env(r *Run) []string {
 		}
 	}
 	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TERM", "TZ"} {
+		pass(k)
+	}
+	// Without a network namespace the CLI reaches its model the way the
+	// user does; inside one, isolate replaces these with the egress proxy.
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
 		pass(k)
 	}
 	ws := r.Workspace.Dir
@@ -384,7 +315,11 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	defer logFile.Close()
 	log := &lockedWriter{w: logFile}
 
-	cmd := exec.CommandContext(ctx, e.path, args...)
+	// The run's own context: the egress watchdog ends it early when the
+	// model API cannot be reached.
+	rctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	cmd := exec.CommandContext(rctx, e.path, args...)
 	cmd.Dir = r.Workspace.Dir
 	cmd.Env = e.Env(r)
 	setProcessGroup(cmd)
@@ -395,7 +330,8 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
-	if err := e.wrap(cmd, r.Workspace.Dir); err != nil {
+	iso, err := e.isolate(cmd, r)
+	if err != nil {
 		return nil, fmt.Errorf("sandbox the agent: %w", err)
 	}
 	cmd.Stderr = log
@@ -405,9 +341,12 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	cmd.Stdout = consumer
 
 	if err := cmd.Start(); err != nil {
+		iso.finish(e, log)
 		fmt.Fprintf(log, "kubectl-triage: could not start %s in %s: %v\n", e.path, cmd.Dir, err)
 		return &Outcome{ExitCode: -1}, fmt.Errorf("start %s: %w", e.Def.Binary, err)
 	}
+	iso.started()
+	iso.watch(rctx, stop)
 	pgid := cmd.Process.Pid
 	defer reap(pgid, r.Incident.IncidentID)
 	if r.Started != nil {
@@ -417,13 +356,21 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	waitErr := cmd.Wait()
 	consumer.flush()
 
-	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode()}
+	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode(), ToolCalls: consumer.tools}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		out.Signal = ws.Signal().String()
 	}
 	fmt.Fprintf(log, "\nkubectl-triage: agent exited: code %d%s\n", out.ExitCode, signalSuffix(out.Signal))
+	out.Notes = iso.finish(e, log)
+	if sum := consumer.tools.Summary(); sum != "" {
+		out.Notes = append(out.Notes, "kubectl-triage: the agent's stream reported "+sum+".")
+	}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
+	}
+	if cause := context.Cause(rctx); cause != nil {
+		fmt.Fprintf(log, "kubectl-triage: %v\n", cause)
+		return out, cause
 	}
 	if waitErr != nil && !errors.As(waitErr, new(*exec.ExitError)) {
 		return out, fmt.Errorf("wait for %s: %w", e.Def.Binary, waitErr)
@@ -492,6 +439,7 @@ type streamConsumer struct {
 	result   string
 	lastText string
 	isError  bool
+	tools    ToolCalls
 }
 
 // Write receives stdout as it arrives and handles it line by line.
@@ -532,6 +480,14 @@ func (c *streamConsumer) line(l []byte) {
 	}
 	if ev.Progress != "" && c.progress != nil {
 		c.progress("  agent: %s", ev.Progress)
+	}
+	for _, te := range ev.Tools {
+		if p := c.tools.observe(te); p != "" && c.progress != nil {
+			c.progress("  agent: %s", p)
+		}
+		if !te.Done {
+			c.lastText = "" // text before a tool call is not the report
+		}
 	}
 	switch {
 	case ev.Delta:

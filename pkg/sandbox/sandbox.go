@@ -1,10 +1,13 @@
-// Package sandbox isolates an agent process from the user's credentials
-// (DESIGN.md §8 layer 0). On Linux the plugin re-executes itself as a tiny
-// init inside new user, mount and PID namespaces; the init masks credential
-// paths, makes everything but the workspace and a private TMPDIR read-only,
-// mounts a fresh /proc (so the plugin's own process and command line are
-// invisible) and runs the agent as its child. The network stays shared: the
-// agent needs its model API and the loopback gateway.
+// Package sandbox isolates an agent process (DESIGN.md §8 layer 0). On
+// Linux the plugin re-executes itself as a tiny init inside new user, mount,
+// PID and network namespaces. What the agent sees is only what was put
+// there: the workspace (writable), an in-memory HOME holding copies of its
+// own CLI's settings and login (the user's real home is not visible), the
+// rest of the filesystem read-only, a fresh /proc. What it reaches is only
+// what was put there: loopback relays to the read-only gateway and to the
+// plugin's egress proxy (pkg/egress). The agent itself runs one user
+// namespace deeper, without privileges over the init's mounts, so it cannot
+// undo any of this.
 package sandbox
 
 import (
@@ -29,16 +32,43 @@ const (
 // sandbox init.
 const InitArg = "__sandbox-init"
 
-// Spec says what the sandbox hides and what stays writable.
+// Spec says what the agent sees and reaches.
 type Spec struct {
-	// Mask are files and directories made empty and unreadable (kubeconfigs,
-	// cloud and registry credentials, the user's extra list).
-	Mask []string `json:"mask"`
-	// Keep are paths under a masked directory that stay readable (the agent
-	// CLI's own config), re-exposed after masking.
-	Keep []string `json:"keep,omitempty"`
-	// Writable are the only writable places (the workspace, a private TMPDIR).
+	// Mask are files and directories outside Home made empty (kubeconfigs
+	// given with --kubeconfig or KUBECONFIG, the user's extra list).
+	Mask []string `json:"mask,omitempty"`
+	// Writable are the only writable places besides HOME (the workspace,
+	// with its private TMPDIR).
 	Writable []string `json:"writable"`
+	// Home is the user's home directory, replaced by an in-memory one.
+	Home string `json:"home,omitempty"`
+	// HomeFiles (under Home) are copied into the in-memory home: the agent
+	// CLI's own settings and login.
+	HomeFiles []string `json:"homeFiles,omitempty"`
+	// Expose (under Home) stay visible, read-only: the PATH entries and
+	// installed CLIs that live in the user's home.
+	Expose []string `json:"expose,omitempty"`
+	// LoginFiles (under Home) that the CLI changed during the run are
+	// handed back to the plugin (Handle.Logins), and nothing else is.
+	LoginFiles []string `json:"loginFiles,omitempty"`
+	// Net, when set, gives the agent its own network namespace whose only
+	// ways out are these relays.
+	Net *Net `json:"net,omitempty"`
+	// UID and GID are the user's, which the agent keeps inside.
+	UID int `json:"uid"`
+	GID int `json:"gid"`
+}
+
+// Net lists the loopback addresses the init serves inside the namespace and
+// the socket (by name, in the directory handed to Wrap) each relays to.
+type Net struct {
+	Forwards []Forward `json:"forwards"`
+}
+
+// Forward is one relay: Addr inside → Socket outside.
+type Forward struct {
+	Addr   string `json:"addr"`
+	Socket string `json:"socket"`
 }
 
 // DefaultMasks are the credential locations under home every agent loses.
@@ -87,11 +117,16 @@ func (s Spec) Normalize() Spec {
 		sort.Strings(out)
 		return out
 	}
-	return Spec{Mask: clean(s.Mask), Keep: clean(s.Keep), Writable: clean(s.Writable)}
+	out := s
+	out.Mask, out.Writable, out.HomeFiles, out.Expose, out.LoginFiles = clean(s.Mask), clean(s.Writable), clean(s.HomeFiles), clean(s.Expose), clean(s.LoginFiles)
+	if s.Home != "" {
+		out.Home = filepath.Clean(s.Home)
+	}
+	return out
 }
 
-// Validate refuses specs that would mask the workspace itself or keep a
-// masked credential readable.
+// Validate refuses specs that would mask the workspace itself, or name home
+// files outside the home.
 func (s Spec) Validate() error {
 	for _, w := range s.Writable {
 		for _, m := range s.Mask {
@@ -100,10 +135,20 @@ func (s Spec) Validate() error {
 			}
 		}
 	}
-	for _, k := range s.Keep {
-		for _, m := range s.Mask {
-			if within(m, k) {
-				return fmt.Errorf("sandbox: kept path %s would expose masked %s", k, m)
+	if s.Home != "" && (!filepath.IsAbs(s.Home) || s.Home == "/") {
+		return fmt.Errorf("sandbox: home %q must be an absolute directory other than /", s.Home)
+	}
+	for _, list := range [][]string{s.HomeFiles, s.Expose, s.LoginFiles} {
+		for _, p := range list {
+			if s.Home == "" || !within(s.Home, p) || p == s.Home {
+				return fmt.Errorf("sandbox: %s is not inside the home directory %s", p, s.Home)
+			}
+		}
+	}
+	if s.Net != nil {
+		for _, f := range s.Net.Forwards {
+			if f.Socket == "" || strings.ContainsRune(f.Socket, '/') || f.Addr == "" {
+				return fmt.Errorf("sandbox: bad forward %+v", f)
 			}
 		}
 	}
@@ -136,4 +181,40 @@ func self() (string, error) {
 		return "", fmt.Errorf("sandbox: find own executable: %w", err)
 	}
 	return p, nil
+}
+
+// ExposeFor lists what of the user's home must stay visible for the agent
+// to run: each PATH entry inside home (so the agent's shell finds the
+// user's kubectl), and the installation each binary resolves to (an npm
+// package's whole node_modules tree, or the binary's own directory).
+func ExposeFor(home string, pathList []string, binaries ...string) []string {
+	if home == "" || home == "/" {
+		return nil
+	}
+	var out []string
+	add := func(p string) {
+		if p != "" && within(home, p) && filepath.Clean(p) != filepath.Clean(home) {
+			out = append(out, p)
+		}
+	}
+	for _, d := range pathList {
+		if filepath.IsAbs(d) {
+			add(d)
+		}
+	}
+	for _, b := range binaries {
+		if b == "" {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(b)
+		if err != nil {
+			continue
+		}
+		if i := strings.Index(real, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i >= 0 {
+			add(real[:i+len("/node_modules")])
+		} else {
+			add(filepath.Dir(real))
+		}
+	}
+	return out
 }

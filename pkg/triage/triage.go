@@ -268,6 +268,7 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		}
 		defer gw.Stop()
 		r.gateway = gw
+		run.Gateway = strings.TrimPrefix(gw.URL, "https://")
 	}
 	out, err := r.opts.Agent.Run(actx, run)
 	if r.gateway != nil {
@@ -303,7 +304,7 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.finish(incident.AgentFailed, "missing or invalid investigation report: "+err.Error())
 		return res, nil
 	}
-	if notes := r.footer(); len(notes) > 0 {
+	if notes := append(r.footer(), out.Notes...); len(notes) > 0 {
 		md = append(md, []byte("\n---\n"+strings.Join(notes, "  \n")+"\n")...)
 		if err := atomicfile.Write(r.ws.MustPath(workspace.ReportFile), md, 0o600); err != nil {
 			r.log.Error("append report footer", "error", err)
