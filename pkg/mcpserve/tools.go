@@ -81,7 +81,10 @@ type TriageOutput struct {
 	ProposedFixes   []Fix      `json:"proposedFixes,omitempty" jsonschema:"actions for a human to take; never executed"`
 	Workspace       string     `json:"workspace"`
 	ReportURI       string     `json:"reportUri,omitempty" jsonschema:"the report as an MCP resource"`
-	Truncated       bool       `json:"truncated,omitempty" jsonschema:"the report text was cut at the server's output cap"`
+	// Report is the markdown report itself (as in the text content): some
+	// clients hand the model only the structured content.
+	Report    string `json:"report,omitempty" jsonschema:"the report (markdown), when the incident resolved"`
+	Truncated bool   `json:"truncated,omitempty" jsonschema:"the report text was cut at the server's output cap"`
 }
 
 // ReportURI is the resource URI of an incident's report.
@@ -143,6 +146,9 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 		text = fmt.Sprintf("Incident %s %s: %s\nWorkspace: %s\n", inc.IncidentID, inc.Status, orElse(inc.FailureReason, "no valid report"), inc.Workspace)
 	}
 	text, out.Truncated = s.cap(term.Clean(text))
+	if inc.Status == incident.Resolved {
+		out.Report = text
+	}
 	result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	if inc.Status != incident.Resolved {
 		// The incident exists, and its record says why it has no report;
@@ -332,7 +338,9 @@ func (s *Server) showIncident(_ context.Context, _ *mcp.CallToolRequest, in Show
 	out = ShowOutput{TriageOutput: s.outputFor(inc, e.Dir), FaultType: inc.FaultType, Severity: inc.Severity,
 		CreatedAt: inc.CreatedAt, CompletedAt: inc.CompletedAt, Sandbox: inc.Sandbox}
 	var text string
-	if md, err := s.store.ReadFile(e, workspace.ReportFile); err == nil && inc.Status == incident.Resolved {
+	md, err := s.store.ReadFile(e, workspace.ReportFile)
+	resolved := err == nil && inc.Status == incident.Resolved
+	if resolved {
 		text = string(md)
 	} else {
 		text = fmt.Sprintf("Incident %s (%s) is %s", e.ID, e.Resource(), inc.Status)
@@ -342,5 +350,8 @@ func (s *Server) showIncident(_ context.Context, _ *mcp.CallToolRequest, in Show
 		text += "\nWorkspace: " + e.Dir + "\n"
 	}
 	text, out.Truncated = s.cap(term.Clean(text))
+	if resolved {
+		out.Report = text
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }

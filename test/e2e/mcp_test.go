@@ -215,10 +215,10 @@ func TestMCPServer(t *testing.T) {
 			}
 			validate(t, schemas["triage"], res.StructuredContent)
 			var out struct {
-				IncidentID, Status, RootCause, ConfidenceLevel, Culprit, Workspace, ReportURI string
-				Confidence                                                                    float64
-				Evidence                                                                      []struct{ ID, Fact, Source, Command string }
-				ProposedFixes                                                                 []struct {
+				IncidentID, Status, RootCause, ConfidenceLevel, Culprit, Workspace, ReportURI, Report string
+				Confidence                                                                            float64
+				Evidence                                                                              []struct{ ID, Fact, Source, Command string }
+				ProposedFixes                                                                         []struct {
 					Kind, Description string
 					Commands          []string
 				}
@@ -228,8 +228,8 @@ func TestMCPServer(t *testing.T) {
 			inc := assertWorkspace(t, dir, incident.Resolved)
 			rep := readReportJSON(t, dir)
 			md, _ := os.ReadFile(filepath.Join(dir, "output", "investigation.md"))
-			if text != string(md) {
-				t.Errorf("the tool's text is not the report on disk")
+			if text != string(md) || out.Report != text {
+				t.Errorf("the tool's text and structured report are not the report on disk")
 			}
 			if out.Status != "resolved" || out.Workspace != dir || out.RootCause != inc.Report.RootCause || out.RootCause != rep.RootCause.Statement ||
 				out.Confidence != rep.Confidence || out.ConfidenceLevel != string(rep.ConfidenceLevel) || out.Culprit != rep.RootCause.Culprit ||
