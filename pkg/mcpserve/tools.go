@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
@@ -90,29 +91,65 @@ type TriageOutput struct {
 // ReportURI is the resource URI of an incident's report.
 func ReportURI(id string) string { return "triage://incidents/" + id + "/investigation.md" }
 
+// inputSchema is T's schema with the constraints struct tags cannot say:
+// each edit gets the property's schema.
+func inputSchema[T any](edits map[string]func(*jsonschema.Schema)) *jsonschema.Schema {
+	sch, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("input schema of %T: %v", *new(T), err)) // a programming error
+	}
+	for name, edit := range edits {
+		edit(sch.Properties[name])
+	}
+	return sch
+}
+
+func nonEmpty(p *jsonschema.Schema) { one := 1; p.MinLength = &one }
+
+func between(lo, hi float64) func(*jsonschema.Schema) {
+	return func(p *jsonschema.Schema) {
+		p.Minimum = &lo
+		if hi > 0 {
+			p.Maximum = &hi
+		}
+	}
+}
+
 func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        ToolTriage,
+		InputSchema: inputSchema[TriageInput](map[string]func(*jsonschema.Schema){"target": nonEmpty}),
 		Description: "Investigate why a Kubernetes resource is failing, read-only, and return the report: root cause with a confidence, the culprit, the evidence (each with the kubectl command that shows it) and proposed fixes (never run). Makes an incident that list_incidents, show_incident and get_evidence can read later.",
 		Annotations: readOnly("Triage a failing resource", false),
 	}, s.triage)
 	mcp.AddTool(s.mcp, &mcp.Tool{
-		Name:        ToolListIncidents,
+		Name: ToolListIncidents,
+		InputSchema: inputSchema[ListInput](map[string]func(*jsonschema.Schema){
+			"status": func(p *jsonschema.Schema) {
+				for _, st := range statuses {
+					p.Enum = append(p.Enum, string(st))
+				}
+			},
+			"limit": between(0, 200),
+		}),
 		Description: "List past triage incidents, newest first, with status and root cause.",
 		Annotations: readOnly("List incidents", true),
 	}, s.listIncidents)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        ToolShowIncident,
+		InputSchema: inputSchema[ShowInput](map[string]func(*jsonschema.Schema){"id": nonEmpty}),
 		Description: "Show one incident: its report (markdown) and its record (status, resource, root cause, workspace).",
 		Annotations: readOnly("Show an incident", true),
 	}, s.showIncident)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        ToolGetEvidence,
+		InputSchema: inputSchema[EvidenceInput](map[string]func(*jsonschema.Schema){"id": nonEmpty, "offset": between(0, 0)}),
 		Description: "Read one evidence file of an incident (context/events.json, context/logs.txt, context/resources/…), redacted and size-capped. Omit file to list the files.",
 		Annotations: readOnly("Read an incident's evidence", true),
 	}, s.getEvidence)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name:        ToolTriageNamespace,
+		InputSchema: inputSchema[NamespaceInput](map[string]func(*jsonschema.Schema){"limit": between(0, maxNamespaceLimit)}),
 		Description: "What is failing in a namespace: the faulty objects, most severe first, each with a one-line cause from the builtin investigator. Makes no incidents; call triage on one for the full report.",
 		Annotations: readOnly("Triage a namespace", false),
 	}, s.triageNamespace)

@@ -432,6 +432,11 @@ func checkIncidentTools(ctx context.Context, t *testing.T, s *serveProc, schemas
 		t.Errorf("prompt text: %+v", pr.Messages[0].Content)
 	}
 
+	// Secrets are never read, not even to triage one.
+	if res, text := call("triage", map[string]any{"target": "secret/db", "namespace": ns}); !res.IsError || !strings.Contains(text, "never reads Secrets") {
+		t.Errorf("triage of a Secret: %s", text)
+	}
+
 	res, text = call("triage_namespace", map[string]any{"namespace": ns})
 	var overview struct {
 		Namespace string
@@ -599,4 +604,35 @@ func countProcs(t *testing.T) int {
 	t.Helper()
 	out, _ := exec.Command("pgrep", "-f", "sleep 3141").Output()
 	return len(strings.Fields(string(out)))
+}
+
+// TestMCPCallTimeout: a call that outlives --call-timeout ends its incident
+// failed with reason timeout, and its agent is gone.
+func TestMCPCallTimeout(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	agentCmd := filepath.Join(t.TempDir(), "slow-agent")
+	if err := os.WriteFile(agentCmd, []byte(blockingAgentScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, c, "stdio", "--agent-command", agentCmd, "--wait-delay", "1s", "--call-timeout", "3s")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := s.call(ctx, t, "triage", map[string]any{"target": "pod/api", "namespace": ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct{ IncidentID, Status, FailureReason string }
+	structured(t, res, &out)
+	if !res.IsError || out.Status != "failed" || out.FailureReason != incident.ReasonTimeout {
+		t.Errorf("after the call timeout: error %v, %+v\n%s", res.IsError, out, textOf(res))
+	}
+	inc := loadIncident(t, filepath.Join(s.root, out.IncidentID))
+	if inc.Status != incident.Failed || inc.FailureReason != incident.ReasonTimeout || inc.Agent.State != incident.AgentTimeout {
+		t.Errorf("incident: %s %q %s", inc.Status, inc.FailureReason, inc.Agent.State)
+	}
+	if n := countProcs(t); n != 0 {
+		t.Errorf("%d agent processes left after the timeout", n)
+	}
 }
