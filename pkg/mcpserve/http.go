@@ -22,6 +22,9 @@ const Path = "/mcp"
 func (s *Server) ServeStdio(ctx context.Context) error {
 	s.log.Info("serving MCP on stdio")
 	err := s.mcp.Run(ctx, &mcp.StdioTransport{})
+	// The client is gone (or we were interrupted): its calls are
+	// cancelled, and their incidents recorded, before the process exits.
+	s.Shutdown()
 	if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
@@ -79,9 +82,11 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	}()
 	select {
 	case err := <-errc:
+		s.Shutdown()
 		return err
 	case <-ctx.Done():
 	}
+	s.Shutdown()
 	cancel()
 	shutdown, done := context.WithTimeout(context.Background(), 10*time.Second)
 	defer done()

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,6 +88,13 @@ type Server struct {
 	store *store.Store
 	slots chan struct{}
 	log   *slog.Logger
+
+	// base ends when the server stops: every call in flight is cancelled
+	// then, and inflight lets the server wait for them to wind down (their
+	// incidents recorded, their agents gone) before it exits.
+	base     context.Context
+	stop     context.CancelFunc
+	inflight sync.WaitGroup
 }
 
 // New builds the server with its tools, resources and prompt.
@@ -111,6 +119,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, store: st, slots: make(chan struct{}, opts.MaxConcurrent), log: opts.Logger}
+	s.base, s.stop = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "kubectl-triage", Title: "kubectl triage", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	s.mcp.AddReceivingMiddleware(s.logging)
@@ -225,7 +234,31 @@ func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) func
 	}
 }
 
-// withDeadline bounds a call.
+// withDeadline bounds a call by the call timeout and the server's life, and
+// counts it in flight until the returned cancel.
 func (s *Server) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, s.opts.CallTimeout, fmt.Errorf("the call took longer than the server's --call-timeout %s", s.opts.CallTimeout))
+	s.inflight.Add(1)
+	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.CallTimeout, fmt.Errorf("the call took longer than the server's --call-timeout %s", s.opts.CallTimeout))
+	unhook := context.AfterFunc(s.base, cancel)
+	return ctx, func() {
+		unhook()
+		cancel()
+		s.inflight.Done()
+	}
+}
+
+// shutdownWait bounds how long a stopping server waits for its calls to
+// wind down: an agent gets its --wait-delay to stop, then is killed.
+const shutdownWait = 2 * time.Minute
+
+// Shutdown cancels every call in flight and waits for them to finish.
+func (s *Server) Shutdown() {
+	s.stop()
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(shutdownWait):
+		s.log.Error("calls still running after the server stopped", "waited", shutdownWait.String())
+	}
 }

@@ -37,6 +37,7 @@ type serveProc struct {
 	url      string // HTTP mode only
 	token    string
 	progress *progressLog
+	stop     func(t *testing.T) // the client goes away (stdio) or SIGTERM (HTTP); waits for the exit
 }
 
 // progressLog keeps the progress notifications a client received.
@@ -90,9 +91,34 @@ func startServe(t *testing.T, c *testcluster.Cluster, transport string, args ...
 	var tr mcp.Transport
 	switch transport {
 	case "stdio":
+		// The client's end of the pipes, as an assistant holds them:
+		// closing stdin is the client going away.
 		cmd := exec.Command(pluginBinary(t), full...)
 		cmd.Env, cmd.Stderr = env, s.stderr
-		tr = &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		s.stop = func(t *testing.T) {
+			stdin.Close()
+			select {
+			case <-exited:
+			case <-time.After(15 * time.Second):
+				cmd.Process.Kill()
+				t.Errorf("the stdio server did not exit when its client went away:\n%s", s.stderr)
+			}
+		}
+		t.Cleanup(func() { s.stop(t) })
+		tr = &mcp.IOTransport{Reader: stdout, Writer: stdin}
 	case "http":
 		s.token = "e2e-token-" + strings.Repeat("x", 24)
 		tokenFile := filepath.Join(t.TempDir(), "token")
@@ -107,7 +133,7 @@ func startServe(t *testing.T, c *testcluster.Cluster, transport string, args ...
 		}
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
-		t.Cleanup(func() {
+		s.stop = func(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-exited:
@@ -115,7 +141,8 @@ func startServe(t *testing.T, c *testcluster.Cluster, transport string, args ...
 				cmd.Process.Kill()
 				t.Errorf("the HTTP server did not stop on SIGTERM:\n%s", s.stderr)
 			}
-		})
+		}
+		t.Cleanup(func() { s.stop(t) })
 		s.url = waitForURL(t, s.stderr, exited)
 		tr = &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{s.token}}}
 	default:
@@ -126,7 +153,6 @@ func startServe(t *testing.T, c *testcluster.Cluster, transport string, args ...
 		t.Fatalf("connect over %s: %v\n%s", transport, err, s.stderr)
 	}
 	s.session = session
-	t.Cleanup(func() { session.Close() })
 	return s
 }
 
@@ -634,5 +660,41 @@ func TestMCPCallTimeout(t *testing.T) {
 	}
 	if n := countProcs(t); n != 0 {
 		t.Errorf("%d agent processes left after the timeout", n)
+	}
+}
+
+// TestMCPServerStops: a stdio client that goes away, or SIGTERM to the HTTP
+// server, mid-triage: the run is cancelled, its incident recorded
+// cancelled, and no agent process is left.
+func TestMCPServerStops(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	agentCmd := filepath.Join(t.TempDir(), "slow-agent")
+	if err := os.WriteFile(agentCmd, []byte(blockingAgentScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			s := startServe(t, c, transport, "--agent-command", agentCmd, "--wait-delay", "1s")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			go s.call(ctx, t, "triage", map[string]any{"target": "pod/api", "namespace": ns})
+			s.progress.waitFor(t, "Investigating", 1)
+			for deadline := time.Now().Add(10 * time.Second); countProcs(t) < 1 && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			s.stop(t)
+			incs := loadAll(t, s.root)
+			if len(incs) != 1 || incs[0].Status != incident.Failed || incs[0].FailureReason != incident.ReasonCancelled {
+				for _, inc := range incs {
+					t.Errorf("incident %s %s %q", inc.IncidentID, inc.Status, inc.FailureReason)
+				}
+				t.Fatalf("want one cancelled incident once the server stopped\n%s", s.stderr)
+			}
+			if n := countProcs(t); n != 0 {
+				t.Errorf("%d agent processes outlived the server", n)
+			}
+		})
 	}
 }
