@@ -236,3 +236,35 @@ func TestConcurrencyBound(t *testing.T) {
 	default:
 	}
 }
+
+// TestReportResources: a resolved incident already in the root is listed
+// as a resource at start, readable by its URI; a failed one is not.
+func TestReportResources(t *testing.T) {
+	root := t.TempDir()
+	write := func(id string, status incident.Status, md string) {
+		dir := filepath.Join(root, id)
+		os.MkdirAll(filepath.Join(dir, "output"), 0o700)
+		inc := &incident.Incident{IncidentID: id, Status: status, CreatedAt: time.Now(), Workspace: dir,
+			Resource: fault.Resource{Kind: "Pod", Name: "api", Namespace: "shop"}, Report: &incident.ReportRef{RootCause: "env DATABASE_URL is empty"}}
+		if err := incident.Save(filepath.Join(dir, "incident.json"), inc); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "output", "investigation.md"), []byte(md), 0o600)
+	}
+	resolved, failed := uuid.NewString(), uuid.NewString()
+	write(resolved, incident.Resolved, "# Triage: Pod/api (shop) — env DATABASE_URL is empty\n")
+	write(failed, incident.Failed, "")
+	cs := connect(t, Options{Engine: &stubEngine{root: root}, WorkspaceRoot: root})
+	ctx := context.Background()
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil || len(list.Resources) != 1 || list.Resources[0].URI != ReportURI(resolved) || !strings.Contains(list.Resources[0].Title, "DATABASE_URL") {
+		t.Fatalf("resources: %v %+v", err, list)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: ReportURI(resolved)})
+	if err != nil || !strings.HasPrefix(rr.Contents[0].Text, "# Triage: Pod/api") {
+		t.Errorf("read: %v %+v", err, rr)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: ReportURI(failed)}); err == nil {
+		t.Errorf("a failed incident's (empty) report was served")
+	}
+}

@@ -18,6 +18,10 @@ const ReportURITemplate = "triage://incidents/{id}/investigation.md"
 // PromptInvestigate is the prompt that guides an assistant through a triage.
 const PromptInvestigate = "investigate-workload"
 
+// listedReports bounds the reports listed as resources: the newest ones;
+// the template reads any.
+const listedReports = 50
+
 func (s *Server) addResources() {
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "incident-report",
@@ -26,6 +30,41 @@ func (s *Server) addResources() {
 		URITemplate: ReportURITemplate,
 		MIMEType:    "text/markdown",
 	}, s.readReport)
+	entries, _, err := s.store.List()
+	if err != nil {
+		s.log.Warn("cannot list the incidents' reports", "error", err)
+		return
+	}
+	var resolved []*incident.Incident // newest first, as listed
+	for _, e := range entries {
+		if e.Incident.Status == incident.Resolved && len(resolved) < listedReports {
+			resolved = append(resolved, e.Incident)
+		}
+	}
+	for i := len(resolved) - 1; i >= 0; i-- {
+		s.listReport(resolved[i])
+	}
+}
+
+// listReport lists a resolved incident's report as a resource (clients
+// offer them for mentions), dropping the oldest beyond listedReports.
+func (s *Server) listReport(inc *incident.Incident) {
+	s.listedMu.Lock()
+	defer s.listedMu.Unlock()
+	uri := ReportURI(inc.IncidentID)
+	title := inc.Resource.Kind + "/" + inc.Resource.Name
+	if inc.Report != nil && inc.Report.RootCause != "" {
+		title += ": " + inc.Report.RootCause
+	}
+	s.mcp.AddResource(&mcp.Resource{
+		URI: uri, Name: "report-" + inc.IncidentID, Title: oneLine(term.Clean(title)), MIMEType: "text/markdown",
+		Description: fmt.Sprintf("Triage report of %s/%s in %s, %s", inc.Resource.Kind, inc.Resource.Name, inc.Resource.Namespace, inc.CreatedAt.UTC().Format("2006-01-02 15:04 MST")),
+	}, s.readReport)
+	s.listed = append(s.listed, uri)
+	if len(s.listed) > listedReports {
+		s.mcp.RemoveResources(s.listed[0])
+		s.listed = s.listed[1:]
+	}
 }
 
 // readReport serves triage://incidents/{id}/investigation.md.

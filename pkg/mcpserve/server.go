@@ -95,6 +95,9 @@ type Server struct {
 	base     context.Context
 	stop     context.CancelFunc
 	inflight sync.WaitGroup
+
+	listedMu sync.Mutex
+	listed   []string // report resource URIs listed, oldest first
 }
 
 // New builds the server with its tools, resources and prompt.

@@ -185,6 +185,7 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 	text, out.Truncated = s.cap(term.Clean(text))
 	if inc.Status == incident.Resolved {
 		out.Report = text
+		s.listReport(inc)
 	}
 	result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	if inc.Status != incident.Resolved {

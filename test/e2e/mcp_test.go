@@ -444,6 +444,10 @@ func checkIncidentTools(ctx context.Context, t *testing.T, s *serveProc, schemas
 	if _, err := s.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "triage://incidents/../../etc/passwd/investigation.md"}); err == nil {
 		t.Errorf("a resource URI with a path was served")
 	}
+	listed, err := s.session.ListResources(ctx, nil)
+	if err != nil || len(listed.Resources) != 1 || listed.Resources[0].URI != "triage://incidents/"+id+"/investigation.md" || !strings.Contains(listed.Resources[0].Title, "DATABASE_URL") {
+		t.Errorf("listed resources: %v %+v", err, listed)
+	}
 	tmpl, err := s.session.ListResourceTemplates(ctx, nil)
 	if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != "triage://incidents/{id}/investigation.md" {
 		t.Errorf("resource templates: %v %+v", err, tmpl)
