@@ -60,6 +60,12 @@ type Definition struct {
 	// URL, when the user sets one, replaces them (a gateway or local model).
 	ModelHosts []string `json:"modelHosts,omitempty"`
 	BaseURLEnv []string `json:"baseURLEnv,omitempty"`
+	// BaseURLConfig names base-URL settings in the CLI's own config files,
+	// for a CLI that reads its endpoint only from there, as
+	// "~/FILE#KEY" (a top-level key of a TOML or JSON file), e.g. codex's
+	// "~/.codex/config.toml#openai_base_url". A URL set there counts as
+	// one set in a BaseURLEnv variable.
+	BaseURLConfig []string `json:"baseURLConfig,omitempty"`
 	// TestedVersion is the CLI version this definition was tested with;
 	// VersionArgs print the installed one (default --version).
 	TestedVersion string   `json:"testedVersion,omitempty"`
@@ -145,6 +151,12 @@ func (d *Definition) validateSandboxFields() []string {
 		n, perr := strconv.Atoi(port)
 		if err != nil || !hostPattern.MatchString(host) || perr != nil || n < 1 || n > 65535 {
 			errs = append(errs, fmt.Sprintf("modelHosts entry %q must be host:port (e.g. api.anthropic.com:443)", h))
+		}
+	}
+	for _, c := range d.BaseURLConfig {
+		file, key, ok := strings.Cut(c, "#")
+		if !ok || key == "" || !strings.HasPrefix(file, "~/") || filepath.Clean(file[2:]) != file[2:] || strings.HasPrefix(file[2:], "..") {
+			errs = append(errs, fmt.Sprintf("baseURLConfig entry %q must be ~/FILE#KEY (e.g. ~/.codex/config.toml#openai_base_url)", c))
 		}
 	}
 	for _, v := range append(append([]string{}, d.BaseURLEnv...), d.APIKeyEnv...) {

@@ -54,3 +54,22 @@ func TestEmbeddedDefinitionsTested(t *testing.T) {
 		t.Errorf("goose has no npm package and is untested")
 	}
 }
+
+func TestTopLevelString(t *testing.T) {
+	tests := []struct {
+		data, key string
+		json      bool
+		want      string
+	}{
+		{"model = \"o3\"\nopenai_base_url = \"http://127.0.0.1:8080/v1\" # local\n", "openai_base_url", false, "http://127.0.0.1:8080/v1"},
+		{"openai_base_url='https://gw.example.com/v1'\n", "openai_base_url", false, "https://gw.example.com/v1"},
+		{"[profiles.x]\nopenai_base_url = \"http://in-a-table\"\n", "openai_base_url", false, ""},
+		{"# openai_base_url = \"http://commented\"\n", "openai_base_url", false, ""},
+		{`{"baseUrl":"http://127.0.0.1:9/","other":1}`, "baseUrl", true, "http://127.0.0.1:9/"},
+	}
+	for _, tt := range tests {
+		if got := topLevelString([]byte(tt.data), tt.key, tt.json); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.data, got, tt.want)
+		}
+	}
+}

@@ -195,7 +195,7 @@ func (e *Exec) Env(r *Run) []string {
 	}
 	if !e.sandboxed() && e.Def.ConfigDirEnv != "" && len(e.Def.ConfigDirs) > 0 {
 		dir := expandHome(e.Def.ConfigDirs[0], e.home())
-		if e.Def.ConfigDirEnv == "XDG_CONFIG_HOME" {
+		if e.Def.ConfigDirEnv == "XDG_CONFIG_HOME" || e.Def.ConfigDirEnv == "GEMINI_CLI_HOME" {
 			dir = filepath.Dir(dir) // the variable names the parent of the app's dir
 		}
 		env = append(env, e.Def.ConfigDirEnv+"="+dir)

@@ -147,11 +147,7 @@ func inside(home string, list []string) []string {
 // base-URL setting when there is one, else the definition's hosts. Loopback
 // endpoints are forwarded as they are; the rest go through the proxy.
 func (e *Exec) modelEndpoints() (allow, forwards []string) {
-	for _, name := range e.Def.BaseURLEnv {
-		v := e.getenv(name)
-		if v == "" {
-			continue
-		}
+	for _, v := range e.baseURLs() {
 		u, err := url.Parse(v)
 		if err != nil || u.Host == "" {
 			continue

@@ -178,6 +178,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdWatch(flags, streams))
 	cmd.AddCommand(NewCmdMCP(flags, streams))
 	cmd.AddCommand(NewCmdConfig(streams))
+	cmd.AddCommand(NewCmdAgents(streams))
 	registerCompletions(cmd, o)
 	return cmd
 }

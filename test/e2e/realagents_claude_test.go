@@ -13,6 +13,10 @@ func TestRealClaude(t *testing.T) {
 	r.run(t, "claude", "--require-sandbox")
 	r.assertResolvedWithQuotedResults(t, "NAME", "api", "FATAL config: required env DATABASE_URL is empty")
 	r.assertThroughGateway(t, "pods", "pods/log")
+	// Nothing else was tried: no telemetry, update check or other host.
+	if denied := r.deniedEgress(t); len(denied) > 0 {
+		t.Errorf("the CLI tried hosts beyond its model API: %v", denied)
+	}
 	r.assertModelRequests(t)
 	r.assertFooter(t, 2, 0)
 	for _, want := range []string{"agent: Bash: kubectl get pods -n " + r.ns, "agent: finished: success", "sandbox: namespaces"} {

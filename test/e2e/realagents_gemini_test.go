@@ -20,6 +20,14 @@ func TestRealGemini(t *testing.T) {
 	r.run(t, "gemini", "--require-sandbox")
 	r.assertResolvedWithQuotedResults(t, "NAME", "api", "FATAL config: required env DATABASE_URL is empty", "denied by policy")
 	r.assertThroughGateway(t, "pods", "pods/log")
+	// Nothing else was tried but its usage statistics (play.googleapis.com,
+	// off only through privacy.usageStatisticsEnabled in the user's
+	// settings), refused by the egress proxy and audited.
+	for _, h := range r.deniedEgress(t) {
+		if h != "play.googleapis.com:443" {
+			t.Errorf("the CLI tried a host beyond its model API: %s", h)
+		}
+	}
 	r.assertModelRequests(t)
 	// The delete is outside the policy's read-only verbs: denied by the
 	// CLI, shown as failed and counted.

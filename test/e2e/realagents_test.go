@@ -231,3 +231,21 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// deniedEgress lists the hosts the egress proxy refused the agent (audited
+// in audit.jsonl): what the CLI tried to reach beyond its model API.
+func (r *realAgentRun) deniedEgress(t *testing.T) []string {
+	t.Helper()
+	data, _ := os.ReadFile(filepath.Join(r.dir, "output", "audit.jsonl"))
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		var e struct {
+			Kind, Host string
+			Allowed    bool
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Kind == "egress" && !e.Allowed {
+			out = append(out, e.Host)
+		}
+	}
+	return out
+}

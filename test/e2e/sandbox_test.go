@@ -28,10 +28,20 @@ grep -q . "@USERKUBECONFIG@" 2>>$out && echo "READ user kubeconfig" >> $out
 kubectl --kubeconfig "@USERKUBECONFIG@" get secrets >> $out 2>&1 && echo "ALLOWED get secrets" >> $out
 kubectl --kubeconfig "@USERKUBECONFIG@" delete pod api >> $out 2>&1 && echo "ALLOWED delete" >> $out
 touch /tmp/sandbox-escape-$$ >> $out 2>&1 && echo "WROTE /tmp" >> $out
-touch "$HOME/pwned" >> $out 2>&1 && echo "WROTE home" >> $out
+touch "$HOME/pwned" 2>/dev/null # in memory: must not reach the disk
 touch "@OUTSIDE@/pwned" >> $out 2>&1 && echo "WROTE outside" >> $out
+# Credentials left at ordinary paths no mask list names: readable, but the
+# API server is unreachable from the agent's network namespace.
+kubectl --kubeconfig "@OPSKUBECONFIG@" get secrets >> $out 2>&1 && echo "ALLOWED ops kubeconfig" >> $out
+kubectl --kubeconfig "@OPSKUBECONFIG@" delete pod api --wait=false >> $out 2>&1 && echo "ALLOWED ops delete" >> $out
+kubectl --kubeconfig /dev/null --server "@APISERVER@" --insecure-skip-tls-verify --token "$(cat @TOKENFILE@)" get secrets >> $out 2>&1 && echo "ALLOWED token file" >> $out
+curl -sk --max-time 5 "@APISERVER@/api/v1/secrets" >> $out 2>&1 && echo "ALLOWED curl" >> $out
+curl -sk --max-time 5 --noproxy '' -x "$HTTPS_PROXY" "https://apiserver.example:6443/api" >> $out 2>&1 && echo "ALLOWED proxy" >> $out
+kubectl delete pod api --wait=false >> $out 2>&1 && echo "ALLOWED gateway delete" >> $out
+# The CLI keeps its state under its own config dir: writable, in memory.
+mkdir -p "$HOME/.claude/shell-snapshots" && echo snap > "$HOME/.claude/shell-snapshots/s.sh" || echo "SNAPSHOT FAILED" >> $out
 env > output/env.txt
-cat "$HOME/.claude/credentials.json" > output/claude-login.txt 2>&1
+cat "$HOME/.claude/.credentials.json" > output/claude-login.txt 2>&1
 kubectl get pods > output/artifacts/pods.txt 2>&1 || echo "LIST FAILED" >> $out
 kubectl logs api -c app --previous > output/artifacts/logs.txt 2>&1 || echo "LOGS FAILED" >> $out
 printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"# Triage: Pod/api\n## Summary\nmissing env\n## Root cause\n**DATABASE_URL is empty** (confident, 0.8)\n"}'
@@ -42,6 +52,9 @@ func TestSandboxedAgentCannotReachCredentials(t *testing.T) {
 	ns := c.Namespace(t)
 	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
 	if err := sandbox.Probe(); err != nil {
+		if os.Getenv("KUBECTL_TRIAGE_EXPECT_SANDBOX") == "1" {
+			t.Fatalf("this machine is known to support the sandbox, but: %v", err)
+		}
 		// This kernel forbids user namespaces: prove the refusal path instead.
 		t.Logf("user namespaces unavailable (%v): checking that --require-sandbox refuses", err)
 		env, root := agentEnv(t, c, "claude", fakeClaude)
@@ -55,18 +68,34 @@ func TestSandboxedAgentCannotReachCredentials(t *testing.T) {
 		return
 	}
 	outside := t.TempDir()
-	script := strings.NewReplacer("@USERKUBECONFIG@", c.UserKubeconfig, "@OUTSIDE@", outside).Replace(sandboxedHostile)
-	env, root, bin := agentEnvBin(t, c, "claude", script)
+	// An admin kubeconfig and a token file at ordinary paths, which no
+	// mask list knows about.
+	ops := filepath.Join(t.TempDir(), "ops-admin.kubeconfig")
+	userKC, _ := os.ReadFile(c.UserKubeconfig)
+	os.WriteFile(ops, userKC, 0o600)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte("planted-token"), 0o600)
+	script := strings.NewReplacer("@USERKUBECONFIG@", c.UserKubeconfig, "@OUTSIDE@", outside, "@OPSKUBECONFIG@", ops,
+		"@TOKENFILE@", tokenFile, "@APISERVER@", c.Config.Host).Replace(sandboxedHostile)
+	env, _, bin := agentEnvBin(t, c, "claude", script)
+	// The default workspace root, inside the user's home as for a user.
+	var root string
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "WORKSPACE_ROOT=") {
+			env = append(env[:i], env[i+1:]...)
+			break
+		}
+	}
 	if err := os.Symlink(c.KubectlPath, filepath.Join(bin, "kubectl")); err != nil {
 		t.Fatal(err)
 	}
 	home := strings.TrimPrefix(env[1], "HOME=")
-	userKC, _ := os.ReadFile(c.UserKubeconfig)
+	root = filepath.Join(home, ".local", "state", "kubectl-triage", "incidents")
 	plant := map[string]string{
 		".kube/config":             string(userKC),
 		".aws/credentials":         "[default]\naws_secret_access_key = sandbox-planted-aws\n",
 		".ssh/id_ed25519":          "sandbox-planted-ssh\n",
-		".claude/credentials.json": `{"token":"claude-login-ok"}`,
+		".claude/.credentials.json": `{"token":"claude-login-ok"}`,
 	}
 	for rel, content := range plant {
 		p := filepath.Join(home, rel)
@@ -90,7 +119,7 @@ func TestSandboxedAgentCannotReachCredentials(t *testing.T) {
 		return string(data)
 	}
 	attempts := read("output/attempts.log")
-	for _, bad := range []string{"READ ", "ALLOWED", "WROTE", "sandbox-planted", "harness"} {
+	for _, bad := range []string{"READ ", "ALLOWED", "WROTE", "sandbox-planted", "harness", "SNAPSHOT FAILED"} {
 		if strings.Contains(attempts, bad) {
 			t.Errorf("attempt log shows %q:\n%s", bad, attempts)
 		}
@@ -116,6 +145,15 @@ func TestSandboxedAgentCannotReachCredentials(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "pwned")); err == nil {
 		t.Errorf("the agent wrote into the user's home")
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "shell-snapshots")); err == nil {
+		t.Errorf("the CLI's in-memory state reached the user's home on disk")
+	}
+	if !strings.Contains(read("output/audit.jsonl"), `"kind":"egress","method":"CONNECT","host":"apiserver.example:6443","code":403,"allowed":false`) {
+		t.Errorf("the refused proxy connection is not audited:\n%s", read("output/audit.jsonl"))
+	}
+	if !strings.Contains(stdout, "its own network namespace") {
+		t.Errorf("the report footer does not say how the agent's network was contained:\n%s", stdout)
 	}
 	for _, e := range c.AuditSince(t, mark, c.UserName) {
 		if e.Verb != "get" && e.Verb != "list" && e.Verb != "watch" {
@@ -185,5 +223,35 @@ printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"#
 	}
 	if strings.Contains(string(got), "cfg-planted-secret") {
 		t.Errorf("the agent read the config file's secret: %s", got)
+	}
+}
+
+// TestUnreachableModelEndsTheRun: a CLI that retries its model API forever
+// (as codex does) ends as failed with the egress proxy's reason, not at
+// --timeout.
+func TestUnreachableModelEndsTheRun(t *testing.T) {
+	if err := sandbox.Probe(); err != nil {
+		if os.Getenv("KUBECTL_TRIAGE_EXPECT_SANDBOX") == "1" {
+			t.Fatalf("this machine is known to support the sandbox, but: %v", err)
+		}
+		t.Skipf("no network namespace here: %v", err)
+	}
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	script := `#!/bin/sh
+echo '{"type":"system","subtype":"init"}'
+while :; do curl -s --max-time 2 "$ANTHROPIC_BASE_URL/v1/messages" >/dev/null; sleep 0.2; done
+`
+	env, root := agentEnv(t, c, "claude", script)
+	// Nothing listens on port 1 of the loopback.
+	env = append(env, "ANTHROPIC_BASE_URL=http://127.0.0.1:1")
+	code, _, stderr := runWith(t, env, "pod/api", "-n", ns, "--agent", "claude", "--timeout", "60s", "--wait-delay", "2s")
+	if code != 4 {
+		t.Fatalf("exit %d, want 4 (failed)\n%s", code, stderr)
+	}
+	inc := assertWorkspace(t, onlyWorkspace(t, root), incident.Failed)
+	if !strings.Contains(inc.FailureReason, "could not reach 127.0.0.1:1 through the egress proxy") {
+		t.Errorf("failure reason %q", inc.FailureReason)
 	}
 }
