@@ -206,7 +206,7 @@ func (s *Server) acquire(ctx context.Context, progress func(string, ...any)) (re
 		return func() { <-s.slots }, nil
 	default:
 	}
-	progress("Waiting: %d triages are running (the server runs at most %d at once)", cap(s.slots), cap(s.slots))
+	progress("Waiting for a slot: %d triages are running, the most this server runs at once", cap(s.slots))
 	select {
 	case s.slots <- struct{}{}:
 		return func() { <-s.slots }, nil
@@ -223,6 +223,7 @@ func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) func
 	if req.Params != nil {
 		token = req.Params.GetProgressToken()
 	}
+	var mu sync.Mutex // the engine and the agent's output reader report concurrently
 	n := 0
 	client := clientName(req)
 	return func(format string, a ...any) {
@@ -231,6 +232,8 @@ func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) func
 		if token == nil || req.Session == nil {
 			return
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		n++
 		// A client that went away must not fail the run: ignore errors.
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: msg, Progress: float64(n)})

@@ -56,7 +56,7 @@ func TestMCPCancelAndConcurrency(t *testing.T) {
 			first, second := start(), start()
 			s.progress.waitFor(t, "Investigating", 2)
 			third := start()
-			s.progress.waitFor(t, "Waiting: 2 triages are running", 1)
+			s.progress.waitFor(t, "Waiting for a slot: 2 triages are running", 1)
 			if n := countWorkspaces(t, s.root); n != 2 {
 				t.Errorf("%d incidents while two triages run and one waits, want 2", n)
 			}
