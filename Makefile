@@ -8,6 +8,9 @@ LDFLAGS := -s -w -X $(PKG)/pkg/version.Version=$(VERSION) -X $(PKG)/pkg/version.
 # The control plane binaries (etcd, kube-apiserver, kubectl) for tests and the
 # demo; built once from the Go module proxy and cached outside the repo.
 TESTBIN  = $(shell ./hack/testbin.sh)
+# The official MCP Inspector (pinned in hack/inspector/), for the tests of
+# `kubectl triage mcp`; installed once into a cache outside the repo.
+INSPECTOR = $(shell ./hack/inspector.sh)
 # The real agent CLIs (claude, codex, gemini) pinned in hack/tools/agentclis,
 # installed from npm once into a cache outside the repo; the end-to-end tests
 # run them against a scripted model server (test/modelserver).
@@ -25,6 +28,13 @@ vet:
 
 testbin:
 	./hack/testbin.sh
+
+.PHONY: inspector
+inspector:
+	./hack/inspector.sh
+
+# The MCP Inspector tests skip without it; make test installs it.
+test: export KUBECTL_TRIAGE_INSPECTOR = $(INSPECTOR)
 
 # Prints the directory holding the pinned claude, codex and gemini.
 agent-clis:

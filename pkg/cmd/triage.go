@@ -176,6 +176,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdList(streams), NewCmdShow(streams), NewCmdStatus(streams), NewCmdGC(streams))
 	cmd.AddCommand(NewCmdWatch(flags, streams))
+	cmd.AddCommand(NewCmdMCP(flags, streams))
 	cmd.AddCommand(NewCmdConfig(streams))
 	cmd.AddCommand(NewCmdAgents(streams))
 	registerCompletions(cmd, o)
