@@ -117,6 +117,9 @@ func TestRequireToken(t *testing.T) {
 type stubEngine struct {
 	root    string
 	started chan struct{}
+	// hold, when set, keeps a started triage (and its slot) until closed,
+	// whatever its context says.
+	hold chan struct{}
 }
 
 func (e *stubEngine) Triage(ctx context.Context, req TriageRequest, progress func(string, ...any)) (*triage.Result, error) {
@@ -127,6 +130,9 @@ func (e *stubEngine) Triage(ctx context.Context, req TriageRequest, progress fun
 	if e.started != nil {
 		e.started <- struct{}{}
 		<-ctx.Done()
+		if e.hold != nil {
+			<-e.hold
+		}
 	}
 	id := uuid.NewString()
 	dir := filepath.Join(e.root, id)
@@ -214,7 +220,9 @@ func TestEvidenceConfinement(t *testing.T) {
 // slot (and says so), and gives up at the call timeout.
 func TestConcurrencyBound(t *testing.T) {
 	root := t.TempDir()
-	eng := &stubEngine{root: root, started: make(chan struct{}, 4)}
+	// The first triage keeps its slot past both calls' timeouts, so the
+	// second cannot win a race for it.
+	eng := &stubEngine{root: root, started: make(chan struct{}, 4), hold: make(chan struct{})}
 	cs := connect(t, Options{Engine: eng, WorkspaceRoot: root, MaxConcurrent: 1, CallTimeout: 500 * time.Millisecond})
 	ctx := context.Background()
 	first := make(chan *mcp.CallToolResult, 1)
@@ -227,6 +235,7 @@ func TestConcurrencyBound(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "no triage slot became free") {
 		t.Errorf("second call: %v %+v", err, res)
 	}
+	close(eng.hold)
 	if r := <-first; r == nil || !r.IsError {
 		t.Errorf("the first call must end at its timeout: %+v", r)
 	}
