@@ -745,7 +745,11 @@ func (c *collector) log(ctx context.Context, ns, pod string, r logRequest) {
 			data = data[:c.opts.LimitBytes]
 			entry.Truncated = true
 		}
-		entry.Text, _ = redact.Text(string(data))
+		if msg, ok := kubeletLogError(string(data)); ok {
+			entry.Error = msg
+		} else {
+			entry.Text, _ = redact.Text(string(data))
+		}
 	}
 	if err != nil {
 		entry.Error = logError(err)
@@ -753,6 +757,27 @@ func (c *collector) log(ctx context.Context, ns, pod string, r logRequest) {
 	c.mu.Lock()
 	c.b.Logs = append(c.b.Logs, entry)
 	c.mu.Unlock()
+}
+
+// kubeletLogError recognises a body the kubelet wrote instead of logs: when
+// the log file of a container it has already garbage-collected is gone, it
+// answers 200 with one line such as `failed to try resolving symlinks in
+// path "/var/log/pods/…/2.log": lstat …: no such file or directory`. Logs
+// are requested with timestamps, so every genuine line starts with one; a
+// single line without is the kubelet's, and must not be read as the
+// application's last words ("no such file or directory" would blame a
+// missing file).
+func kubeletLogError(body string) (string, bool) {
+	line := strings.TrimRight(body, "\n")
+	if line == "" || strings.Contains(line, "\n") {
+		return "", false
+	}
+	if ts, _, ok := strings.Cut(line, " "); ok {
+		if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			return "", false
+		}
+	}
+	return "the kubelet could not read this log: " + line, true
 }
 
 func logError(err error) string {
