@@ -709,11 +709,17 @@ type logRequest struct {
 // logRequests asks only for logs that can exist: the current instance of a
 // container that has started, the previous one of a container that has
 // terminated before. Asking for others only earns a 400 from the kubelet.
+//
+// A container waiting in back-off after a restart has a current log too:
+// the kubelet serves its last, dead instance. It is asked for because the
+// previous one is often gone: a real kubelet garbage-collects the older
+// dead instance (and its log file) as soon as it starts the next, while
+// the pod status it published still points at it.
 func logRequests(p *corev1.Pod) []logRequest {
 	var out []logRequest
 	add := func(statuses []corev1.ContainerStatus, init bool) {
 		for _, s := range statuses {
-			if s.State.Running != nil || s.State.Terminated != nil {
+			if s.State.Running != nil || s.State.Terminated != nil || s.RestartCount > 0 {
 				out = append(out, logRequest{container: s.Name, init: init})
 			}
 			if s.LastTerminationState.Terminated != nil || s.RestartCount > 0 {

@@ -43,11 +43,31 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = %[9]q
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = %[8]q
     conf_dir = %[5]q
 `, filepath.Join(d, "containerd", "root"), filepath.Join(d, "containerd", "state"), n.ContainerdSocket,
-		filepath.Join(d, "containerd", "opt"), filepath.Join(d, "cni"), n.ContainerdSocket+".ttrpc", PauseImage, cniPluginDir)
+		filepath.Join(d, "containerd", "opt"), filepath.Join(d, "cni"), n.ContainerdSocket+".ttrpc", PauseImage, cniPluginDir,
+		filepath.Join(d, "certs.d"))
+}
+
+// RegistryAddr is where a test may serve a registry over plain HTTP (on the
+// node's address, inside its namespace); containerd is told so in
+// certs.d/RegistryAddr/hosts.toml.
+const RegistryAddr = NodeIP + ":5000"
+
+func (n *Node) registryHosts() error {
+	dir := filepath.Join(n.Dir, "certs.d", RegistryAddr)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "hosts.toml"), []byte(fmt.Sprintf(`server = "http://%[1]s"
+
+[host."http://%[1]s"]
+  capabilities = ["pull", "resolve"]
+`, RegistryAddr)), 0o644)
 }
 
 // cniConfig is loopback only: the fault pods use the node's network

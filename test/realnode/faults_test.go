@@ -92,6 +92,46 @@ var faults = []fault{
 		culprit:  []string{NodeIP + ":5999/shop/api:1.4.2"},
 	},
 	{
+		name: "registry-manifest-unknown",
+		setup: func(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) string {
+			startRegistry(t)
+			p := shellPod("api", `sleep 3600`)(ns)
+			p.Spec.Containers[0].Image = RegistryAddr + "/shop/api:9.9.9"
+			p.Spec.Containers[0].ImagePullPolicy = corev1.PullAlways
+			return createPod(ctx, t, cs, p)
+		},
+		moments:  pullMoments,
+		category: "ImagePull/NotFound",
+		culprit:  []string{RegistryAddr + "/shop/api:9.9.9"},
+	},
+	{
+		name: "registry-auth-required",
+		setup: func(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) string {
+			startRegistry(t)
+			p := shellPod("api", `sleep 3600`)(ns)
+			p.Spec.Containers[0].Image = RegistryAddr + "/private/api:1.0"
+			p.Spec.Containers[0].ImagePullPolicy = corev1.PullAlways
+			return createPod(ctx, t, cs, p)
+		},
+		moments:  pullMoments,
+		category: "ImagePull/Auth",
+		culprit:  []string{RegistryAddr + "/private/api:1.0"},
+	},
+	{
+		name: "ephemeral-storage-eviction",
+		setup: podSetup(func(ns string) *corev1.Pod {
+			p := shellPod("scratch", `echo "writing scratch data"; dd if=/dev/zero of=/tmp/fill bs=1M count=16; exec sleep 3600`)(ns)
+			p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("4Mi")}
+			return p
+		}),
+		moments: []moment{
+			{"evicted", eventCount("Evicted", 1)},
+			{"later", podAge(40)},
+		},
+		category: "Evicted/EphemeralStorageLimit",
+		culprit:  []string{"ephemeral-storage"},
+	},
+	{
 		name: "readiness-failing",
 		setup: podSetup(func(ns string) *corev1.Pod {
 			p := shellPod("web", `echo "listening"; exec sleep 3600`)(ns)

@@ -82,6 +82,10 @@ var (
 		{"first sync", waitingReason("app", "CreateContainerConfigError")},
 		{"repeated", eventCount("Failed", 3)},
 	}
+	pullMoments = []moment{
+		{"ErrImagePull", waitingReason("app", "ErrImagePull")},
+		{"ImagePullBackOff", waitingReason("app", "ImagePullBackOff")},
+	}
 	unschedulableMoments = []moment{
 		{"first attempt", eventCount("FailedScheduling", 1)},
 		{"pending a while", podAge(20)},

@@ -80,11 +80,23 @@ func Unavailable() string {
 // after it is gone.
 type hostState struct {
 	sysctls map[string]string
-	created []string // mount points that did not exist
+	created []string        // mount points that did not exist
+	mounts  map[string]bool // the host's mount points before
+}
+
+func mountPoints() map[string]bool {
+	out := map[string]bool{}
+	data, _ := os.ReadFile("/proc/self/mounts")
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 1 {
+			out[f[1]] = true
+		}
+	}
+	return out
 }
 
 func saveHost() (*hostState, error) {
-	h := &hostState{sysctls: map[string]string{}}
+	h := &hostState{sysctls: map[string]string{}, mounts: mountPoints()}
 	for _, s := range sysctls {
 		data, err := os.ReadFile("/proc/sys/" + s)
 		if err != nil {
@@ -135,6 +147,39 @@ func (h *hostState) restore() error {
 		// to the node's mount namespace, so nothing was written here.
 		if err := removeEmptyTree(p); err != nil {
 			errs = append(errs, fmt.Errorf("remove mount point %s: %w", p, err))
+		}
+	}
+	errs = append(errs, h.verify())
+	return errors.Join(errs...)
+}
+
+// verify checks that the host is as it was: the saved sysctls, no kubepods
+// cgroup, no mount left by the node in this (the host's) mount namespace,
+// none of the mount points it created.
+func (h *hostState) verify() error {
+	var errs []error
+	for s, v := range h.sysctls {
+		cur, _ := os.ReadFile("/proc/sys/" + s)
+		if got := strings.TrimSpace(string(cur)); got != v {
+			errs = append(errs, fmt.Errorf("sysctl %s is %s, was %s", s, got, v))
+		}
+	}
+	if m, _ := filepath.Glob("/sys/fs/cgroup/*/kubepods"); len(m) > 0 {
+		errs = append(errs, fmt.Errorf("cgroup %s is left", m[0]))
+	}
+	for m := range mountPoints() {
+		if h.mounts[m] {
+			continue
+		}
+		for _, p := range append([]string{filepath.Join(os.TempDir(), "realnode-")}, hostPaths...) {
+			if strings.HasPrefix(m, p) {
+				errs = append(errs, fmt.Errorf("mount %s is left", m))
+			}
+		}
+	}
+	for _, p := range h.created {
+		if _, err := os.Lstat(p); err == nil {
+			errs = append(errs, fmt.Errorf("%s is left", p))
 		}
 	}
 	return errors.Join(errs...)

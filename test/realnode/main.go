@@ -75,7 +75,9 @@ func Main(m *testing.M) int {
 	signal.Stop(sigs)
 	n.Stop()
 	if Summary != nil {
-		say(Summary())
+		if line := Summary(); line != "" {
+			say(line)
+		}
 	}
 	return code
 }

@@ -233,6 +233,9 @@ func (n *Node) startContainerd(ctx context.Context) error {
 	if err := os.WriteFile(filepath.Join(n.Dir, "cni", "10-realnode.conflist"), []byte(cniConfig), 0o644); err != nil {
 		return err
 	}
+	if err := n.registryHosts(); err != nil {
+		return err
+	}
 	p, err := n.start("containerd", "--config", cfg)
 	if err != nil {
 		return err

@@ -90,6 +90,9 @@ func (c *counter) record(class string, produced, correct bool, settle time.Durat
 func (c *counter) line() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.produced == nil {
+		return "" // no fault ran (a benchmark, or -run elsewhere)
+	}
 	var wrong []string
 	for k := range c.produced {
 		if !c.correct[k] {
@@ -235,7 +238,7 @@ func check(r *report.Report, f fault) string {
 
 // triage runs the plugin binary with the builtin agent against the node,
 // as the triage-user identity, and returns its report and workspace.
-func triage(t *testing.T, n *Node, plugin, ns, target string) (*report.Report, string, string) {
+func triage(t testing.TB, n *Node, plugin, ns, target string) (*report.Report, string, string) {
 	t.Helper()
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "incidents")
@@ -279,8 +282,10 @@ func capture(t *testing.T, faultName, momentName, ws string) {
 	if out, err := exec.Command("cp", filepath.Join(ws, "output", "investigation.json"), filepath.Join(dir, "output")).CombinedOutput(); err != nil {
 		t.Errorf("capture: %v: %s", err, out)
 	}
-	// The kubeconfig points at a gateway that is gone; it is no evidence.
+	// The kubeconfig points at a gateway that is gone, and the read-only
+	// instructions are the same for every fault: neither is evidence.
 	_ = os.Remove(filepath.Join(dir, "context", "kubeconfig"))
+	_ = os.Remove(filepath.Join(dir, "context", "system-instructions.txt"))
 }
 
 func poll(ctx context.Context, timeout time.Duration, cond func() bool) error {
@@ -323,7 +328,7 @@ func describePods(pods []corev1.Pod) string {
 }
 
 // pluginBinary is $KUBECTL_TRIAGE_BIN, or a fresh build.
-func pluginBinary(t *testing.T) string {
+func pluginBinary(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("KUBECTL_TRIAGE_BIN"); p != "" {
 		return p

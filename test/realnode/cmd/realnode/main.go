@@ -6,6 +6,8 @@
 //	realnode check              # can the real-node tier run here? (one line)
 //	realnode run -- CMD ARGS…   # CMD runs inside, with KUBECONFIG (cluster
 //	                            # admin) and KUBECTL set; exits with its code
+//	realnode demo -plugin BIN   # a Deployment crash-looping for real, and
+//	                            # kubectl triage's report on it (make demo-real)
 //
 // The node is reachable only from inside its namespace, so CMD is where the
 // work happens, e.g. `realnode run -- sh -c '$KUBECTL get nodes'`.
@@ -14,6 +16,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -44,18 +47,28 @@ func main() {
 		if len(args) == 0 {
 			usage()
 		}
-		os.Exit(run(args))
+		os.Exit(isolated(func(ctx context.Context, n *realnode.Node) int { return runCommand(ctx, n, args) }))
+	case "demo":
+		fs := flag.NewFlagSet("demo", flag.ExitOnError)
+		plugin := fs.String("plugin", "", "the kubectl-triage binary (required)")
+		_ = fs.Parse(os.Args[2:])
+		if *plugin == "" {
+			usage()
+		}
+		os.Exit(isolated(func(ctx context.Context, n *realnode.Node) int { return demo(ctx, n, *plugin) }))
 	default:
 		usage()
 	}
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: realnode check | realnode run -- CMD [ARGS...]")
+	fmt.Fprintln(os.Stderr, "usage: realnode check | realnode run -- CMD [ARGS...] | realnode demo -plugin BIN")
 	os.Exit(2)
 }
 
-func run(args []string) int {
+// isolated re-runs this command in the node's namespaces (the parent then
+// restores the host); inside, it starts the node and calls inside.
+func isolated(inside func(context.Context, *realnode.Node) int) int {
 	dir := realnode.InsideDir()
 	if dir == "" {
 		if why := realnode.Unavailable(); why != "" {
@@ -93,11 +106,15 @@ func run(args []string) int {
 	}
 	defer n.Stop()
 	fmt.Fprintf(os.Stderr, "realnode: node %s Ready in %v; logs in %s\n", realnode.NodeName, n.StartedIn.Round(time.Millisecond), n.LogsDir())
+	return inside(ctx, n)
+}
+
+func runCommand(ctx context.Context, n *realnode.Node, args []string) int {
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+n.AdminKubeconfig, "KUBECTL="+n.KubectlPath,
 		"KUBECACHEDIR="+filepath.Join(n.Dir, "kube-cache"), "REALNODE_USER_KUBECONFIG="+n.UserKubeconfig)
-	err = cmd.Run()
+	err := cmd.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exit.ExitCode()
