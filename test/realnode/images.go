@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -147,16 +148,29 @@ func rootfsLayer(pauseBin string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// buildPause compiles the pause binary statically into dir.
+// pauseSource is the pause command's source, embedded so the binary can be
+// built wherever this package runs (the realnode command, outside the repo).
+//
+//go:embed pause/main.go
+var pauseSource []byte
+
+// buildPause compiles the pause binary statically into dir, as a module of
+// its own (it imports only the standard library).
 func buildPause(dir string) (string, error) {
-	root, err := repoRoot()
-	if err != nil {
+	src := filepath.Join(dir, "pause-src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), pauseSource, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module pause\n\ngo 1.22\n"), 0o644); err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, "pause")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./test/realnode/pause")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build pause: %w\n%s", err, b)
 	}
