@@ -191,7 +191,10 @@ func checkCrashLoop(c *Context) []Finding {
 			waiting := st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
 			term := st.LastTerminationState.Terminated
 			failedOnce, firstCrash := false, false
-			if term == nil && st.State.Terminated != nil && st.State.Terminated.ExitCode != 0 {
+			// An app container that exits 0 under restartPolicy Always is
+			// restarted too (a completed init container is not).
+			exit0Restart := !cs.init && p.Spec.RestartPolicy == corev1.RestartPolicyAlways
+			if term == nil && st.State.Terminated != nil && (st.State.Terminated.ExitCode != 0 || exit0Restart) {
 				term = st.State.Terminated
 				failedOnce = st.RestartCount == 0 && failedForGood(p)
 				// A real kubelet reports the first failure (Error,

@@ -67,6 +67,10 @@ func TestRealMisses(t *testing.T) {
 		{"first failure before any restart", pod("orders", firstFailure), func(*corev1.Pod) []string {
 			return []string{"app", "current", "2026-11-26T07:15:14.9Z 2026/11/26 07:15:14 config: required key DATABASE_URL missing value\n"}
 		}, "CrashLoop/Exit1/MissingEnv", "DATABASE_URL"},
+		{"exit 0 before the first restart", pod("report", func(p *corev1.Pod) {
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Image: p.Spec.Containers[0].Image,
+				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: ts(-2e9), FinishedAt: ts(-1e9)}}}}
+		}), nil, "CrashLoop/Exit0", "command/args"},
 		{"init container's migration line", pod("orders", initFailed), func(*corev1.Pod) []string {
 			return []string{"migrate", "previous", "2026-11-26T07:15:14.9Z ERROR: migration 0042_add_orders_index failed: pq: relation \"orders\" does not exist\n"}
 		}, "InitContainer/CrashLoop/Exit1/Migration", `relation "orders" does not exist`},

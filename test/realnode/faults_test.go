@@ -54,6 +54,7 @@ var faults = []fault{
 		}),
 		moments: []moment{
 			{"first OOM kill", lastTerminated("app", "OOMKilled")},
+			{"back-off", waitingReason("app", "CrashLoopBackOff")},
 			{"after restarts", restarts("app", 2)},
 		},
 		category: "OOMKilled",

@@ -76,6 +76,10 @@ var (
 	crashMoments = []moment{
 		{"first failure", anyTerminated("app")},
 		{"back-off", waitingReason("app", "CrashLoopBackOff")},
+		// Dead again after a restart, before the kubelet flips the status
+		// back to CrashLoopBackOff: the older instance and its log are
+		// already garbage-collected.
+		{"between restarts", terminatedAfterRestart("app")},
 		{"after restarts", restarts("app", 3)},
 	}
 	configErrorMoments = []moment{
@@ -119,6 +123,12 @@ func containerIs(init bool, name string, ok func(corev1.ContainerStatus) bool) f
 func anyTerminated(name string) func([]corev1.Pod, []corev1.Event) bool {
 	return containerIs(false, name, func(cs corev1.ContainerStatus) bool {
 		return cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil
+	})
+}
+
+func terminatedAfterRestart(name string) func([]corev1.Pod, []corev1.Event) bool {
+	return containerIs(false, name, func(cs corev1.ContainerStatus) bool {
+		return cs.State.Terminated != nil && cs.RestartCount >= 1
 	})
 }
 
