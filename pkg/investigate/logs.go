@@ -181,10 +181,16 @@ func subjectOf(class, line string) string {
 // hostPortRe finds the endpoint a connection error names.
 var hostPortRe = regexp.MustCompile(`(?:dial tcp |connect to |connecting to |to |host )?\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+)\]?:(\d{2,5})\b`)
 
+// clockRe matches what hostPortRe takes for host:port in a timestamp:
+// "2026-11-26T07:00" in a logfmt line's time=2026-11-26T07:00:01Z.
+var clockRe = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T)?\d{1,2}$`)
+
 // endpointIn returns "host:port" named in a log line, if any.
 func endpointIn(line string) string {
-	if m := hostPortRe.FindStringSubmatch(line); m != nil {
-		return m[1] + ":" + m[2]
+	for _, m := range hostPortRe.FindAllStringSubmatch(line, -1) {
+		if !clockRe.MatchString(m[1]) {
+			return m[1] + ":" + m[2]
+		}
 	}
 	return ""
 }
