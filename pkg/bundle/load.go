@@ -24,9 +24,9 @@ import (
 // investigator. target names the triaged object (kind, name, namespace).
 //
 // What Write does not store comes back approximately: events get the UID
-// of the loaded object they name (kind/name), pods on a Node target come
-// back as Pods, and the Missing list is empty (a rule that needs it sees
-// the object as merely not collected).
+// of the loaded object they name (kind/name), the pods on a Node target
+// are not there (Write does not store them), and the Missing list is empty
+// (a rule that needs it sees the object as merely not collected).
 func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 	b := &Bundle{}
 	if data, err := os.ReadFile(filepath.Join(contextDir, ClusterInfoFile)); err == nil {
@@ -72,6 +72,11 @@ func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 	}
 	if data, err := os.ReadFile(filepath.Join(contextDir, ProblemsFile)); err == nil {
 		_ = json.Unmarshal(data, &b.Problems)
+	}
+	if data, err := os.ReadFile(filepath.Join(contextDir, CandidatesFile)); err == nil {
+		if err := json.Unmarshal(data, &b.Candidates); err != nil {
+			return nil, fmt.Errorf("read %s: %w", CandidatesFile, err)
+		}
 	}
 	return b, nil
 }

@@ -29,6 +29,7 @@ func TestLoadReadsBackWrite(t *testing.T) {
 		Target: fault.Resource{APIVersion: "v1", Kind: "Pod", Name: "orders", Namespace: ns, UID: "uid-orders"},
 		Object: asTarget(t, pod, corev1.SchemeGroupVersion.WithKind("Pod")), Cluster: ClusterInfo{Context: "realnode", Namespace: ns},
 		Pods: []*corev1.Pod{pod}, ReplicaSets: []*appsv1.ReplicaSet{rs},
+		Candidates: []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: ns, Labels: map[string]string{"app": "check-out"}}}},
 		Events: []corev1.Event{{
 			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "orders", Namespace: ns, UID: "uid-orders", FieldPath: "spec.initContainers{migrate}"},
 			Type:           "Warning", Reason: "BackOff", Message: "Back-off restarting failed container migrate", Count: 3,
@@ -58,6 +59,9 @@ func TestLoadReadsBackWrite(t *testing.T) {
 	evs := got.EventsFor("uid-orders")
 	if len(evs) != 1 || evs[0].Count != 3 || evs[0].InvolvedObject.FieldPath != "spec.initContainers{migrate}" || !EventTime(&evs[0]).Equal(at.Add(time.Minute)) {
 		t.Errorf("events not linked back to their object: %+v", got.Events)
+	}
+	if len(got.Candidates) != 1 || got.Candidates[0].Labels["app"] != "check-out" {
+		t.Errorf("service candidates not read back: %+v", got.Candidates)
 	}
 	if !reflect.DeepEqual(got.Logs, b.Logs) {
 		t.Errorf("logs read back as\n%+v\nwant\n%+v", got.Logs, b.Logs)

@@ -22,7 +22,8 @@ import (
 const realCorpus = "testdata/real"
 
 // realExpect is the root cause each captured fault must get, at every
-// moment: a category prefix and what the root cause must name.
+// moment: a category prefix and what the root cause (culprit, statement or
+// contributing facts) must name.
 var realExpect = map[string]struct {
 	category string
 	culprit  []string
@@ -48,6 +49,9 @@ var realExpect = map[string]struct {
 	"insufficient-cpu":           {"Unschedulable/InsufficientCpu", []string{"cpu"}},
 	"nodeselector-unmatched":     {"Unschedulable/NodeSelector", []string{"disktype"}},
 	"rollout-bad-image":          {"ImagePull/NeverPull", []string{"local/shop-api:2.0.0"}},
+	"rollout-crash-introduced":   {"CrashLoop/Exit1/MissingEnv", []string{"DATABASE_URL", "revision 2"}},
+	"service-selector-typo":      {"Service/NoEndpoints/SelectorMismatch", []string{"app=checkout", "app=check-out"}},
+	"pvc-pending-no-class":       {"PVC/Pending/NoDefaultStorageClass", []string{"orders-data"}},
 	"job-backoff-limit":          {"ContainerFailed/Exit1/MissingFile", []string{"/data/batch-7.csv"}},
 	"quota-refusal":              {"FailedCreate/Quota", []string{"pods-cap"}},
 }
@@ -76,7 +80,7 @@ func TestRealCaptures(t *testing.T) {
 				if !strings.HasPrefix(r.RootCause.Category, want.category) {
 					t.Errorf("category %q, want prefix %q (headline %q)", r.RootCause.Category, want.category, r.Title)
 				}
-				named := r.RootCause.Culprit + "\n" + r.RootCause.Statement
+				named := strings.Join(append([]string{r.RootCause.Culprit, r.RootCause.Statement}, r.RootCause.Contributing...), "\n")
 				for _, c := range want.culprit {
 					if !strings.Contains(named, c) {
 						t.Errorf("root cause does not name %q: culprit %q, statement %q", c, r.RootCause.Culprit, r.RootCause.Statement)

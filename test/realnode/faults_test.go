@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -276,12 +277,7 @@ var faults = []fault{
 			d, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
 			mustCreate(t, d, err)
 			// The first revision becomes available; the second is stuck.
-			if err := poll(ctx, 2*time.Minute, func() bool {
-				got, err := cs.AppsV1().Deployments(ns).Get(ctx, "shop-api", metav1.GetOptions{})
-				return err == nil && got.Status.AvailableReplicas == 1
-			}); err != nil {
-				t.Fatalf("first revision never became available: %v", err)
-			}
+			waitAvailable(ctx, t, cs, ns, "shop-api")
 			got, err := cs.AppsV1().Deployments(ns).Get(ctx, "shop-api", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -298,6 +294,80 @@ var faults = []fault{
 		},
 		category: "ImagePull/NeverPull",
 		culprit:  []string{"local/shop-api:2.0.0"},
+	},
+	{
+		name: "rollout-crash-introduced",
+		setup: func(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) string {
+			spec := shellPod("x", `[ -n "$DATABASE_URL" ] || { echo "$(date -u '+%Y/%m/%d %H:%M:%S') config: required key DATABASE_URL missing value"; exit 1; }; echo serving; exec sleep 3600`)(ns).Spec
+			spec.Containers[0].Env = []corev1.EnvVar{{Name: "DATABASE_URL", Value: "postgres://orders-db:5432/orders"}}
+			d := deployment("checkout", 1, spec)
+			_, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
+			mustCreate(t, d, err)
+			waitAvailable(ctx, t, cs, ns, "checkout")
+			// Revision 2 drops the variable: its pods crash-loop while the
+			// old pod keeps serving.
+			got, err := cs.AppsV1().Deployments(ns).Get(ctx, "checkout", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.Spec.Template.Spec.Containers[0].Env = nil
+			if _, err := cs.AppsV1().Deployments(ns).Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			return "deployment/checkout"
+		},
+		moments: []moment{
+			{"new pod failed", terminatedAfterRestart("app")},
+			{"back-off", waitingReason("app", "CrashLoopBackOff")},
+		},
+		category: "CrashLoop/Exit1/MissingEnv",
+		culprit:  []string{"DATABASE_URL", "revision 2"},
+	},
+	{
+		name: "service-selector-typo",
+		setup: func(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) string {
+			spec := shellPod("x", `exec sleep 3600`)(ns).Spec
+			d := deployment("checkout", 1, spec)
+			d.Spec.Selector.MatchLabels = map[string]string{"app": "check-out"}
+			d.Spec.Template.Labels = map[string]string{"app": "check-out"}
+			_, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
+			mustCreate(t, d, err)
+			svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "checkout"}, Spec: corev1.ServiceSpec{
+				Selector: map[string]string{"app": "checkout"},
+				Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}},
+			}}
+			_, err = cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
+			mustCreate(t, svc, err)
+			return "service/checkout"
+		},
+		moments: []moment{
+			{"pods ready", readyPods(1)},
+			{"later", podAge(15)},
+		},
+		category: "Service/NoEndpoints/SelectorMismatch",
+		culprit:  []string{"app=checkout", "app=check-out"},
+	},
+	{
+		name: "pvc-pending-no-class",
+		setup: func(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) string {
+			pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "orders-data"}, Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+			}}
+			_, err := cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, pvc, metav1.CreateOptions{})
+			mustCreate(t, pvc, err)
+			p := shellPod("orders-db", `exec sleep 3600`)(ns)
+			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "orders-data"}}}}
+			p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/db"}}
+			return createPod(ctx, t, cs, p)
+		},
+		moments: []moment{
+			{"first attempt", eventCount("FailedScheduling", 1)},
+			{"pending a while", podAge(20)},
+		},
+		category: "PVC/Pending",
+		culprit:  []string{"orders-data"},
 	},
 	{
 		name: "job-backoff-limit",

@@ -222,3 +222,29 @@ func podAge(secs int) func([]corev1.Pod, []corev1.Event) bool {
 		return false
 	}
 }
+
+// waitAvailable waits until a Deployment's first revision is available.
+func waitAvailable(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, name string) {
+	t.Helper()
+	if err := poll(ctx, 2*time.Minute, func() bool {
+		got, err := cs.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		return err == nil && got.Status.AvailableReplicas >= 1
+	}); err != nil {
+		t.Fatalf("deployment %s never became available: %v", name, err)
+	}
+}
+
+// readyPods: at least n pods are Ready.
+func readyPods(n int) func([]corev1.Pod, []corev1.Event) bool {
+	return func(pods []corev1.Pod, _ []corev1.Event) bool {
+		ready := 0
+		for _, p := range pods {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		return ready >= n
+	}
+}

@@ -227,7 +227,7 @@ func check(r *report.Report, f fault) string {
 	if !strings.HasPrefix(r.RootCause.Category, f.category) {
 		return fmt.Sprintf("root-cause category %q, want prefix %q", r.RootCause.Category, f.category)
 	}
-	named := r.RootCause.Culprit + "\n" + r.RootCause.Statement
+	named := strings.Join(append([]string{r.RootCause.Culprit, r.RootCause.Statement}, r.RootCause.Contributing...), "\n")
 	for _, c := range f.culprit {
 		if !strings.Contains(named, c) {
 			return fmt.Sprintf("root cause does not name %q (culprit %q)", c, r.RootCause.Culprit)
