@@ -48,7 +48,9 @@ var logPatterns = []logPattern{
 	{"DNS", regexp.MustCompile(`(?i)(no such host|name or service not known|temporary failure in name resolution|could not resolve host|getaddrinfo ENOTFOUND)`),
 		"the application cannot resolve a host name it needs",
 		"Check the host name in the configuration and that the Service it names exists in the expected namespace.", 80},
-	{"PermissionDenied", regexp.MustCompile(`(?i)(permission denied|EACCES|operation not permitted|read-only file system)`),
+	// PostgreSQL's "data directory … has wrong ownership" and the like: a
+	// volume mounted with the wrong owner for the process's user.
+	{"PermissionDenied", regexp.MustCompile(`(?i)(permission denied|EACCES|operation not permitted|read-only file system|has wrong ownership|must be owned by|has invalid permissions)`),
 		"the process is denied access to a file, directory or operation",
 		"Check the container's securityContext (runAsUser, fsGroup, readOnlyRootFilesystem) and the ownership of the mounted paths.", 75},
 	{"AddressInUse", regexp.MustCompile(`(?i)(address already in use|EADDRINUSE|bind: address)`),

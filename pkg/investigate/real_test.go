@@ -52,6 +52,8 @@ var realExpect = map[string]struct {
 	"rollout-crash-introduced":   {"CrashLoop/Exit1/MissingEnv", []string{"DATABASE_URL", "revision 2"}},
 	"service-selector-typo":      {"Service/NoEndpoints/SelectorMismatch", []string{"app=checkout", "app=check-out"}},
 	"pvc-pending-no-class":       {"PVC/Pending/NoDefaultStorageClass", []string{"orders-data"}},
+	"statefulset-ordinal-stuck":  {"CrashLoop/Exit1/PermissionDenied", []string{"db-0", "/var/lib/db"}},
+	"init-waits-forever":         {"InitContainer/Running", []string{"wait-for-db", "orders-db:5432"}},
 	"job-backoff-limit":          {"ContainerFailed/Exit1/MissingFile", []string{"/data/batch-7.csv"}},
 	"quota-refusal":              {"FailedCreate/Quota", []string{"pods-cap"}},
 }

@@ -28,6 +28,9 @@ func TestDecisiveLinesFromRealLogs(t *testing.T) {
 		{"logfmt, whose time= is no endpoint",
 			`2026-11-26T07:15:14.9Z time=2026-11-26T07:00:01Z level=error msg="connect to queue" err="dial tcp 10.0.0.42:5672: connect: connection refused"` + "\n",
 			"ConnectionRefused", "10.0.0.42:5672"},
+		{"PostgreSQL's data directory owner",
+			`2026-11-26T07:15:14.9Z FATAL:  data directory "/var/lib/postgresql/data" has wrong ownership` + "\n",
+			"PermissionDenied", "/var/lib/postgresql/data"},
 		{"migration error of an init container",
 			"2026-11-26T07:15:14.8Z applying migration 0042_add_orders_index\n2026-11-26T07:15:14.9Z ERROR: migration 0042_add_orders_index failed: pq: relation \"orders\" does not exist\n",
 			"Migration", ""},
@@ -98,4 +101,47 @@ func TestRealMisses(t *testing.T) {
 
 func logEntry(p *corev1.Pod, container string, previous bool, text string, init bool) bundle.ContainerLog {
 	return bundle.ContainerLog{Namespace: p.Namespace, Pod: p.Name, Container: container, Previous: previous, Text: text, Init: init && container != "app"}
+}
+
+// TestInitRunning: an init container that runs and never exits holds the
+// pod in Init; a sidecar (restartable init container) or a crash loop
+// between restarts is not that.
+func TestInitRunning(t *testing.T) {
+	always := corev1.ContainerRestartPolicyAlways
+	running := func(restartPolicy *corev1.ContainerRestartPolicy, crashed bool) *corev1.Pod {
+		return pod("orders", func(p *corev1.Pod) {
+			p.Status.Phase = corev1.PodPending
+			p.Spec.InitContainers = []corev1.Container{{Name: "wait-for-db", Image: "local/busybox:1", RestartPolicy: restartPolicy}}
+			st := corev1.ContainerStatus{Name: "wait-for-db", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: ts(-30e9)}}}
+			if crashed {
+				st.RestartCount = 1
+				st.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}
+			}
+			p.Status.InitContainerStatuses = []corev1.ContainerStatus{st}
+		})
+	}
+	waitLog := func(b *bundle.Bundle) {
+		b.Logs = append(b.Logs, bundle.ContainerLog{Namespace: "shop", Pod: "orders", Container: "wait-for-db", Init: true,
+			Text: "2026-11-26T07:15:12.9Z waiting for orders-db:5432\n2026-11-26T07:15:14.9Z waiting for orders-db:5432\n"})
+	}
+	tests := []struct {
+		name string
+		pod  *corev1.Pod
+		want bool
+	}{
+		{"wait loop", running(nil, false), true},
+		{"sidecar", running(&always, false), false},
+		{"crash loop between restarts", running(nil, true), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := checkInitRunning(&Context{B: podBundle(tt.pod, waitLog), Now: now, byFact: map[string]string{}})
+			if (len(fs) == 1) != tt.want {
+				t.Fatalf("findings %+v, want one: %v", fs, tt.want)
+			}
+			if tt.want && (fs[0].Category != "InitContainer/Running" || !strings.Contains(fs[0].Title, "waiting for orders-db:5432") || !strings.Contains(fs[0].Title, "30s")) {
+				t.Errorf("finding %q: %s", fs[0].Category, fs[0].Title)
+			}
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -368,6 +369,42 @@ var faults = []fault{
 		},
 		category: "PVC/Pending",
 		culprit:  []string{"orders-data"},
+	},
+	{
+		name: "statefulset-ordinal-stuck",
+		setup: func(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) string {
+			spec := shellPod("x", `echo "opening /var/lib/db"; echo "FATAL: data directory /var/lib/db has wrong ownership"; exit 1`)(ns).Spec
+			labels := map[string]string{"app": "db"}
+			ss := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Spec: appsv1.StatefulSetSpec{
+				Replicas: ptr(int32(2)), ServiceName: "db",
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec},
+			}}
+			_, err := cs.AppsV1().StatefulSets(ns).Create(ctx, ss, metav1.CreateOptions{})
+			mustCreate(t, ss, err)
+			return "statefulset/db"
+		},
+		moments: []moment{
+			{"first failure", anyTerminated("app")},
+			{"back-off", waitingReason("app", "CrashLoopBackOff")},
+		},
+		category: "CrashLoop/Exit1/PermissionDenied",
+		culprit:  []string{"db-0", "/var/lib/db"},
+	},
+	{
+		name: "init-waits-forever",
+		setup: podSetup(func(ns string) *corev1.Pod {
+			p := shellPod("orders", `exec sleep 3600`)(ns)
+			p.Spec.InitContainers = []corev1.Container{container("wait-for-db",
+				`until nc -z -w 1 orders-db 5432; do echo "waiting for orders-db:5432"; sleep 2; done`)}
+			return p
+		}),
+		moments: []moment{
+			{"waiting", podAge(10)},
+			{"still waiting", podAge(30)},
+		},
+		category: "InitContainer/Running",
+		culprit:  []string{"wait-for-db", "orders-db:5432"},
 	},
 	{
 		name: "job-backoff-limit",
