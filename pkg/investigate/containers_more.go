@@ -379,6 +379,13 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	restarting := st != nil && st.RestartCount > 0
 	crashLooping := st != nil && st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
 	notReady := st != nil && st.State.Running != nil && !st.Ready
+	// The kubelet probes only a running container, and publishes the pod's
+	// status after its events: failures of a container whose status still
+	// says ContainerCreating (a real node, a busy kubelet) mean it runs and
+	// is not ready.
+	if st == nil || (st.State.Waiting != nil && (st.State.Waiting.Reason == "ContainerCreating" || st.State.Waiting.Reason == "PodInitializing")) {
+		notReady = notReady || len(failures) > 0
+	}
 	lastExit := int32(-1)
 	if st != nil && st.LastTerminationState.Terminated != nil {
 		lastExit = st.LastTerminationState.Terminated.ExitCode

@@ -77,6 +77,9 @@ func TestRealMisses(t *testing.T) {
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Image: p.Spec.Containers[0].Image,
 				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", StartedAt: ts(-2e9), FinishedAt: ts(-1e9)}}}}
 		}), nil, "CrashLoop/Exit0", "command/args"},
+		{"readiness failing before the status says Running", pod("web", waiting("ContainerCreating", ""), func(p *corev1.Pod) {
+			p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}}, PeriodSeconds: 2}
+		}), nil, "Probe/Readiness", "container app"},
 		{"init container's migration line", pod("orders", initFailed), func(*corev1.Pod) []string {
 			return []string{"migrate", "previous", "2026-11-26T07:15:14.9Z ERROR: migration 0042_add_orders_index failed: pq: relation \"orders\" does not exist\n"}
 		}, "InitContainer/CrashLoop/Exit1/Migration", `relation "orders" does not exist`},
@@ -84,6 +87,11 @@ func TestRealMisses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := podBundle(tt.pod)
+			if tt.pod.Spec.Containers[0].ReadinessProbe != nil { // the kubelet's event, ahead of the status
+				ev := event(tt.pod, "Warning", "Unhealthy", "Readiness probe failed: cat: can't open '/tmp/ready': No such file or directory", 1)
+				ev.InvolvedObject.FieldPath = "spec.containers{app}"
+				b.Events = append(b.Events, ev)
+			}
 			if tt.logs != nil {
 				l := tt.logs(tt.pod)
 				b.Logs = append(b.Logs, logEntry(tt.pod, l[0], l[1] == "previous", l[2], tt.pod.Spec.InitContainers != nil))
