@@ -42,9 +42,12 @@ agent-clis:
 
 # Every test: unit tests and the end-to-end tests against a real
 # kube-apiserver + etcd started by the tests themselves.
+# The real-node tier (test/realnode) runs too where it can (root, Debian's
+# containerd); its one-line outcome is printed at the end either way.
 test: build vet
 	@test -n "$(AGENTCLIS)" || { echo "make test: hack/agentclis.sh could not install the agent CLIs (node and npm needed)" >&2; exit 1; }
-	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_AGENTCLIS=$(AGENTCLIS) $(GO) test -count=1 -timeout 30m ./...
+	@rm -f $(REALNODE_REPORT)
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_AGENTCLIS=$(AGENTCLIS) KUBECTL_TRIAGE_REALNODE_REPORT=$(REALNODE_REPORT) $(GO) test -count=1 -timeout 30m ./... ; s=$$?; cat $(REALNODE_REPORT) 2>/dev/null; exit $$s
 
 # Only the tests that need no control plane.
 unit:
@@ -79,6 +82,7 @@ bench: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'AgentStart' -benchtime 30x ./test/e2e
 	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact
 	$(GO) test -count=1 -run '^$$' -bench 'Ingest|DedupMemory' -benchmem ./pkg/watch
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'RealNode' -benchtime 5x -timeout 10m ./test/realnode
 
 # ---- Release packaging (hack/dist.sh, hack/krewmanifest, hack/smoke.sh) ----
 # Reproducible archives for every platform, and the krew manifest made from
@@ -115,3 +119,28 @@ mcp-test-server:
 	$(GO) run ./test/mcpserver/cmd/mcp-test-server -addr $(MCP_ADDR) $(MCP_ARGS)
 
 .PHONY: mcp-test-server
+
+# ---- Real-node tier (test/realnode) ----
+# A real kubelet, containerd, scheduler and controller-manager in network and
+# mount namespaces of their own produce real faults; each is triaged with the
+# builtin agent at several moments of its life. Needs root and Debian's
+# containerd, runc, busybox-static and containernetworking-plugins (.ci/run
+# installs them); elsewhere it says in one line why it is skipped. The node
+# binaries come from `make testbin` (built where the tier can run).
+REALNODE_REPORT = $(CURDIR)/bin/realnode.txt
+
+test-real: build
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 20m ./test/realnode
+
+# The same run, saving every fault's triaged workspace (context/ and the
+# report) as the unit tier's real corpus, pkg/investigate/testdata/real.
+capture-real: build
+	rm -rf pkg/investigate/testdata/real
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_REALNODE_CAPTURE=$(CURDIR)/pkg/investigate/testdata/real $(GO) test -count=1 -timeout 20m ./test/realnode
+
+# The demo on a real node (root only): a Deployment whose pods crash-loop
+# for real, and kubectl triage's report on it.
+demo-real: build
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) run ./test/realnode/cmd/realnode demo -plugin $(CURDIR)/$(BIN)
+
+.PHONY: test-real capture-real demo-real

@@ -2,6 +2,11 @@
 # Builds the test control plane (etcd, kube-apiserver, kubectl) from the Go
 # module proxy into a cache outside the repo, once per version. Prints the
 # directory holding the binaries on stdout.
+#
+# The real-node tier (test/realnode) also needs kubelet, kube-scheduler and
+# kube-controller-manager at the same version. TESTBIN_NODE=1 builds them,
+# TESTBIN_NODE=0 never does; unset, they are built where that tier can run
+# (root, with containerd installed), so plain machines skip the long build.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,4 +46,14 @@ build_etcd() {
 build_etcd
 build_kube kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 build_kube kubectl k8s.io/kubernetes/cmd/kubectl
+node="${TESTBIN_NODE:-auto}"
+if [[ "$node" == auto ]]; then
+  node=0
+  [[ "$(id -u)" == 0 ]] && command -v containerd >/dev/null && node=1
+fi
+if [[ "$node" == 1 ]]; then
+  build_kube kubelet k8s.io/kubernetes/cmd/kubelet
+  build_kube kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
+  build_kube kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager
+fi
 echo "$CACHE"

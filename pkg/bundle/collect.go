@@ -709,11 +709,17 @@ type logRequest struct {
 // logRequests asks only for logs that can exist: the current instance of a
 // container that has started, the previous one of a container that has
 // terminated before. Asking for others only earns a 400 from the kubelet.
+//
+// A container waiting in back-off after a restart has a current log too:
+// the kubelet serves its last, dead instance. It is asked for because the
+// previous one is often gone: a real kubelet garbage-collects the older
+// dead instance (and its log file) as soon as it starts the next, while
+// the pod status it published still points at it.
 func logRequests(p *corev1.Pod) []logRequest {
 	var out []logRequest
 	add := func(statuses []corev1.ContainerStatus, init bool) {
 		for _, s := range statuses {
-			if s.State.Running != nil || s.State.Terminated != nil {
+			if s.State.Running != nil || s.State.Terminated != nil || s.RestartCount > 0 {
 				out = append(out, logRequest{container: s.Name, init: init})
 			}
 			if s.LastTerminationState.Terminated != nil || s.RestartCount > 0 {
@@ -745,7 +751,11 @@ func (c *collector) log(ctx context.Context, ns, pod string, r logRequest) {
 			data = data[:c.opts.LimitBytes]
 			entry.Truncated = true
 		}
-		entry.Text, _ = redact.Text(string(data))
+		if msg, ok := kubeletLogError(string(data)); ok {
+			entry.Error = msg
+		} else {
+			entry.Text, _ = redact.Text(string(data))
+		}
 	}
 	if err != nil {
 		entry.Error = logError(err)
@@ -753,6 +763,27 @@ func (c *collector) log(ctx context.Context, ns, pod string, r logRequest) {
 	c.mu.Lock()
 	c.b.Logs = append(c.b.Logs, entry)
 	c.mu.Unlock()
+}
+
+// kubeletLogError recognises a body the kubelet wrote instead of logs: when
+// the log file of a container it has already garbage-collected is gone, it
+// answers 200 with one line such as `failed to try resolving symlinks in
+// path "/var/log/pods/…/2.log": lstat …: no such file or directory`. Logs
+// are requested with timestamps, so every genuine line starts with one; a
+// single line without is the kubelet's, and must not be read as the
+// application's last words ("no such file or directory" would blame a
+// missing file).
+func kubeletLogError(body string) (string, bool) {
+	line := strings.TrimRight(body, "\n")
+	if line == "" || strings.Contains(line, "\n") {
+		return "", false
+	}
+	if ts, _, ok := strings.Cut(line, " "); ok {
+		if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			return "", false
+		}
+	}
+	return "the kubelet could not read this log: " + line, true
 }
 
 func logError(err error) string {

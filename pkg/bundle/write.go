@@ -23,6 +23,9 @@ const (
 	LogsFile        = "logs.txt"
 	ClusterInfoFile = "cluster-info.json"
 	ProblemsFile    = "collection-problems.json"
+	// CandidatesFile lists the namespace's pods (name, labels, phase) a
+	// Service target's selector was compared with when it matched none.
+	CandidatesFile = "service-candidate-pods.json"
 )
 
 // Write stores the bundle under contextDir: one JSON file per object in
@@ -54,6 +57,11 @@ func (b *Bundle) Write(contextDir string) error {
 	}
 	if len(b.Problems) > 0 {
 		if err := write(ProblemsFile, b.Problems); err != nil {
+			return err
+		}
+	}
+	if len(b.Candidates) > 0 {
+		if err := write(CandidatesFile, b.Candidates); err != nil {
 			return err
 		}
 	}

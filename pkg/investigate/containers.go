@@ -190,12 +190,19 @@ func checkCrashLoop(c *Context) []Finding {
 			st := cs.status
 			waiting := st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
 			term := st.LastTerminationState.Terminated
-			failedOnce := false
-			if term == nil && st.State.Terminated != nil && st.State.Terminated.ExitCode != 0 {
+			failedOnce, firstCrash := false, false
+			// An app container that exits 0 under restartPolicy Always is
+			// restarted too (a completed init container is not).
+			exit0Restart := !cs.init && p.Spec.RestartPolicy == corev1.RestartPolicyAlways
+			if term == nil && st.State.Terminated != nil && (st.State.Terminated.ExitCode != 0 || exit0Restart) {
 				term = st.State.Terminated
 				failedOnce = st.RestartCount == 0 && failedForGood(p)
+				// A real kubelet reports the first failure (Error,
+				// restartCount 0) for a moment before it restarts the
+				// container: the same crash, caught before the loop.
+				firstCrash = st.RestartCount == 0 && willRestart(p)
 			}
-			if !waiting && (term == nil || st.RestartCount == 0) && !failedOnce {
+			if !waiting && (term == nil || st.RestartCount == 0) && !failedOnce && !firstCrash {
 				continue
 			}
 			if term != nil && term.Reason == "OOMKilled" {
@@ -222,6 +229,13 @@ func checkCrashLoop(c *Context) []Finding {
 // eviction, a node shutdown, a deadline: status.reason) stopped it.
 func failedForGood(p *corev1.Pod) bool {
 	return p.Status.Reason == "" && (p.Spec.RestartPolicy == corev1.RestartPolicyNever || p.Status.Phase == corev1.PodFailed)
+}
+
+// willRestart: the kubelet restarts this pod's failed containers; nothing at
+// the pod level (a deletion, an eviction, a deadline) stopped them.
+func willRestart(p *corev1.Pod) bool {
+	return p.Spec.RestartPolicy != corev1.RestartPolicyNever && p.Status.Reason == "" && p.DeletionTimestamp == nil &&
+		p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded
 }
 
 // failedOnceFinding rewords a crash finding for a container that exited

@@ -379,6 +379,13 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	restarting := st != nil && st.RestartCount > 0
 	crashLooping := st != nil && st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
 	notReady := st != nil && st.State.Running != nil && !st.Ready
+	// The kubelet probes only a running container, and publishes the pod's
+	// status after its events: failures of a container whose status still
+	// says ContainerCreating (a real node, a busy kubelet) mean it runs and
+	// is not ready.
+	if st == nil || (st.State.Waiting != nil && (st.State.Waiting.Reason == "ContainerCreating" || st.State.Waiting.Reason == "PodInitializing")) {
+		notReady = notReady || len(failures) > 0
+	}
 	lastExit := int32(-1)
 	if st != nil && st.LastTerminationState.Terminated != nil {
 		lastExit = st.LastTerminationState.Terminated.ExitCode
@@ -1384,25 +1391,43 @@ var (
 func checkEvicted(c *Context) []Finding {
 	var out []Finding
 	for _, p := range c.B.Pods {
-		if p.Status.Reason != "Evicted" || evictNodeRe.MatchString(p.Status.Message) {
+		msg := p.Status.Message
+		if p.Status.Reason != "Evicted" {
+			// The kubelet records its Evicted event before the pod's status
+			// says so: for a few seconds the pod still runs while it is
+			// being killed, and the event alone tells why.
+			var last *corev1.Event
+			for _, e := range c.B.EventsFor(string(p.UID)) {
+				if e.Reason == "Evicted" {
+					last = &e
+				}
+			}
+			if last == nil || p.Status.Reason != "" || p.Status.Phase == corev1.PodSucceeded {
+				continue
+			}
+			msg = last.Message
+		}
+		if evictNodeRe.MatchString(msg) {
 			continue
 		}
-		out = append(out, evictedFinding(c, p))
+		out = append(out, evictedFinding(c, p, msg))
 	}
 	return out
 }
 
-func evictedFinding(c *Context, p *corev1.Pod) Finding {
-	msg := p.Status.Message
+func evictedFinding(c *Context, p *corev1.Pod, msg string) Finding {
 	node := orDash(p.Spec.NodeName)
 	f := Finding{Verdict: report.Validated, Confidence: 0.9, Depth: 2, Subject: p.Name,
 		// An evicted pod of a workload has been replaced: history, unless the
 		// pod itself is the target.
 		Current: c.B.Target.Kind == "Pod" && c.B.Target.Name == p.Name,
-		Evidence: []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg),
-			podRef(p)+" .status.reason/.status.message",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.reason}{": "}{.status.message}'`, p.Name, nsFlag(p)))},
+
 		Mechanism: "The kubelet enforces ephemeral-storage limits itself: a container writing more to its writable layer, logs and emptyDir volumes than its limit, or an emptyDir beyond its sizeLimit, gets the pod evicted whatever the node's state. Evicted pods stay Failed; their controller creates replacements.",
+	}
+	if p.Status.Reason == "Evicted" {
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg),
+			podRef(p)+" .status.reason/.status.message",
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.reason}{": "}{.status.message}'`, p.Name, nsFlag(p))))
 	}
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if e.Reason == "Evicted" {

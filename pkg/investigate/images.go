@@ -22,6 +22,12 @@ type pullFailure struct {
 
 // pullFailures are matched against the kubelet's pull error, in order.
 var pullFailures = []pullFailure{
+	// Not a pull failure at all: with imagePullPolicy Never the kubelet only
+	// looks for the image on the node and never asks a registry.
+	{"NeverPull", regexp.MustCompile(`(?i)ErrImageNeverPull|is not present with pull policy of Never`),
+		"image %s is not on the node and imagePullPolicy Never forbids pulling it",
+		"With imagePullPolicy: Never the kubelet never contacts a registry; it only looks for the image in the node's container runtime, which does not have it (ErrImageNeverPull).",
+		"Load the image onto the node (pre-pull it, or import it into the container runtime), or set imagePullPolicy to IfNotPresent so the kubelet pulls it.", 0.95},
 	{"InvalidName", regexp.MustCompile(`(?i)InvalidImageName|invalid reference format|couldn't parse image (reference|name)`),
 		"image reference %s is not a valid image name",
 		"The kubelet cannot parse the image reference, so it never tries to pull it.",
@@ -47,7 +53,7 @@ func checkImagePull(c *Context) []Finding {
 		for _, cs := range allStatuses(p) {
 			st := cs.status
 			w := st.State.Waiting
-			if w == nil || (w.Reason != "ImagePullBackOff" && w.Reason != "ErrImagePull" && w.Reason != "InvalidImageName") {
+			if w == nil || (w.Reason != "ImagePullBackOff" && w.Reason != "ErrImagePull" && w.Reason != "InvalidImageName" && w.Reason != "ErrImageNeverPull") {
 				continue
 			}
 			image := st.Image
@@ -107,6 +113,9 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", fmt.Sprintf(match.Title, image))
 	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start because %s.", st.Name, p.Name, fmt.Sprintf(match.Title, image))
 	f.Mechanism = match.Mech + " The kubelet retries with growing back-off (ImagePullBackOff)."
+	if match.Class == "NeverPull" {
+		f.Mechanism = match.Mech + " The kubelet checks again at every pod sync; the container cannot start until the image is there."
+	}
 	f.Confidence = match.Conf
 	fix := report.Action{Kind: report.Immediate, Description: match.Fix}
 	switch match.Class {
@@ -118,6 +127,17 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 		return f
 	case "Unreachable":
 		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}
+	case "NeverPull":
+		fix.Commands = templateCommands(kind, owner, p.Namespace,
+			[]string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, nsFlag(p), wlWorkload{kind, owner, p.Namespace}.patchTemplate(fmt.Sprintf(`{"containers":[{"name":%q,"imagePullPolicy":"IfNotPresent"}]}`, st.Name)))},
+			fmt.Sprintf("set imagePullPolicy: IfNotPresent on container %s", st.Name), podRun(p))
+		fix.Risk = pendingTemplateRisk(kind, "starts a rollout that pulls the image from its registry")
+		if kind == "pod" { // a pod's containers are immutable: replace it
+			fix.Commands = []string{
+				fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set imagePullPolicy: IfNotPresent on container %s", p.Name, nsFlag(p), p.Name, st.Name),
+				fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}
+			fix.Risk = "deletes and recreates the pod"
+		}
 	}
 	f.Actions = []report.Action{fix}
 	return f

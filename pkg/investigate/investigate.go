@@ -62,7 +62,7 @@ type Rule struct {
 
 // Rules is the catalogue, in the order its hypotheses are reported. Each
 // area keeps its rules in its own file.
-var Rules = concat(goneRules, containerRules, containerMoreRules, schedulingRules, nodeRules, workloadRules, networkRules, storageRules)
+var Rules = concat(goneRules, containerRules, containerMoreRules, initRules, schedulingRules, nodeRules, workloadRules, networkRules, storageRules)
 
 var containerRules = []Rule{
 	{"container-oomkilled", checkOOMKilled},

@@ -28,19 +28,29 @@ var logPatterns = []logPattern{
 	{"ExecFormat", regexp.MustCompile(`(?i)exec format error`),
 		"the entrypoint binary is built for another CPU architecture than the node's",
 		"Use an image built for the node's architecture (a multi-arch image, or docker buildx --platform). A script entrypoint fails the same way without its #! line.", 95},
-	{"MissingEnv", regexp.MustCompile(`(?i)(env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?\s+(is\s+)?(not set|unset|missing|empty|required)|(required|missing|mandatory)\s+env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(env(ironment)? var(iable)?\s+)?(is\s+)?(not set|must be set|is required|is empty))`),
+	// Go configuration libraries word it their own way: envconfig's
+	// "required key X missing value", go-envconfig's "X: missing required
+	// value"; the same words arrive inside a JSON log line.
+	{"MissingEnv", regexp.MustCompile(`(?i)(required key "?[A-Z_][A-Z0-9_]*"? missing value|"?[A-Z_][A-Z0-9_]*"?:? missing required value|missing required value:? "?[A-Z_][A-Z0-9_]*"?|env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?\s+(is\s+)?(not set|unset|missing|empty|required)|(required|missing|mandatory)\s+env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(env(ironment)? var(iable)?\s+)?(is\s+)?(not set|must be set|is required|is empty))`),
 		"the application requires an environment variable that is unset or empty",
 		"Set the variable in the pod template (env or envFrom), or fix the ConfigMap/Secret it is read from.", 90},
 	{"MissingFile", regexp.MustCompile(`(?i)((no such file or directory|cannot find|could not find|not found|failed to (open|read|load)|unable to (open|read|load))[^\n]*(\.ya?ml|\.json|\.conf|\.toml|\.ini|\.properties|\.cfg|\.env|config)|(open|stat|read) [^\s:]+: no such file or directory)`),
 		"the application cannot find a file it needs (usually a config file expected from a mounted ConfigMap/Secret)",
 		"Mount the file (ConfigMap/Secret volume with the right key and mountPath) or correct the path the application reads.", 85},
+	// A schema migration (often an init container's job) that the database
+	// refuses: the SQL error names what the migration expected.
+	{"Migration", regexp.MustCompile(`(?i)(\bmigrat(e|ion|ions)\b[^\n]*\b(fail(ed|s|ure)?|error|dirty)\b|\b(relation|table|column) "?[\w.]+"? (does not exist|already exists)|dirty database version|duplicate column name)`),
+		"a database schema migration failed",
+		"Fix the failing migration or the database state it expects (a missing table, a half-applied migration), then let the container run it again.", 82},
 	{"ConnectionRefused", regexp.MustCompile(`(?i)(connection refused|ECONNREFUSED|connect: connection refused|could not connect to|failed to connect to|unable to connect to)`),
 		"the application cannot reach a dependency it needs at startup",
 		"Check that the dependency's Service exists, has ready endpoints and listens on that port; make the application retry instead of exiting.", 80},
 	{"DNS", regexp.MustCompile(`(?i)(no such host|name or service not known|temporary failure in name resolution|could not resolve host|getaddrinfo ENOTFOUND)`),
 		"the application cannot resolve a host name it needs",
 		"Check the host name in the configuration and that the Service it names exists in the expected namespace.", 80},
-	{"PermissionDenied", regexp.MustCompile(`(?i)(permission denied|EACCES|operation not permitted|read-only file system)`),
+	// PostgreSQL's "data directory … has wrong ownership" and the like: a
+	// volume mounted with the wrong owner for the process's user.
+	{"PermissionDenied", regexp.MustCompile(`(?i)(permission denied|EACCES|operation not permitted|read-only file system|has wrong ownership|must be owned by|has invalid permissions)`),
 		"the process is denied access to a file, directory or operation",
 		"Check the container's securityContext (runAsUser, fsGroup, readOnlyRootFilesystem) and the ownership of the mounted paths.", 75},
 	{"AddressInUse", regexp.MustCompile(`(?i)(address already in use|EADDRINUSE|bind: address)`),
@@ -173,10 +183,16 @@ func subjectOf(class, line string) string {
 // hostPortRe finds the endpoint a connection error names.
 var hostPortRe = regexp.MustCompile(`(?:dial tcp |connect to |connecting to |to |host )?\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+)\]?:(\d{2,5})\b`)
 
+// clockRe matches what hostPortRe takes for host:port in a timestamp:
+// "2026-11-26T07:00" in a logfmt line's time=2026-11-26T07:00:01Z.
+var clockRe = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T)?\d{1,2}$`)
+
 // endpointIn returns "host:port" named in a log line, if any.
 func endpointIn(line string) string {
-	if m := hostPortRe.FindStringSubmatch(line); m != nil {
-		return m[1] + ":" + m[2]
+	for _, m := range hostPortRe.FindAllStringSubmatch(line, -1) {
+		if !clockRe.MatchString(m[1]) {
+			return m[1] + ":" + m[2]
+		}
 	}
 	return ""
 }

@@ -1,0 +1,222 @@
+package bundle
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+)
+
+// Load reads back a bundle that Write stored under contextDir (a captured
+// workspace's context/), so a recorded fault can be replayed through the
+// investigator. target names the triaged object (kind, name, namespace).
+//
+// What Write does not store comes back approximately: events get the UID
+// of the loaded object they name (kind/name), the pods on a Node target
+// are not there (Write does not store them), and the Missing list is empty
+// (a rule that needs it sees the object as merely not collected).
+func Load(contextDir string, target fault.Resource) (*Bundle, error) {
+	b := &Bundle{}
+	if data, err := os.ReadFile(filepath.Join(contextDir, ClusterInfoFile)); err == nil {
+		if err := json.Unmarshal(data, &b.Cluster); err != nil {
+			return nil, fmt.Errorf("read %s: %w", ClusterInfoFile, err)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(contextDir, ResourcesDir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	uids := map[string]types.UID{} // kind/name -> uid
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, fmt.Errorf("read %s: %w", filepath.Base(f), err)
+		}
+		uids[u.GetKind()+"/"+u.GetName()] = u.GetUID()
+		if u.GetKind() == target.Kind && u.GetName() == target.Name {
+			b.Object = u
+			b.Target = target
+			b.Target.UID = string(u.GetUID())
+			if b.Target.APIVersion == "" {
+				b.Target.APIVersion = u.GetAPIVersion()
+			}
+		}
+		if err := b.addLoaded(u); err != nil {
+			return nil, fmt.Errorf("read %s: %w", filepath.Base(f), err)
+		}
+	}
+	if b.Object == nil {
+		return nil, fmt.Errorf("no %s/%s among the resources in %s", target.Kind, target.Name, contextDir)
+	}
+	if err := b.loadEvents(filepath.Join(contextDir, EventsFile), uids); err != nil {
+		return nil, err
+	}
+	if err := b.loadLogs(filepath.Join(contextDir, LogsFile)); err != nil {
+		return nil, err
+	}
+	if data, err := os.ReadFile(filepath.Join(contextDir, ProblemsFile)); err == nil {
+		_ = json.Unmarshal(data, &b.Problems)
+	}
+	if data, err := os.ReadFile(filepath.Join(contextDir, CandidatesFile)); err == nil {
+		if err := json.Unmarshal(data, &b.Candidates); err != nil {
+			return nil, fmt.Errorf("read %s: %w", CandidatesFile, err)
+		}
+	}
+	return b, nil
+}
+
+func into[T any](u *unstructured.Unstructured, dst *[]*T) error {
+	v := new(T)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, v); err != nil {
+		return err
+	}
+	*dst = append(*dst, v)
+	return nil
+}
+
+// addLoaded puts an object into its typed slice; unknown kinds stay only
+// as the target's unstructured object.
+func (b *Bundle) addLoaded(u *unstructured.Unstructured) error {
+	switch u.GetKind() {
+	case "Pod":
+		return into(u, &b.Pods)
+	case "ReplicaSet":
+		return into(u, &b.ReplicaSets)
+	case "Deployment":
+		return into(u, &b.Deployments)
+	case "StatefulSet":
+		return into(u, &b.StatefulSets)
+	case "DaemonSet":
+		return into(u, &b.DaemonSets)
+	case "Job":
+		return into(u, &b.Jobs)
+	case "CronJob":
+		return into(u, &b.CronJobs)
+	case "Node":
+		return into(u, &b.Nodes)
+	case "ConfigMap":
+		return into(u, &b.ConfigMaps)
+	case "ServiceAccount":
+		return into(u, &b.ServiceAccounts)
+	case "PersistentVolumeClaim":
+		return into(u, &b.PVCs)
+	case "PersistentVolume":
+		return into(u, &b.PVs)
+	case "StorageClass":
+		return into(u, &b.StorageClasses)
+	case "Service":
+		return into(u, &b.Services)
+	case "EndpointSlice":
+		return into(u, &b.EndpointSlices)
+	case "Ingress":
+		return into(u, &b.Ingresses)
+	case "IngressClass":
+		return into(u, &b.IngressClasses)
+	case "HorizontalPodAutoscaler":
+		return into(u, &b.HPAs)
+	case "ResourceQuota":
+		return into(u, &b.ResourceQuotas)
+	case "LimitRange":
+		return into(u, &b.LimitRanges)
+	case "Namespace":
+		ns := &corev1.Namespace{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, ns); err != nil {
+			return err
+		}
+		b.Namespace = ns
+	}
+	return nil
+}
+
+func (b *Bundle) loadEvents(path string, uids map[string]types.UID) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var recs []EventRecord
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	for _, r := range recs {
+		kind, name, _ := strings.Cut(r.Object, "/")
+		b.Events = append(b.Events, corev1.Event{
+			ObjectMeta: metav1.ObjectMeta{Namespace: r.Namespace},
+			InvolvedObject: corev1.ObjectReference{Kind: kind, Name: name, Namespace: r.Namespace,
+				FieldPath: r.FieldPath, UID: uids[r.Object]},
+			Type: r.Type, Reason: r.Reason, Message: r.Message, Count: r.Count,
+			FirstTimestamp: metav1.NewTime(r.FirstTimestamp), LastTimestamp: metav1.NewTime(r.LastTimestamp),
+			Source: corev1.EventSource{Component: r.Source},
+		})
+	}
+	return nil
+}
+
+// logHeaderRe reads LogsText's header: "==> pod/P [init ]container C (current|previous) <==".
+var logHeaderRe = regexp.MustCompile(`^==> pod/(\S+) (init container|container) (\S+) \((current|previous)\) <==$`)
+
+func (b *Bundle) loadLogs(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	var cur *ContainerLog
+	var text strings.Builder
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		t := strings.TrimSuffix(text.String(), "\n") // the blank separator line
+		switch {
+		case strings.HasPrefix(t, "# logs unavailable: ") && !strings.Contains(strings.TrimSuffix(t, "\n"), "\n"):
+			cur.Error = strings.TrimSpace(strings.TrimPrefix(t, "# logs unavailable: "))
+		case t == "# (empty)\n":
+		default:
+			if strings.HasSuffix(t, "# (truncated)\n") {
+				cur.Truncated = true
+				t = strings.TrimSuffix(t, "# (truncated)\n")
+			}
+			cur.Text = t
+		}
+		b.Logs = append(b.Logs, *cur)
+		cur = nil
+		text.Reset()
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := logHeaderRe.FindStringSubmatch(line); m != nil {
+			flush()
+			cur = &ContainerLog{Namespace: b.Target.Namespace, Pod: m[1], Container: m[3],
+				Init: m[2] == "init container", Previous: m[4] == "previous"}
+			continue
+		}
+		if cur != nil {
+			text.WriteString(line)
+			text.WriteByte('\n')
+		}
+	}
+	flush()
+	return sc.Err()
+}
