@@ -330,6 +330,9 @@ func (r *runner) footer() []string {
 		total, denied := r.gateway.Counts()
 		notes = append(notes, fmt.Sprintf("kubectl-triage: the agent made %d API requests through the read-only gateway; %d were denied (see %s).", total, denied, workspace.AuditFile))
 	}
+	if _, weaker, ok := strings.Cut(r.inc.Sandbox, " (not contained: "); ok {
+		notes = append(notes, fmt.Sprintf("kubectl-triage: the %s agent's sandbox did not contain %s", r.inc.Agent.Name, strings.TrimSuffix(weaker, ")")))
+	}
 	if strings.HasPrefix(r.inc.Sandbox, "none") {
 		notes = append(notes, fmt.Sprintf("kubectl-triage: the %s agent ran without a sandbox (%s).", r.inc.Agent.Name, strings.TrimPrefix(strings.TrimPrefix(r.inc.Sandbox, "none"), ": ")))
 	}
