@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
 )
 
 // Layout of a workspace, relative to its directory.
@@ -91,7 +94,9 @@ func Create(root, id string, populate func(tmp *Workspace, finalDir string) erro
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace root %s: %w", root, err)
 	}
-	tmp, err := os.MkdirTemp(root, tempPrefix+id+"-")
+	// The temporary name says who is creating it, so that gc can remove it
+	// at once if that process dies before the rename (see Abandoned).
+	tmp, err := os.MkdirTemp(root, tempPrefix+id+"-"+owner.Self().Token()+"-")
 	if err != nil {
 		return nil, fmt.Errorf("create workspace in %s: %w", root, err)
 	}
@@ -126,6 +131,29 @@ func Create(root, id string, populate func(tmp *Workspace, finalDir string) erro
 	}
 	ok = true
 	return &Workspace{ID: id, Dir: final}, nil
+}
+
+// abandonedGrace is how long a workspace being created whose creator cannot
+// be identified (a name from an older version) is left alone: creation
+// takes well under a second.
+const abandonedGrace = time.Hour
+
+// Abandoned reports whether name, an entry of a workspace root, is a
+// workspace left half-created by a process that is gone: at once when the
+// name identifies its creator, after an hour otherwise.
+func Abandoned(name string, modTime, now time.Time) bool {
+	rest, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok {
+		return false
+	}
+	if len(rest) > 37 && rest[36] == '-' {
+		if tok, _, ok := strings.Cut(rest[37:], "-"); ok {
+			if p, ok := owner.ParseToken(tok); ok {
+				return p.Gone()
+			}
+		}
+	}
+	return now.Sub(modTime) > abandonedGrace
 }
 
 // Open returns the existing workspace for id under root.
