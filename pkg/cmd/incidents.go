@@ -632,12 +632,17 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 
 	line("Incident", e.ID)
 	st := string(inc.Status)
-	if e.AgentGone() {
+	if e.Interrupted {
+		st += fmt.Sprintf(" (its process %d is gone: the run was interrupted before it could record an outcome)", inc.Owner.PID)
+	} else if e.AgentGone() {
 		st += fmt.Sprintf(" (but agent process %d is gone: the run was probably killed; its workspace stays until removed by hand)", inc.Agent.PID)
 	}
 	line("Status", st)
 	if inc.FailureReason != "" {
 		line("Failure reason", inc.FailureReason)
+	}
+	if inc.CancelledBy != "" {
+		line("Cancelled by", inc.CancelledBy)
 	}
 	line("Resource", e.Resource())
 	c := orNone(cluster(inc))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 )
@@ -54,7 +55,12 @@ func (o *TriageOptions) progress() func(string, ...any) {
 			o.ErrOut = o.progressLine.Writer()
 		}
 	}
-	return o.progressLine.Printf
+	// Progress quotes the fault and the cluster: it is redacted like
+	// everything else that reaches a terminal (the reporter cleans it).
+	return func(format string, a ...any) {
+		msg, _ := redact.Text(fmt.Sprintf(format, a...))
+		o.progressLine.Printf("%s", msg)
+	}
 }
 
 // keepProgressLine: on a terminal, warnings and the incident's ID and
@@ -83,12 +89,25 @@ func (o *TriageOptions) finish(res *triage.Result) error {
 			return err
 		}
 	}
+	if res.RecordErr != nil {
+		// The record on disk says something else (or nothing): the run is
+		// not a success whatever the agent did, and the user must know
+		// where its results are.
+		if inc.Status == incident.Resolved && o.Output != outputJSON {
+			fmt.Fprint(o.Out, term.Clean(res.Report))
+		}
+		where := "the workspace is " + inc.Workspace
+		if inc.Report != nil {
+			where = "the report is at " + inc.Report.Path
+		}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("incident %s ended %s, but %v; %s", inc.IncidentID, inc.Status, res.RecordErr, where)}
+	}
 	switch inc.Status {
 	case incident.Resolved:
 		if o.Output != outputJSON {
 			// The report quotes log lines and an agent wrote it: none of
 			// their escape sequences reach the terminal, or a file it is
-			// piped to. The workspace keeps it verbatim.
+			// piped to. The workspace keeps it cleaned the same way.
 			fmt.Fprint(o.Out, term.Clean(res.Report))
 		}
 		o.progress()("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause)

@@ -175,6 +175,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	config.AddFlag(cmd.PersistentFlags())
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdList(streams), NewCmdShow(streams), NewCmdStatus(streams), NewCmdGC(streams))
+	cmd.AddCommand(NewCmdCancel(streams))
 	cmd.AddCommand(NewCmdWatch(flags, streams))
 	cmd.AddCommand(NewCmdConfig(streams))
 	registerCompletions(cmd, o)
