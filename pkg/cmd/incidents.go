@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,7 +115,12 @@ func printRecord(format string, data []byte, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return p.PrintObj(&runtime.Unknown{Raw: escapeC1(data), ContentType: runtime.ContentTypeJSON}, w)
+	var buf bytes.Buffer
+	if err := p.PrintObj(&runtime.Unknown{Raw: escapeC1(data), ContentType: runtime.ContentTypeJSON}, &buf); err != nil {
+		return err
+	}
+	_, err = w.Write(escapeBidi(buf.Bytes()))
+	return err
 }
 
 const none = "<none>"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
@@ -170,7 +171,7 @@ func writeTriageJSON(w io.Writer, res *triage.Result) error {
 	if err := enc.Encode(newTriageOutput(res)); err != nil {
 		return fmt.Errorf("write the result as JSON: %w", err)
 	}
-	if _, err := w.Write(escapeC1(buf.Bytes())); err != nil {
+	if _, err := w.Write(escapeBidi(escapeC1(buf.Bytes()))); err != nil {
 		return fmt.Errorf("write the result as JSON: %w", err)
 	}
 	return nil
@@ -198,4 +199,26 @@ func escapeC1(data []byte) []byte {
 		data = data[i+2:]
 	}
 	return append(out, data...)
+}
+
+// escapeBidi rewrites the bidirectional overrides and isolates (U+202A–E,
+// U+2066–9) in JSON or YAML text as \u escapes: a terminal shows the rest
+// of the line reordered, so `-o json` of a hostile event could read as
+// something else. They only occur inside strings: in JSON and in YAML's
+// double-quoted scalars the escape means the same character.
+func escapeBidi(data []byte) []byte {
+	if !bytes.Contains(data, []byte{0xe2, 0x80}) && !bytes.Contains(data, []byte{0xe2, 0x81}) {
+		return data
+	}
+	var out bytes.Buffer
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.Write(data[:size])
+		}
+		data = data[size:]
+	}
+	return out.Bytes()
 }
