@@ -248,6 +248,9 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 
 	start := time.Now()
 	b, err := bundle.Collect(ctx, cs, obj, r.opts.Cluster, r.opts.Bundle)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // collection may end early without an error of its own
+	}
 	if err == nil {
 		addEventSamples(b, r.event)
 		err = b.Write(r.ws.MustPath(workspace.ContextDir))

@@ -85,8 +85,8 @@ func TestEscapeSequencesNeverReachATerminal(t *testing.T) {
 
 	fault := map[string]any{
 		"faultType": "CrashLoop" + evil, "severity": "critical" + evil,
-		"resource":  map[string]any{"apiVersion": "v1", "kind": "Pod", "name": "shouty", "namespace": ns},
-		"context":   "evil" + evil, "timestamp": time.Now().UTC().Format(time.RFC3339),
+		"resource": map[string]any{"apiVersion": "v1", "kind": "Pod", "name": "shouty", "namespace": ns},
+		"context":  "evil" + evil, "timestamp": time.Now().UTC().Format(time.RFC3339),
 	}
 	faultFile := filepath.Join(t.TempDir(), "fault.json")
 	data, _ := json.Marshal(fault)
