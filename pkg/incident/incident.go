@@ -4,8 +4,10 @@ package incident
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
@@ -165,7 +167,37 @@ func Save(path string, inc *Incident) error {
 	if err != nil {
 		return fmt.Errorf("encode incident %s: %w", inc.IncidentID, err)
 	}
-	return atomicfile.Write(path, append(data, '\n'), 0o600)
+	data = append(data, '\n')
+	err = atomicfile.Write(path, data, 0o600)
+	if errors.Is(err, syscall.ENOSPC) {
+		// A full disk has no block for the temp file, but the record's own
+		// (a few KB, rewritten in place) is already there: a run that
+		// fails because the disk is full can still say so.
+		if err2 := overwrite(path, data); err2 == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// overwrite rewrites an existing regular file in place, without truncating
+// it first (which would give its blocks back), then cuts it to size.
+func overwrite(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return err
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // Load reads a record.
