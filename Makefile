@@ -24,8 +24,20 @@ testbin:
 
 # Every test: unit tests and the end-to-end tests against a real
 # kube-apiserver + etcd started by the tests themselves.
-test: build vet
-	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m ./...
+test: build vet fuzz-short
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_HOSTILE_FIGURES=$(CURDIR)/bin/hostile-figures.txt $(GO) test -count=1 -timeout 30m ./...
+	@cat bin/hostile-figures.txt 2>/dev/null || true
+
+# The fuzz targets of what hostile input reaches first (the fault parser,
+# the redactor, the terminal sanitiser), each for FUZZTIME; their findings
+# land in testdata/fuzz and become regression tests.
+FUZZTIME ?= 10s
+fuzz-short:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/fault
+	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) ./pkg/redact
+	$(GO) test -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZTIME) ./pkg/term
+
+.PHONY: fuzz-short
 
 # Only the tests that need no control plane.
 unit:
