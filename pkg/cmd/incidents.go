@@ -59,6 +59,9 @@ func (r *rootOptions) complete(cmd *cobra.Command) error {
 		}
 		r.WorkspaceRoot = root
 	}
+	if err := workspace.ValidateRoot(r.WorkspaceRoot); err != nil {
+		return err
+	}
 	s, err := store.New(r.WorkspaceRoot)
 	if err != nil {
 		return err

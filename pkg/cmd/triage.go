@@ -174,6 +174,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	o.AddFlags(cmd)
 	flags.AddFlags(cmd.PersistentFlags())
 	config.AddFlag(cmd.PersistentFlags())
+	addVerbosityFlag(cmd.PersistentFlags())
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdList(streams), NewCmdShow(streams), NewCmdStatus(streams), NewCmdGC(streams))
 	cmd.AddCommand(NewCmdCancel(streams))
@@ -213,6 +214,13 @@ func (o *TriageOptions) Complete(cmd *cobra.Command, args []string) error {
 func (o *TriageOptions) Validate() error {
 	if err := validateOutput(o.Output); err != nil {
 		return err
+	}
+	// A bad value is an error, as for every other variable (AGENT_TIMEOUT…),
+	// never silently ignored.
+	if v := o.getEnv(envLogLvl); v != "" {
+		if _, err := parseLogLevel(v); err != nil {
+			return fmt.Errorf("invalid %s=%q: %v", envLogLvl, v, err)
+		}
 	}
 	if o.FaultFile != "" {
 		if len(o.Args) > 0 {
@@ -414,8 +422,7 @@ func (o *TriageOptions) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	level, err := parseLogLevel(v)
-	if err != nil {
-		fmt.Fprintf(o.ErrOut, "warning: ignoring %s=%q: %v\n", envLogLvl, v, err)
+	if err != nil { // Validate refused it already
 		return slog.New(slog.DiscardHandler)
 	}
 	return slog.New(slog.NewTextHandler(o.ErrOut, &slog.HandlerOptions{Level: level}))

@@ -260,8 +260,9 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.finish(incident.Failed, reasonFor(ctx, "collect evidence", err))
 		return res, nil
 	}
-	r.opts.Progress("Collected %d objects, %d events, %d log streams (%d requests, %s)",
-		len(b.Cluster.Involved), len(b.Events), len(b.Logs), b.Requests, time.Since(start).Round(time.Millisecond))
+	r.opts.Progress("Collected %s, %s, %s (%s, %s)",
+		count(len(b.Cluster.Involved), "object"), count(len(b.Events), "event"), count(len(b.Logs), "log stream"),
+		count(b.Requests, "request"), time.Since(start).Round(time.Millisecond))
 	for _, p := range b.Problems {
 		r.opts.Progress("warning: could not read %s: %s", p.What, p.Error)
 	}
@@ -427,4 +428,12 @@ func readJSONReport(ws *workspace.Workspace) *report.Report {
 		return nil
 	}
 	return &rep
+}
+
+// count is "1 event", "2 events".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -79,12 +79,24 @@ func ValidateID(id string) error {
 	return nil
 }
 
+// ValidateRoot refuses a workspace root that is only blanks: WORKSPACE_ROOT=" "
+// would otherwise create a directory named " " in the current one.
+func ValidateRoot(root string) error {
+	if root != "" && strings.TrimSpace(root) == "" {
+		return fmt.Errorf("workspace root %q is blank: set --workspace-root or %s to a directory, or unset it for the default", root, EnvWorkspaceRoot)
+	}
+	return nil
+}
+
 // Create makes the workspace for id under root. The directory is built under
 // a temporary name, filled by populate (which may write incident.json and
 // anything else that must exist from the start), and renamed into place, so
 // either a complete workspace exists or nothing does.
 func Create(root, id string, populate func(tmp *Workspace, finalDir string) error) (*Workspace, error) {
 	if err := ValidateID(id); err != nil {
+		return nil, err
+	}
+	if err := ValidateRoot(root); err != nil {
 		return nil, err
 	}
 	root, err := filepath.Abs(root)
