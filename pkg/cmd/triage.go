@@ -339,6 +339,9 @@ func (o *TriageOptions) prepare(ctx context.Context, progress func(string, ...an
 		if err := o.AgentFlags.CheckCredentialsFor(ctx, p.upstream, o.namespace, progress, o.ErrOut); err != nil {
 			return nil, err
 		}
+		if err := o.checkCollectingCredentials(ctx, cfg, o.namespace, progress); err != nil {
+			return nil, err
+		}
 	}
 	if p.ev == nil {
 		ref := p.t.Ref()
