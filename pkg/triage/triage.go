@@ -128,7 +128,7 @@ func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event, 
 	files := map[string][]byte{
 		workspace.AgentKubeconfig:  []byte(noClusterKubeconfig),
 		workspace.EventFile:        ev.Raw,
-		workspace.PromptFile:       []byte(prompt.Build(inc, prompt.Options{ClusterAccess: clusterAccess})),
+		workspace.PromptFile:       []byte(term.Clean(prompt.Build(inc, prompt.Options{ClusterAccess: clusterAccess}))),
 		workspace.InstructionsFile: []byte(prompt.SystemInstructions),
 	}
 	for rel, data := range files {
