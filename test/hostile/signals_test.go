@@ -84,8 +84,14 @@ func assertEnds(t *testing.T, c *testcluster.Cluster, root, what string) bool {
 			ok = false
 		}
 		st := run(t, c, root, "status", inc.IncidentID)
-		if st.code != 0 || strings.Contains(st.stdout, "Status:\tinvestigating") || strings.Contains(st.stdout, "Status:            investigating") {
+		if st.code != 0 || strings.Contains(st.stdout, "investigating") {
 			t.Errorf("%s: status %s: exit %d\n%s", what, inc.IncidentID, st.code, st.stdout)
+			ok = false
+		}
+		// show prints the report, or says in one line why there is none.
+		sh := run(t, c, root, "show", inc.IncidentID)
+		if strings.Contains(sh.stderr, "still being investigated") || (sh.code != 0 && strings.Count(strings.TrimSpace(sh.stderr), "\n") > 0) {
+			t.Errorf("%s: show %s: exit %d\n%s", what, inc.IncidentID, sh.code, sh.stderr)
 			ok = false
 		}
 	}
@@ -110,12 +116,17 @@ func TestKillAnywhere(t *testing.T) {
 	crashPod(t, c, ns, "victim")
 	base := t.TempDir()
 
-	// How long a whole run takes here, to spread the kills over it.
-	t0 := time.Now()
-	if r := run(t, c, filepath.Join(base, "measure"), "pod/victim", "-n", ns); r.code != 0 {
-		t.Fatalf("baseline run: exit %d\n%s", r.code, r.stderr)
+	// How long a whole run takes here, to spread the kills over it: the
+	// second of two (the first fills the discovery cache), and at most 2s
+	// (a loaded machine must not make the test crawl).
+	var whole time.Duration
+	for i := range 2 {
+		t0 := time.Now()
+		if r := run(t, c, filepath.Join(base, fmt.Sprintf("measure%d", i)), "pod/victim", "-n", ns); r.code != 0 {
+			t.Fatalf("baseline run: exit %d\n%s", r.code, r.stderr)
+		}
+		whole = min(time.Since(t0), 2*time.Second)
 	}
-	whole := time.Since(t0)
 	t.Logf("a whole run takes %s", whole)
 
 	const points = 20
