@@ -134,19 +134,27 @@ func TestKillAnywhere(t *testing.T) {
 		root := filepath.Join(base, fmt.Sprintf("k%02d", i))
 		args := []string{"pod/victim", "-n", ns}
 		delay := whole * time.Duration(i) / (points - 4)
-		if i >= points-4 { // the last points kill an external agent's run while the agent runs
+		agent := i >= points-4 // the last points kill an external agent's run while the agent runs
+		if agent {
 			args = append(args, "--agent-command", "sleep 30")
-			delay = time.Duration(i-points+5) * whole / 2
+			delay = time.Duration(i-points+4) * 50 * time.Millisecond
 		}
 		cmd := plugin(t, c, root, args...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		if agent {
+			runningIncident(t, root, nil)
+		}
 		time.Sleep(delay)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		figures.kills.Add(1)
-		if assertEnds(t, c, root, fmt.Sprintf("kill at %s (point %d)", delay.Round(time.Millisecond), i)) {
+		what := fmt.Sprintf("kill at %s (point %d)", delay.Round(time.Millisecond), i)
+		if agent {
+			what = fmt.Sprintf("kill %s after the agent started (point %d)", delay.Round(time.Millisecond), i)
+		}
+		if assertEnds(t, c, root, what) {
 			figures.killsSurvived.Add(1)
 		}
 	}
