@@ -43,11 +43,23 @@ agent-clis:
 # Every test: unit tests and the end-to-end tests against a real
 # kube-apiserver + etcd started by the tests themselves.
 # The real-node tier (test/realnode) runs too where it can (root, Debian's
-# containerd); its one-line outcome is printed at the end either way.
-test: build vet
+# containerd); its one-line outcome is printed at the end either way, and so
+# are the hostile-input suite's figures.
+test: build vet fuzz-short
 	@test -n "$(AGENTCLIS)" || { echo "make test: hack/agentclis.sh could not install the agent CLIs (node and npm needed)" >&2; exit 1; }
 	@rm -f $(REALNODE_REPORT)
-	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_AGENTCLIS=$(AGENTCLIS) KUBECTL_TRIAGE_REALNODE_REPORT=$(REALNODE_REPORT) $(GO) test -count=1 -timeout 30m ./... ; s=$$?; cat $(REALNODE_REPORT) 2>/dev/null; exit $$s
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_AGENTCLIS=$(AGENTCLIS) KUBECTL_TRIAGE_REALNODE_REPORT=$(REALNODE_REPORT) KUBECTL_TRIAGE_HOSTILE_FIGURES=$(CURDIR)/bin/hostile-figures.txt $(GO) test -count=1 -timeout 30m ./... ; s=$$?; cat bin/hostile-figures.txt 2>/dev/null; cat $(REALNODE_REPORT) 2>/dev/null; exit $$s
+
+# The fuzz targets of what hostile input reaches first (the fault parser,
+# the redactor, the terminal sanitiser), each for FUZZTIME; their findings
+# land in testdata/fuzz and become regression tests.
+FUZZTIME ?= 10s
+fuzz-short:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./pkg/fault
+	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) ./pkg/redact
+	$(GO) test -run '^$$' -fuzz '^FuzzClean$$' -fuzztime $(FUZZTIME) ./pkg/term
+
+.PHONY: fuzz-short
 
 # Only the tests that need no control plane.
 unit:

@@ -111,7 +111,7 @@ func (o *AgentFlags) Complete(ctx context.Context) error {
 		}
 		o.WorkspaceRoot = root
 	}
-	return nil
+	return workspace.ValidateRoot(o.WorkspaceRoot)
 }
 
 // Resolve validates the flags and resolves the agent. For an exec agent

@@ -59,3 +59,28 @@ func writableRules(ctx context.Context, cfg *rest.Config, namespace string) ([]s
 	sort.Strings(out)
 	return out, review.Status.Incomplete, nil
 }
+
+// checkCollectingCredentials checks the identity that collects the evidence
+// when it is not the one checked for the agent (--agent-kubeconfig gives the
+// agent its own): --require-readonly-credentials is about every identity
+// the run uses, so a read-only agent identity alone does not pass it.
+func (o *TriageOptions) checkCollectingCredentials(ctx context.Context, cfg *rest.Config, namespace string, progress func(string, ...any)) error {
+	if o.AgentKubeconfig == "" {
+		return nil // the same identity, checked already
+	}
+	const whose = "your kubeconfig's credentials (which collect the evidence)"
+	rules, _, err := writableRules(ctx, cfg, namespace)
+	if err != nil {
+		return err
+	}
+	if len(rules) == 0 {
+		progress("Credentials check: %s cannot write in namespace %s", whose, namespace)
+		return nil
+	}
+	msg := fmt.Sprintf("%s can write in namespace %s (%s)", whose, namespace, strings.Join(rules, "; "))
+	if o.RequireReadOnly {
+		return fmt.Errorf("%s; refusing to run because of --require-readonly-credentials: --agent-kubeconfig covers only the agent, so use a context bound to a read-only role for the run itself", msg)
+	}
+	fmt.Fprintf(o.ErrOut, "warning: %s. kubectl triage only reads, but a read-only context is safer.\n", msg)
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
@@ -43,6 +44,7 @@ func Run(ctx context.Context, streams genericiooptions.IOStreams, args []string)
 	root.SetErr(streams.ErrOut)
 	if err := root.ExecuteContext(ctx); err != nil {
 		if msg := err.Error(); msg != "" {
+			msg, _ = redact.Text(msg) // errors may quote a fault or a server's answer
 			fmt.Fprintf(streams.ErrOut, "error: %s\n", term.Clean(msg))
 		}
 		return codeOf(err)

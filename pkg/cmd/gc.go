@@ -124,8 +124,18 @@ func (o *GCOptions) Run() error {
 	return nil
 }
 
+// mib is a disk size a person reads at a glance: MiB from 0.1 MiB up,
+// KiB or bytes below (a fresh workspace is a few KiB: "0.0 MiB" said nothing).
 func mib(b int64) string {
-	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	switch {
+	case b >= 1<<20/10:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	case b == 1:
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", b)
 }
 
 func plural(n int, noun string) string {

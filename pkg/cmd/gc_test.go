@@ -40,14 +40,14 @@ func TestGCCommand(t *testing.T) {
 	}{
 		{"dry run", []string{"--older-than", "72h", "--dry-run"},
 			[]string{`(?m)^would remove ` + idResolved + `  Pod/api-0f8f -n shop  resolved, finished 4d3h ago  3\.0 MiB$`,
-				`(?m)^would remove ` + idMDOnly + `  Pod/api-a1b2 -n shop  agent_failed, finished 3d8h ago  0\.0 MiB$`,
+				`(?m)^would remove ` + idMDOnly + `  Pod/api-a1b2 -n shop  agent_failed, finished 3d8h ago  \d+ bytes$`,
 				`(?m)^would remove 2 incidents, freeing 3\.0 MiB from \S+ \(kept 1 newer, 1 running\)$`}, nil, 2},
 		{"remove", []string{"--older-than", "72h"},
 			[]string{`(?m)^removed ` + idResolved + `  `, `(?m)^removed 2 incidents, freed 3\.0 MiB from `}, []string{idResolved, idMDOnly}, 2},
 		{"every finished one, dry", []string{"--older-than", "0s", "--dry-run"},
 			[]string{`would remove ` + idFailed, `(?m)^would remove 3 incidents, freeing 3\.0 MiB from \S+ \(kept 0 newer, 1 running\)$`}, nil, 3},
 		{"nothing old enough", []string{"--older-than", "2000h"},
-			[]string{`(?m)\Aremoved 0 incidents, freed 0\.0 MiB from \S+ \(kept 3 newer, 1 running\)\n\z`}, nil, 0},
+			[]string{`(?m)\Aremoved 0 incidents, freed 0 bytes from \S+ \(kept 3 newer, 1 running\)\n\z`}, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +59,9 @@ func (r *rootOptions) complete(cmd *cobra.Command) error {
 		}
 		r.WorkspaceRoot = root
 	}
+	if err := workspace.ValidateRoot(r.WorkspaceRoot); err != nil {
+		return err
+	}
 	s, err := store.New(r.WorkspaceRoot)
 	if err != nil {
 		return err
@@ -114,7 +118,12 @@ func printRecord(format string, data []byte, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return p.PrintObj(&runtime.Unknown{Raw: escapeC1(data), ContentType: runtime.ContentTypeJSON}, w)
+	var buf bytes.Buffer
+	if err := p.PrintObj(&runtime.Unknown{Raw: escapeC1(data), ContentType: runtime.ContentTypeJSON}, &buf); err != nil {
+		return err
+	}
+	_, err = w.Write(escapeBidi(buf.Bytes()))
+	return err
 }
 
 const none = "<none>"
@@ -632,12 +641,17 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 
 	line("Incident", e.ID)
 	st := string(inc.Status)
-	if e.AgentGone() {
+	if e.Interrupted {
+		st += fmt.Sprintf(" (its process %d is gone: the run was interrupted before it could record an outcome)", inc.Owner.PID)
+	} else if e.AgentGone() {
 		st += fmt.Sprintf(" (but agent process %d is gone: the run was probably killed; its workspace stays until removed by hand)", inc.Agent.PID)
 	}
 	line("Status", st)
 	if inc.FailureReason != "" {
 		line("Failure reason", inc.FailureReason)
+	}
+	if inc.CancelledBy != "" {
+		line("Cancelled by", inc.CancelledBy)
 	}
 	line("Resource", e.Resource())
 	c := orNone(cluster(inc))

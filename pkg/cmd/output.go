@@ -8,9 +8,11 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 )
@@ -54,7 +56,12 @@ func (o *TriageOptions) progress() func(string, ...any) {
 			o.ErrOut = o.progressLine.Writer()
 		}
 	}
-	return o.progressLine.Printf
+	// Progress quotes the fault and the cluster: it is redacted like
+	// everything else that reaches a terminal (the reporter cleans it).
+	return func(format string, a ...any) {
+		msg, _ := redact.Text(fmt.Sprintf(format, a...))
+		o.progressLine.Printf("%s", msg)
+	}
 }
 
 // keepProgressLine: on a terminal, warnings and the incident's ID and
@@ -83,12 +90,25 @@ func (o *TriageOptions) finish(res *triage.Result) error {
 			return err
 		}
 	}
+	if res.RecordErr != nil {
+		// The record on disk says something else (or nothing): the run is
+		// not a success whatever the agent did, and the user must know
+		// where its results are.
+		if inc.Status == incident.Resolved && o.Output != outputJSON {
+			fmt.Fprint(o.Out, term.Clean(res.Report))
+		}
+		where := "the workspace is " + inc.Workspace
+		if inc.Report != nil {
+			where = "the report is at " + inc.Report.Path
+		}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("incident %s ended %s, but %v; %s", inc.IncidentID, inc.Status, res.RecordErr, where)}
+	}
 	switch inc.Status {
 	case incident.Resolved:
 		if o.Output != outputJSON {
 			// The report quotes log lines and an agent wrote it: none of
 			// their escape sequences reach the terminal, or a file it is
-			// piped to. The workspace keeps it verbatim.
+			// piped to. The workspace keeps it cleaned the same way.
 			fmt.Fprint(o.Out, term.Clean(res.Report))
 		}
 		o.progress()("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause)
@@ -151,7 +171,7 @@ func writeTriageJSON(w io.Writer, res *triage.Result) error {
 	if err := enc.Encode(newTriageOutput(res)); err != nil {
 		return fmt.Errorf("write the result as JSON: %w", err)
 	}
-	if _, err := w.Write(escapeC1(buf.Bytes())); err != nil {
+	if _, err := w.Write(escapeBidi(escapeC1(buf.Bytes()))); err != nil {
 		return fmt.Errorf("write the result as JSON: %w", err)
 	}
 	return nil
@@ -179,4 +199,26 @@ func escapeC1(data []byte) []byte {
 		data = data[i+2:]
 	}
 	return append(out, data...)
+}
+
+// escapeBidi rewrites the bidirectional overrides and isolates (U+202A–E,
+// U+2066–9) in JSON or YAML text as \u escapes: a terminal shows the rest
+// of the line reordered, so `-o json` of a hostile event could read as
+// something else. They only occur inside strings: in JSON and in YAML's
+// double-quoted scalars the escape means the same character.
+func escapeBidi(data []byte) []byte {
+	if !bytes.Contains(data, []byte{0xe2, 0x80}) && !bytes.Contains(data, []byte{0xe2, 0x81}) {
+		return data
+	}
+	var out bytes.Buffer
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.Write(data[:size])
+		}
+		data = data[size:]
+	}
+	return out.Bytes()
 }

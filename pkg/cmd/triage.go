@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -173,8 +174,10 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	o.AddFlags(cmd)
 	flags.AddFlags(cmd.PersistentFlags())
 	config.AddFlag(cmd.PersistentFlags())
+	addVerbosityFlag(cmd.PersistentFlags())
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdList(streams), NewCmdShow(streams), NewCmdStatus(streams), NewCmdGC(streams))
+	cmd.AddCommand(NewCmdCancel(streams))
 	cmd.AddCommand(NewCmdWatch(flags, streams))
 	cmd.AddCommand(NewCmdMCP(flags, streams))
 	cmd.AddCommand(NewCmdConfig(streams))
@@ -214,6 +217,13 @@ func (o *TriageOptions) Validate() error {
 	if err := validateOutput(o.Output); err != nil {
 		return err
 	}
+	// A bad value is an error, as for every other variable (AGENT_TIMEOUT…),
+	// never silently ignored.
+	if v := o.getEnv(envLogLvl); v != "" {
+		if _, err := parseLogLevel(v); err != nil {
+			return fmt.Errorf("invalid %s=%q: %v", envLogLvl, v, err)
+		}
+	}
 	if o.FaultFile != "" {
 		if len(o.Args) > 0 {
 			return fmt.Errorf("--fault-file names the resource itself: drop %q, or drop --fault-file", strings.Join(o.Args, " "))
@@ -236,67 +246,117 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 	}
 	progress := o.progress()
 	defer o.stopProgress() // before an error is printed on the same terminal
-	var (
-		t   *target.Target
-		ev  *fault.Event
-		err error
-	)
-	if o.FaultFile != "" {
-		if ev, err = o.readFault(); err != nil {
-			return err
-		}
-		if t, err = resolveFault(o.configFlags, o.namespace, ev, progress); err != nil {
-			return err
-		}
-	} else {
-		progress("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
-		if t, err = target.Resolve(o.configFlags, o.namespace, o.Args); err != nil {
-			return o.mistypedCommand(err)
-		}
-	}
-	cfg, err := o.configFlags.ToRESTConfig()
+	// Reading the fault, discovery, target resolution and the credential
+	// check do not all honour a context (the REST mapper's discovery does
+	// not): they run aside, and Ctrl-C or SIGTERM ends the command at once,
+	// before anything is written.
+	p, err := untilCancelled(ctx, func() (*prepared, error) { return o.prepare(ctx, progress) })
 	if err != nil {
 		return err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
+	if ctx.Err() != nil {
+		return errCancelledEarly
 	}
-	info := clusterInfo(o.configFlags, o.namespace, cfg, cs)
-	upstream, err := o.AgentUpstream(cfg)
-	if err != nil {
-		return err
-	}
-	if o.CheckCredentials || o.RequireReadOnly {
-		if err := o.AgentFlags.CheckCredentialsFor(ctx, upstream, o.namespace, progress, o.ErrOut); err != nil {
-			return err
-		}
-	}
-	if ev == nil {
-		ref := t.Ref()
-		faultType, severity, message := fault.Classify(t.Object)
-		clusterName := info.Cluster
-		if clusterName == "" {
-			clusterName = info.Context
-		}
-		if ev, err = fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now()); err != nil {
-			return err
-		}
-	}
-
-	res, err := triage.Run(ctx, cs, ev, t.Object, triage.Options{
+	res, err := triage.Run(ctx, p.cs, p.ev, p.t.Object, triage.Options{
 		WorkspaceRoot: o.WorkspaceRoot,
 		Agent:         o.agent,
 		Timeout:       o.Timeout,
-		Cluster:       info,
-		AgentUpstream: upstream,
+		Cluster:       p.info,
+		AgentUpstream: p.upstream,
 		Progress:      progress,
 		Logger:        o.logger(),
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return errCancelledEarly
+		}
 		return err
 	}
 	return o.finish(res)
+}
+
+// errCancelledEarly: Ctrl-C or SIGTERM before an incident existed.
+var errCancelledEarly = &exitError{code: ExitCancelled, err: errors.New("cancelled before an incident was created; nothing was written")}
+
+// untilCancelled runs f and returns its result, or errCancelledEarly as soon
+// as ctx is done (f is left to finish on its own: the command is ending).
+func untilCancelled[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, errCancelledEarly
+	}
+}
+
+// prepared is what a run needs before an incident exists.
+type prepared struct {
+	t        *target.Target
+	ev       *fault.Event
+	cs       kubernetes.Interface
+	info     bundle.ClusterInfo
+	upstream *rest.Config
+}
+
+// prepare reads the fault or resolves the picked resource, connects and
+// checks the credentials: everything before an incident is created.
+func (o *TriageOptions) prepare(ctx context.Context, progress func(string, ...any)) (*prepared, error) {
+	p := &prepared{}
+	var err error
+	if o.FaultFile != "" {
+		if p.ev, err = o.readFault(); err != nil {
+			return nil, err
+		}
+		if p.t, err = resolveFault(o.configFlags, o.namespace, p.ev, progress); err != nil {
+			return nil, err
+		}
+	} else {
+		progress("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
+		if p.t, err = target.Resolve(o.configFlags, o.namespace, o.Args); err != nil {
+			return nil, o.mistypedCommand(err)
+		}
+	}
+	cfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	if p.cs, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	p.info = clusterInfo(o.configFlags, o.namespace, cfg, p.cs)
+	if p.upstream, err = o.AgentUpstream(cfg); err != nil {
+		return nil, err
+	}
+	if o.CheckCredentials || o.RequireReadOnly {
+		if err := o.AgentFlags.CheckCredentialsFor(ctx, p.upstream, o.namespace, progress, o.ErrOut); err != nil {
+			return nil, err
+		}
+		if err := o.checkCollectingCredentials(ctx, cfg, o.namespace, progress); err != nil {
+			return nil, err
+		}
+	}
+	if p.ev == nil {
+		ref := p.t.Ref()
+		faultType, severity, message := fault.Classify(p.t.Object)
+		clusterName := p.info.Cluster
+		if clusterName == "" {
+			clusterName = p.info.Context
+		}
+		if p.ev, err = fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now()); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // maxFaultBytes bounds a fault event read from a file or stdin.
@@ -367,8 +427,7 @@ func (o *TriageOptions) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	level, err := parseLogLevel(v)
-	if err != nil {
-		fmt.Fprintf(o.ErrOut, "warning: ignoring %s=%q: %v\n", envLogLvl, v, err)
+	if err != nil { // Validate refused it already
 		return slog.New(slog.DiscardHandler)
 	}
 	return slog.New(slog.NewTextHandler(o.ErrOut, &slog.HandlerOptions{Level: level}))

@@ -28,6 +28,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/mcpsource"
 	"github.com/kubectl-triage/kubectl-triage/pkg/metrics"
 	"github.com/kubectl-triage/kubectl-triage/pkg/notify"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watcher"
@@ -558,6 +560,11 @@ func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.I
 	if err != nil {
 		return nil, err
 	}
+	if res.RecordErr != nil {
+		// The record on disk is stale; the outcome line says what happened
+		// and the log where it is.
+		log.Error("incident outcome not recorded", "incident_id", res.Incident.IncidentID, "error", res.RecordErr, "workspace", res.Incident.Workspace)
+	}
 	return res.Incident, nil
 }
 
@@ -614,6 +621,13 @@ func summarize(out watcher.Outcome) summary {
 				s.Report = inc.Report.Path
 			}
 		}
+	}
+	// Every field comes from the cluster, an MCP server or an agent: it is
+	// printed redacted and without anything a terminal would act on, in the
+	// text lines and the JSON lines alike.
+	for _, f := range []*string{&s.EventID, &s.Cluster, &s.Namespace, &s.Kind, &s.Name, &s.FaultType, &s.Severity,
+		&s.Error, &s.FailureReason, &s.RootCause, &s.ConfidenceLevel} {
+		*f, _ = redact.Text(term.Clean(*f))
 	}
 	return s
 }

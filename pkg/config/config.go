@@ -164,6 +164,12 @@ func Parse(path string, data []byte) (*File, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, f.errorf(top.Line, "the top level must be a mapping of settings, like \"timeout: 10m\"")
 	}
+	// An alias of a list or a mapping expands (a "billion laughs" file
+	// expands exponentially) into the same error many times: one line says
+	// what is wrong instead.
+	if n := collectionAlias(top); n != nil {
+		return nil, f.errorf(n.Line, "YAML aliases of lists or mappings (*%s) are not supported: write the values out", n.Value)
+	}
 	var errs []error
 	f.parseSection(top, f.top, "", &errs)
 	if err := joinByLine(errs); err != nil {
@@ -219,6 +225,23 @@ func (f *File) parseSection(node *yaml.Node, sec *section, prefix string, errs *
 }
 
 // deref follows YAML aliases (*anchor) to the node they name.
+// collectionAlias returns the first alias of a sequence or mapping under n,
+// without following any alias.
+func collectionAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		if n.Alias != nil && (n.Alias.Kind == yaml.SequenceNode || n.Alias.Kind == yaml.MappingNode) {
+			return n
+		}
+		return nil
+	}
+	for _, c := range n.Content {
+		if a := collectionAlias(c); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
 func deref(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias

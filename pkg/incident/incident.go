@@ -4,12 +4,16 @@ package incident
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 )
 
 // Status is the incident's lifecycle state.
@@ -39,6 +43,9 @@ const (
 const (
 	ReasonTimeout   = "timeout"
 	ReasonCancelled = "cancelled"
+	// ReasonInterrupted: the process running the incident ended without
+	// recording an outcome (killed, crashed, the machine went down).
+	ReasonInterrupted = "interrupted"
 )
 
 // FileName is the record's name inside a workspace.
@@ -84,11 +91,32 @@ type Incident struct {
 	Sandbox           string         `json:"sandbox,omitempty"`
 	Workspace         string         `json:"workspace"`
 	Report            *ReportRef     `json:"report,omitempty"`
+	// Redaction says that the fault's text went through the redaction pass
+	// before anything of it was written: this record, context/event.json
+	// and PROMPT.md hold the redacted form.
+	Redaction *Redaction `json:"redaction,omitempty"`
+	// Owner is the process that runs the incident (the plugin, whatever the
+	// agent: the builtin one runs inside it). Once it is gone an incident
+	// still investigating can never finish: it reads as failed, reason
+	// interrupted (see Interrupted).
+	Owner *owner.Process `json:"owner,omitempty"`
+	// CancelledBy says who asked for the cancellation (kubectl triage
+	// cancel): user, host and process.
+	CancelledBy string `json:"cancelledBy,omitempty"`
+}
+
+// Redaction records what the redaction pass did to the triggering event.
+type Redaction struct {
+	Applied bool `json:"applied"`
+	// EventValuesMasked counts the values masked in the event.
+	EventValuesMasked int `json:"eventValuesMasked"`
 }
 
 // New makes the record for a fault, copying (flattening) what it needs so the
-// event itself is never modified.
+// event itself is never modified. What it copies is redacted first: the
+// record is written to disk, quoted in the prompt and printed by status.
 func New(id string, ev *fault.Event, contextName, agentName string, now time.Time) *Incident {
+	ev, masked := redact.Event(ev)
 	inc := &Incident{
 		IncidentID:        id,
 		TriggeringEventID: ev.EventID,
@@ -102,11 +130,30 @@ func New(id string, ev *fault.Event, contextName, agentName string, now time.Tim
 		Timestamp:         ev.Timestamp,
 		CreatedAt:         now.UTC(),
 		Agent:             Agent{Name: agentName, State: AgentCreated},
+		Redaction:         &Redaction{Applied: true, EventValuesMasked: masked},
 	}
 	if ev.Resource != nil {
 		inc.Resource = *ev.Resource
 	}
 	return inc
+}
+
+// Interrupted reports whether the incident is still recorded as
+// investigating although the process that owns it is gone, so nothing will
+// ever finish it. MarkInterrupted turns it into the failed record it is.
+func (i *Incident) Interrupted() bool {
+	return i.Status == Investigating && i.Owner != nil && i.Owner.Gone()
+}
+
+// MarkInterrupted records (in memory) what an interrupted incident is:
+// failed, reason interrupted. It reports whether it changed anything.
+func (i *Incident) MarkInterrupted() bool {
+	if !i.Interrupted() {
+		return false
+	}
+	i.Status = Failed
+	i.FailureReason = ReasonInterrupted
+	return true
 }
 
 // Finished reports whether the incident reached a final status.
@@ -120,7 +167,37 @@ func Save(path string, inc *Incident) error {
 	if err != nil {
 		return fmt.Errorf("encode incident %s: %w", inc.IncidentID, err)
 	}
-	return atomicfile.Write(path, append(data, '\n'), 0o600)
+	data = append(data, '\n')
+	err = atomicfile.Write(path, data, 0o600)
+	if errors.Is(err, syscall.ENOSPC) {
+		// A full disk has no block for the temp file, but the record's own
+		// (a few KB, rewritten in place) is already there: a run that
+		// fails because the disk is full can still say so.
+		if err2 := overwrite(path, data); err2 == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// overwrite rewrites an existing regular file in place, without truncating
+// it first (which would give its blocks back), then cuts it to size.
+func overwrite(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return err
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // Load reads a record.

@@ -72,7 +72,7 @@ func Serve(ctx context.Context, addr string, m *Metrics, health func() error, lo
 			_ = server.Close()
 		}
 	}()
-	logger.Info("serving metrics", "addr", boundAddr)
+	// The caller logs "serving metrics" once, with the paths it serves.
 	return boundAddr, nil
 }
 

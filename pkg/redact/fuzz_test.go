@@ -11,7 +11,7 @@ import (
 type planted struct{ line, secret string }
 
 func plantedLines() []planted {
-	return []planted{
+	return append([]planted{
 		{"DB_PASSWORD=" + dbPassword, dbPassword},
 		{`{"level":"info","apiKey":"` + awsSecret + `"}`, awsSecret},
 		{"  client_secret: " + awsSecret, awsSecret},
@@ -27,7 +27,17 @@ func plantedLines() []planted {
 		{"charge " + stripeKey, stripeKey},
 		{rsaKeyPEM, pemBody(rsaKeyPEM)[1]},
 		{ecKeyPEM, pemBody(ecKeyPEM)[0]},
+		{timestamped(rsaKeyPEM), pemBody(rsaKeyPEM)[2]},
+	}, Families()...)
+}
+
+// timestamped prefixes every line of s with a kubelet log timestamp.
+func timestamped(s string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "2026-11-26T06:55:01.123456789Z " + l
 	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // FuzzText checks that Text never panics, keeps valid UTF-8 valid, is

@@ -69,6 +69,8 @@ var textRules = []rule{
 	{find: findPairs},
 }
 
+func init() { textRules = append(textRules, vendorRules...) }
+
 // shape builds a rule that masks group g (0 = whole match) of every match of
 // expr whose value passes ok. Tokens embedded in a longer word (task-…,
 // BAKIA…) are not credentials of that shape and are skipped.
@@ -209,7 +211,11 @@ func findPEM(s string, dst []edit) []edit {
 		endLine := "-----END " + s[m[2]:m[3]] + "-----"
 		rest := s[bodyEnd:]
 		closing := lineSeparatorAt(s, bodyEnd)
-		repl := sep + Mask
+		// A log fetched with timestamps starts every line with one: the
+		// masked line keeps the first body line's, so the log still reads
+		// as one line per timestamp.
+		body := hdrEnd + len(sep)
+		repl := sep + s[body:body+timestampLen(s, body)] + Mask
 		if strings.HasPrefix(rest[len(closing):], endLine) {
 			repl += sep
 			bodyEnd += len(closing)
@@ -224,7 +230,9 @@ var pemBeginRe = regexp.MustCompile(`-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: B
 // pemBodyEnd returns where the body after a BEGIN line ends: after the last
 // consecutive line that is base64, blank, or an RFC 1421 header
 // (Proc-Type:, DEK-Info:). Lines are separated by newlines or, inside JSON
-// strings, by literal \n escapes.
+// strings, by literal \n escapes. A line may start with the timestamp a log
+// line gets (kubectl logs --timestamps, which is how the bundle fetches
+// logs): it is skipped, or no timestamped key would ever match.
 func pemBodyEnd(s string, i int) int {
 	end := i
 	for {
@@ -246,6 +254,7 @@ func pemBodyEnd(s string, i int) int {
 // text that is not a key costs nothing.
 func pemBodyLine(s string, i int) (int, bool) {
 	j := skipBlanks(s, i)
+	j = skipBlanks(s, j+timestampLen(s, j))
 	header := strings.HasPrefix(s[j:], "Proc-Type:") || strings.HasPrefix(s[j:], "DEK-Info:")
 	trailing := false // blanks after the base64: only more may follow
 	for ; j < len(s); j++ {
@@ -262,6 +271,58 @@ func pemBodyLine(s string, i int) (int, bool) {
 		}
 	}
 	return len(s), true
+}
+
+// timestampLen returns the length of the timestamp a log line starts with at
+// s[i:], with the blank after it, or 0: RFC 3339 with optional fraction and
+// zone (2024-05-01T12:00:00.123456789Z, kubectl logs --timestamps) and the
+// space-separated form most loggers write (2024-05-01 12:00:00,123).
+func timestampLen(s string, i int) int {
+	const layout = "dddd-dd-ddTdd:dd:dd"
+	if len(s)-i < len(layout) {
+		return 0
+	}
+	for k := 0; k < len(layout); k++ {
+		c := s[i+k]
+		switch layout[k] {
+		case 'd':
+			if !isDigit(c) {
+				return 0
+			}
+		case 'T':
+			if c != 'T' && c != ' ' {
+				return 0
+			}
+		default:
+			if c != layout[k] {
+				return 0
+			}
+		}
+	}
+	j := i + len(layout)
+	if j+1 < len(s) && (s[j] == '.' || s[j] == ',') && isDigit(s[j+1]) {
+		for j++; j < len(s) && isDigit(s[j]); j++ {
+		}
+	}
+	switch {
+	case j < len(s) && s[j] == 'Z':
+		j++
+	case j+5 < len(s) && (s[j] == '+' || s[j] == '-') && isDigit(s[j+1]) && isDigit(s[j+2]):
+		j += 3
+		if s[j] == ':' {
+			j++
+		}
+		for k := 0; k < 2 && j < len(s) && isDigit(s[j]); k++ {
+			j++
+		}
+	}
+	if j < len(s) && isBlank(s[j]) {
+		return j + 1 - i
+	}
+	if j == len(s) || s[j] == '\n' || s[j] == '\r' {
+		return j - i // an empty log line
+	}
+	return 0
 }
 
 // lineSeparatorAt returns the line separator (real or JSON-escaped) at s[i:],

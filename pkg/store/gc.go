@@ -37,7 +37,8 @@ type GCResult struct {
 	Kept    int       // finished but younger than the threshold
 	Skipped []Skipped // not valid incidents: left alone
 	// Leftovers is how many workspaces an earlier, interrupted gc had taken
-	// out of the listing and this one finished deleting.
+	// out of the listing, or a killed run had left half-created, that this
+	// one deleted.
 	Leftovers int
 }
 
@@ -63,9 +64,9 @@ func (r *GCResult) Failed() int {
 	return n
 }
 
-// collectable reports whether the incident reached a final status. Anything
-// else (investigating, or a status this version does not know) is treated as
-// running and kept.
+// collectable reports whether the incident reached a final status (an
+// interrupted one reads as failed). Anything else (investigating, or a
+// status this version does not know) is treated as running and kept.
 func collectable(s incident.Status) bool {
 	switch s {
 	case incident.Resolved, incident.Failed, incident.AgentFailed:
@@ -118,7 +119,7 @@ func (s *Store) GC(opts GCOptions) (*GCResult, error) {
 		res.Removed = append(res.Removed, rm)
 	}
 	if !opts.DryRun {
-		res.Leftovers = sweepLeftovers(r)
+		res.Leftovers = sweepLeftovers(r, now)
 	}
 	return res, nil
 }
@@ -165,15 +166,34 @@ func removeAll(r *os.Root, name string) error {
 	return nil
 }
 
-// sweepLeftovers finishes deleting workspaces an interrupted gc had hidden.
-func sweepLeftovers(r *os.Root) int {
+// sweepLeftovers finishes deleting workspaces an interrupted gc had hidden,
+// and removes the ones a run that is gone left half-created.
+func sweepLeftovers(r *os.Root, now time.Time) int {
 	names, err := readDir(r)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, d := range names {
-		if strings.HasPrefix(d.Name(), removingPrefix) && d.IsDir() && removeAll(r, d.Name()) == nil {
+		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), ".cancel-") {
+			// A cancellation request its incident's owner never took
+			// (it had ended, or was gone): owners poll several times a
+			// second.
+			if fi, err := d.Info(); err == nil && now.Sub(fi.ModTime()) > time.Minute && r.Remove(d.Name()) == nil {
+				n++
+			}
+			continue
+		}
+		if !d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		leftover := strings.HasPrefix(d.Name(), removingPrefix)
+		if !leftover {
+			if fi, err := d.Info(); err == nil {
+				leftover = workspace.Abandoned(d.Name(), fi.ModTime(), now)
+			}
+		}
+		if leftover && removeAll(r, d.Name()) == nil {
 			n++
 		}
 	}

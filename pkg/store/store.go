@@ -51,6 +51,9 @@ type Entry struct {
 	ID       string
 	Dir      string // where the workspace is: under the root, whatever incident.json says
 	Incident *incident.Incident
+	// Interrupted: incident.json says investigating but its owner process
+	// is gone; Incident reads as failed, reason interrupted.
+	Interrupted bool
 }
 
 // Skipped is something in the root that is not a valid incident workspace.
@@ -244,7 +247,9 @@ func (s *Store) load(r *os.Root, d fs.DirEntry) (*Entry, string) {
 	if inc.CreatedAt.IsZero() {
 		return nil, incident.FileName + " has no createdAt"
 	}
-	return &Entry{ID: name, Dir: filepath.Join(s.Root, name), Incident: inc}, ""
+	e := &Entry{ID: name, Dir: filepath.Join(s.Root, name), Incident: inc}
+	e.Interrupted = inc.MarkInterrupted()
+	return e, ""
 }
 
 // Find returns the incident whose ID is ref or starts with it.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 
@@ -62,6 +63,11 @@ func Normalize(args []string) ([]string, error) {
 	case 2:
 		if !strings.Contains(args[0], "/") && !strings.Contains(args[1], "/") {
 			return args, nil
+		}
+		if !strings.Contains(args[0], "/") {
+			// TYPE NAME where NAME holds a slash: a fault naming a
+			// path-like object (../../etc), not two resources.
+			return nil, &UsageError{fmt.Sprintf("%q is not a valid %s name: a Kubernetes name cannot contain '/'", args[1], args[0])}
 		}
 	}
 	return nil, &UsageError{fmt.Sprintf("kubectl triage takes exactly one resource, got %d (%s): run it once per resource", targetCount(args), strings.Join(args, " "))}
@@ -120,10 +126,17 @@ func Explain(err error, getter genericclioptions.RESTClientGetter, namespace str
 	switch {
 	case errors.Is(err, readonly.ErrSecret):
 		return fmt.Errorf("kubectl triage never reads Secrets, so their values cannot reach a workspace or an agent: triage the pod or workload that uses %q instead", name)
+	case noKubeconfig(getter, server):
+		return fmt.Errorf("no kubeconfig found (%s) and no --server given: point --kubeconfig or KUBECONFIG at your cluster's config", kubeconfigPlaces(getter))
 	case apierrors.IsNotFound(err):
 		details := ""
 		if errors.As(err, &status) && status.Status().Details != nil {
-			details = status.Status().Details.Kind
+			d := status.Status().Details
+			details = d.Kind
+			if d.Kind == "namespaces" && d.Name == namespace && typ != "namespaces" && typ != "namespace" && typ != "ns" {
+				// The namespace itself is missing, not the object in it.
+				return &explained{msg: fmt.Sprintf("namespace %q not found: list them with: kubectl get namespaces", namespace), err: err}
+			}
 		}
 		if details == "" {
 			details = typ
@@ -143,6 +156,31 @@ func Explain(err error, getter genericclioptions.RESTClientGetter, namespace str
 		return fmt.Errorf("cannot reach the cluster at %s: %s; check that it is running and that --context/--kubeconfig point at it", server, rootCause(err))
 	}
 	return err
+}
+
+// noKubeconfig reports whether the client fell back to client-go's default
+// server because no kubeconfig exists at all: "cannot reach
+// http://localhost:8080" would send the user looking for a cluster there.
+func noKubeconfig(getter genericclioptions.RESTClientGetter, server string) bool {
+	if server != "http://localhost:8080" {
+		return false
+	}
+	files := getter.ToRawKubeConfigLoader().ConfigAccess().GetLoadingPrecedence()
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// kubeconfigPlaces says where a kubeconfig was looked for.
+func kubeconfigPlaces(getter genericclioptions.RESTClientGetter) string {
+	files := getter.ToRawKubeConfigLoader().ConfigAccess().GetLoadingPrecedence()
+	if len(files) == 0 {
+		return "none configured"
+	}
+	return "looked in " + strings.Join(files, ", ")
 }
 
 // explained replaces an error's message with an actionable one while

@@ -205,10 +205,13 @@ func firstLine(s string) string {
 	return line
 }
 
-// sanitize replaces control characters other than newline and tab: messages
-// carry text from the cluster and from agents, which must not move the
-// cursor, retitle the window or colour the terminal.
+// sanitize removes what Clean removes (escape sequences, C0 and C1
+// controls, bidirectional overrides) and replaces any control character
+// left but newline and tab: messages carry text from the cluster and from
+// agents, which must not move the cursor, retitle the window, colour the
+// terminal or reorder what the line says.
 func sanitize(s string) string {
+	s = Clean(s)
 	clean := func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }
 	if strings.IndexFunc(s, clean) < 0 {
 		return s

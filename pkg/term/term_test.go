@@ -113,10 +113,11 @@ func TestProgressPlain(t *testing.T) {
 	p.Printf("Resolving %s", "pod/api")
 	p.Printf("warning: could not read %s", "logs")
 	p.Printf("  agent: evil \x1b]0;title\x07 tool\r")
+	p.Printf("Fault %s for pod/x", "Crash\u202eLoop\x1b[2J\u009b31m")
 	fmt.Fprintln(p.Writer(), "direct line")
 	p.Stop()
 	p.Printf("Incident %s resolved", "x")
-	want := "Resolving pod/api\nwarning: could not read logs\n  agent: evil \uFFFD]0;title\uFFFD tool\uFFFD\ndirect line\nIncident x resolved\n"
+	want := "Resolving pod/api\nwarning: could not read logs\n  agent: evil  tool\nFault CrashLoop for pod/x\ndirect line\nIncident x resolved\n"
 	if got := out.String(); got != want {
 		t.Errorf("plain output:\n%q\nwant\n%q", got, want)
 	}

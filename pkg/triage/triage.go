@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,9 +25,11 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/gateway"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 	"github.com/kubectl-triage/kubectl-triage/plugins"
 )
@@ -53,6 +56,10 @@ type Result struct {
 	Incident  *incident.Incident
 	Workspace *workspace.Workspace
 	Report    string // the markdown report, when valid
+	// RecordErr is set when the outcome could not be saved in incident.json
+	// (disk full, the file replaced): the record on disk is stale, the
+	// Incident here is what happened.
+	RecordErr error
 }
 
 // Run triages one fault whose resource is obj (already fetched through the
@@ -75,6 +82,10 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 	inc := incident.New(id, ev, opts.Cluster.Context, opts.Agent.Name(), opts.Now())
 	inc.Agent.Command = opts.Agent.Command()
 	inc.Agent.Model = opts.Agent.Model()
+	self := owner.Self()
+	inc.Owner = &self
+	// What is written comes from the redacted copy; ev stays as received.
+	redacted, _ := redact.Event(ev)
 	cluster := inc.Cluster
 	if cluster == "" { // a single-cluster MCP server names none: it is the context's
 		cluster = inc.Context
@@ -83,7 +94,7 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 
 	ws, err := workspace.Create(opts.WorkspaceRoot, id, func(tmp *workspace.Workspace, final string) error {
 		inc.Workspace = final
-		if err := populate(tmp, inc, ev, gatewayFor(opts) != nil); err != nil {
+		if err := populate(tmp, inc, redacted, gatewayFor(opts) != nil); err != nil {
 			return err
 		}
 		if p, ok := opts.Agent.(agent.Preparer); ok {
@@ -98,8 +109,14 @@ func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *uns
 	log.Info("incident created", "event", ev.EventID, "resource", inc.Resource.Kind+"/"+inc.Resource.Name)
 	opts.Progress("Incident %s (workspace %s)", id, ws.Dir)
 
-	r := &runner{ws: ws, inc: inc, log: log, opts: opts, event: ev}
-	return r.run(ctx, cs, obj)
+	r := &runner{ws: ws, inc: inc, log: log, opts: opts, event: redacted, root: opts.WorkspaceRoot}
+	ctx, stop := r.watchCancel(ctx)
+	defer stop()
+	res, err := r.run(ctx, cs, obj)
+	if res != nil {
+		res.RecordErr = r.saveErr
+	}
+	return res, err
 }
 
 // populate writes what must exist from the first moment: the incident
@@ -111,7 +128,7 @@ func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event, 
 	files := map[string][]byte{
 		workspace.AgentKubeconfig:  []byte(noClusterKubeconfig),
 		workspace.EventFile:        ev.Raw,
-		workspace.PromptFile:       []byte(prompt.Build(inc, prompt.Options{ClusterAccess: clusterAccess})),
+		workspace.PromptFile:       []byte(term.Clean(prompt.Build(inc, prompt.Options{ClusterAccess: clusterAccess}))),
 		workspace.InstructionsFile: []byte(prompt.SystemInstructions),
 	}
 	for rel, data := range files {
@@ -142,7 +159,12 @@ type runner struct {
 	log     *slog.Logger
 	opts    Options
 	gateway *gateway.Gateway
-	event   *fault.Event
+	event   *fault.Event // redacted
+	root    string
+	saveErr error // the last failed save of incident.json, if the final one failed too
+
+	cancelMu  sync.Mutex
+	cancelWho string // who requested cancellation (cancel.go)
 }
 
 // addEventSamples adds the log excerpts a fault event carried (the older
@@ -189,9 +211,13 @@ func (r *runner) startGateway(upstream *rest.Config) (*gateway.Gateway, error) {
 	return gw, nil
 }
 
+// save writes incident.json. A failure is logged and kept: a later save
+// that succeeds clears it, and one left at the end is the run's RecordErr.
 func (r *runner) save() {
-	if err := incident.Save(r.ws.MustPath(workspace.IncidentFile), r.inc); err != nil {
-		r.log.Error("save incident", "error", err)
+	r.saveErr = incident.Save(r.ws.MustPath(workspace.IncidentFile), r.inc)
+	if r.saveErr != nil {
+		r.saveErr = fmt.Errorf("record the outcome in %s: %w", r.ws.MustPath(workspace.IncidentFile), r.saveErr)
+		r.log.Error("save incident", "error", r.saveErr)
 	}
 }
 
@@ -210,6 +236,9 @@ func (r *runner) finish(status incident.Status, reason string) {
 	r.inc.Status = status
 	r.inc.FailureReason = reason
 	r.inc.CompletedAt = &now
+	if reason == incident.ReasonCancelled {
+		r.inc.CancelledBy = r.cancelRequester()
+	}
 	r.log.Info("incident finished", "status", string(status), "reason", reason)
 	r.save()
 }
@@ -219,6 +248,9 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 
 	start := time.Now()
 	b, err := bundle.Collect(ctx, cs, obj, r.opts.Cluster, r.opts.Bundle)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // collection may end early without an error of its own
+	}
 	if err == nil {
 		addEventSamples(b, r.event)
 		err = b.Write(r.ws.MustPath(workspace.ContextDir))
@@ -228,8 +260,9 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.finish(incident.Failed, reasonFor(ctx, "collect evidence", err))
 		return res, nil
 	}
-	r.opts.Progress("Collected %d objects, %d events, %d log streams (%d requests, %s)",
-		len(b.Cluster.Involved), len(b.Events), len(b.Logs), b.Requests, time.Since(start).Round(time.Millisecond))
+	r.opts.Progress("Collected %s, %s, %s (%s, %s)",
+		count(len(b.Cluster.Involved), "object"), count(len(b.Events), "event"), count(len(b.Logs), "log stream"),
+		count(b.Requests, "request"), time.Since(start).Round(time.Millisecond))
 	for _, p := range b.Problems {
 		r.opts.Progress("warning: could not read %s: %s", p.What, p.Error)
 	}
@@ -304,16 +337,26 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.finish(incident.AgentFailed, "missing or invalid investigation report: "+err.Error())
 		return res, nil
 	}
-	if notes := append(r.footer(), out.Notes...); len(notes) > 0 {
-		md = append(md, []byte("\n---\n"+strings.Join(notes, "  \n")+"\n")...)
+	// The report crosses the same passes as everything else: no credential
+	// it quotes, and no escape sequence that `cat investigation.md` would
+	// run later, stays in the file.
+	clean, _ := redact.Text(term.Clean(string(md)))
+	notes := append(r.footer(), out.Notes...)
+	if len(notes) > 0 {
+		clean += "\n---\n" + strings.Join(notes, "  \n") + "\n"
+	}
+	if clean != string(md) {
+		md = []byte(clean)
 		if err := atomicfile.Write(r.ws.MustPath(workspace.ReportFile), md, 0o600); err != nil {
-			r.log.Error("append report footer", "error", err)
+			r.log.Error("rewrite the report", "error", err)
+			r.finish(incident.Failed, "write the report: "+err.Error())
+			return res, nil
 		}
 	}
 	stmt, level := report.RootCauseLine(string(md))
 	r.inc.Report = &incident.ReportRef{Path: r.ws.MustPath(workspace.ReportFile), RootCause: stmt, ConfidenceLevel: string(level)}
 	if rep := readJSONReport(r.ws); rep != nil {
-		r.inc.Report.RootCause = rep.RootCause.Statement
+		r.inc.Report.RootCause, _ = redact.Text(term.Clean(rep.RootCause.Statement))
 		r.inc.Report.Confidence = rep.Confidence
 		r.inc.Report.ConfidenceLevel = string(rep.ConfidenceLevel)
 	}
@@ -389,4 +432,12 @@ func readJSONReport(ws *workspace.Workspace) *report.Report {
 		return nil
 	}
 	return &rep
+}
+
+// count is "1 event", "2 events".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -29,6 +29,9 @@ type Keyed[T any] struct {
 	wg      sync.WaitGroup
 	dropped atomic.Uint64
 	discard atomic.Uint64
+	// OnDiscard, when set before the first Push, is called for each queued
+	// item discarded because the context ended, so each can be reported.
+	OnDiscard func(T)
 }
 
 // NewKeyed makes a Keyed whose per-key queues hold at most maxPerKey items.
@@ -73,10 +76,22 @@ func (k *Keyed[T]) work(key string, q *Queue[T]) {
 	for {
 		k.mu.Lock()
 		if k.ctx.Err() != nil {
-			n := q.Len()
+			var left []T
+			for {
+				v, ok := q.TryPop()
+				if !ok {
+					break
+				}
+				left = append(left, v)
+			}
 			delete(k.queues, key)
 			k.mu.Unlock()
-			k.discard.Add(uint64(n))
+			k.discard.Add(uint64(len(left)))
+			if k.OnDiscard != nil {
+				for _, v := range left {
+					k.OnDiscard(v)
+				}
+			}
 			return
 		}
 		v, ok := q.TryPop()

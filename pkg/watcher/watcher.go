@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
 )
@@ -191,6 +192,9 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 	// Cancelling intake discards queued faults and starts no more triages;
 	// the running ones go on until the drain ends.
 	keyed := watch.NewKeyed(intake, w.cfg.MaxQueue, w.cfg.Overflow, w.clusterOf, w.handle)
+	keyed.OnDiscard = func(ev *fault.Event) {
+		w.log.Warn("fault not triaged: the watch stopped", w.eventAttrs(ev)...)
+	}
 	w.keyed.Store(keyed)
 	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Sink: keyed, Counters: &w.counters, Now: w.cfg.Now}
 
@@ -334,6 +338,7 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 func (w *Watcher) handle(ev *fault.Event) {
 	if max := int64(w.cfg.MaxIncidents); max > 0 && w.started.Add(1) > max {
 		w.discarded.Add(1)
+		w.log.Warn("fault not triaged: --max-incidents reached", w.eventAttrs(ev)...)
 		return
 	}
 	cluster := w.clusterOf(ev)
@@ -363,6 +368,12 @@ func (w *Watcher) handle(ev *fault.Event) {
 		default:
 			w.log.Warn("notifications are behind: skipping one", w.eventAttrs(ev)...)
 		}
+	}
+	if o.Incident == nil {
+		// No incident came of it (the cluster refused us): --max-incidents
+		// counts incidents, so its slot goes back.
+		w.started.Add(-1)
+		return
 	}
 	if n := w.completed.Add(1); w.cfg.MaxIncidents > 0 && n >= int64(w.cfg.MaxIncidents) {
 		w.log.Info("--max-incidents reached: stopping", "incidents", n)
@@ -409,5 +420,9 @@ func (w *Watcher) eventAttrs(ev *fault.Event) []any {
 
 // EventAttrs are an event's log attributes, for observers' logs.
 func EventAttrs(ev *fault.Event, cluster string) []any {
-	return []any{"event", ev.EventID, "cluster", cluster, "namespace", ev.Namespace(), "kind", ev.ResourceKind(), "name", ev.ResourceName(), "fault", ev.FaultType, "severity", ev.Severity}
+	// Logs reach a terminal or a log pipeline: the fault's own text is
+	// redacted like everything else that leaves the process.
+	faultType, _ := redact.Text(ev.FaultType)
+	severity, _ := redact.Text(ev.Severity)
+	return []any{"event", ev.EventID, "cluster", cluster, "namespace", ev.Namespace(), "kind", ev.ResourceKind(), "name", ev.ResourceName(), "fault", faultType, "severity", severity}
 }

@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
 )
 
 // Layout of a workspace, relative to its directory.
@@ -76,12 +79,24 @@ func ValidateID(id string) error {
 	return nil
 }
 
+// ValidateRoot refuses a workspace root that is only blanks: WORKSPACE_ROOT=" "
+// would otherwise create a directory named " " in the current one.
+func ValidateRoot(root string) error {
+	if root != "" && strings.TrimSpace(root) == "" {
+		return fmt.Errorf("workspace root %q is blank: set --workspace-root or %s to a directory, or unset it for the default", root, EnvWorkspaceRoot)
+	}
+	return nil
+}
+
 // Create makes the workspace for id under root. The directory is built under
 // a temporary name, filled by populate (which may write incident.json and
 // anything else that must exist from the start), and renamed into place, so
 // either a complete workspace exists or nothing does.
 func Create(root, id string, populate func(tmp *Workspace, finalDir string) error) (*Workspace, error) {
 	if err := ValidateID(id); err != nil {
+		return nil, err
+	}
+	if err := ValidateRoot(root); err != nil {
 		return nil, err
 	}
 	root, err := filepath.Abs(root)
@@ -91,7 +106,9 @@ func Create(root, id string, populate func(tmp *Workspace, finalDir string) erro
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, fmt.Errorf("create workspace root %s: %w", root, err)
 	}
-	tmp, err := os.MkdirTemp(root, tempPrefix+id+"-")
+	// The temporary name says who is creating it, so that gc can remove it
+	// at once if that process dies before the rename (see Abandoned).
+	tmp, err := os.MkdirTemp(root, tempPrefix+id+"-"+owner.Self().Token()+"-")
 	if err != nil {
 		return nil, fmt.Errorf("create workspace in %s: %w", root, err)
 	}
@@ -126,6 +143,29 @@ func Create(root, id string, populate func(tmp *Workspace, finalDir string) erro
 	}
 	ok = true
 	return &Workspace{ID: id, Dir: final}, nil
+}
+
+// abandonedGrace is how long a workspace being created whose creator cannot
+// be identified (a name from an older version) is left alone: creation
+// takes well under a second.
+const abandonedGrace = time.Hour
+
+// Abandoned reports whether name, an entry of a workspace root, is a
+// workspace left half-created by a process that is gone: at once when the
+// name identifies its creator, after an hour otherwise.
+func Abandoned(name string, modTime, now time.Time) bool {
+	rest, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok {
+		return false
+	}
+	if len(rest) > 37 && rest[36] == '-' {
+		if tok, _, ok := strings.Cut(rest[37:], "-"); ok {
+			if p, ok := owner.ParseToken(tok); ok {
+				return p.Gone()
+			}
+		}
+	}
+	return now.Sub(modTime) > abandonedGrace
 }
 
 // Open returns the existing workspace for id under root.

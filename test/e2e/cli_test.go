@@ -59,13 +59,13 @@ func TestBinaryAsAUser(t *testing.T) {
 		t.Errorf("progress belongs on stderr only")
 	}
 
-	code, stdout, stderr = runBinary(t, env, "nosuch", "-n", "x")
+	code, stdout, stderr = runBinary(t, env, "nosuch", "-n", ns)
 	if code != 1 {
 		t.Errorf("nosuch: exit %d, want 1", code)
 	}
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	last := lines[len(lines)-1]
-	if stdout != "" || !strings.HasPrefix(last, "error: ") || !strings.Contains(last, `"nosuch" not found in namespace "x"`) || !strings.Contains(last, "kubectl get") {
+	if stdout != "" || !strings.HasPrefix(last, "error: ") || !strings.Contains(last, `"nosuch" not found in namespace "`+ns+`"`) || !strings.Contains(last, "kubectl get") {
 		t.Errorf("nosuch: want a one-line actionable error, got stdout %q stderr %q", stdout, stderr)
 	}
 	entries, _ := os.ReadDir(root)

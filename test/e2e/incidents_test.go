@@ -144,7 +144,7 @@ func TestIncidentCommands(t *testing.T) {
 		t.Errorf("gc --dry-run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = incidentsCmd(t, root, "gc", "--older-than", "1h")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "removed 0 incidents, freed 0.0 MiB") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "removed 0 incidents, freed 0 bytes") {
 		t.Errorf("gc --older-than 1h: %s %s", r.stdout, r.stderr)
 	}
 	for _, id := range ids {

@@ -205,9 +205,15 @@ func TestCheckCredentials(t *testing.T) {
 		t.Errorf("a refused run created a workspace")
 	}
 	reader := viewOnlyKubeconfig(t, c, ns)
+	// A read-only agent identity is not enough: the evidence is still
+	// collected with the user's own, which can write.
 	r = triage(t, c, ns, "pod/api", "--agent-kubeconfig", reader, "--require-readonly-credentials")
-	if r.code != 0 || !strings.Contains(r.stderr, "cannot write") {
-		t.Errorf("a view-only identity passes the check: exit %d\n%s", r.code, r.stderr)
+	if r.code != 1 || !strings.Contains(r.stderr, "which collect the evidence) can write") {
+		t.Errorf("a writer collecting the evidence must be refused: exit %d\n%s", r.code, r.stderr)
+	}
+	r = triage(t, c, ns, "pod/api", "--kubeconfig", reader, "--agent-kubeconfig", reader, "--require-readonly-credentials")
+	if r.code != 0 || !strings.Contains(r.stderr, "the --agent-kubeconfig credentials cannot write") || !strings.Contains(r.stderr, "which collect the evidence) cannot write") {
+		t.Errorf("view-only identities for both pass the check: exit %d\n%s", r.code, r.stderr)
 	}
 }
 

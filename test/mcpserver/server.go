@@ -391,7 +391,14 @@ func SplitFrames(b []byte) [][]byte {
 func (s *Server) send(logger, level string, data json.RawMessage) (int, error) {
 	var obj map[string]any
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return 0, fmt.Errorf("notification data must be a JSON object: %w", err)
+		// A hostile or broken server's frame (a string, an array): sent
+		// as is to every subscription of the logger, unstamped, so
+		// clients can be tested against it.
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return 0, fmt.Errorf("notification data is not JSON: %w", err)
+		}
+		return s.sendRaw(logger, level, v)
 	}
 	type target struct {
 		session *mcp.ServerSession
@@ -528,4 +535,31 @@ func newSubscriptionID() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return "sub-" + hex.EncodeToString(b)
+}
+
+// sendRaw sends data that is not an object to every subscription of logger.
+func (s *Server) sendRaw(logger, level string, data any) (int, error) {
+	s.mu.Lock()
+	var sessions []*mcp.ServerSession
+	var levels []string
+	for _, sub := range s.subs {
+		if modeLoggers[sub.Mode] == logger {
+			sessions = append(sessions, sub.session)
+			levels = append(levels, s.levels[sub.session])
+		}
+	}
+	s.mu.Unlock()
+	sent := 0
+	var errs []error
+	for i, ss := range sessions {
+		if !levelAllows(levels[i], level) {
+			continue
+		}
+		if err := ss.Log(context.Background(), &mcp.LoggingMessageParams{Logger: logger, Level: mcp.LoggingLevel(level), Data: data}); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sent++
+	}
+	return sent, errors.Join(errs...)
 }
