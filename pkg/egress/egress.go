@@ -30,6 +30,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/auditlog"
 )
 
 // Config says what the agent may reach.
@@ -71,7 +73,7 @@ type Hub struct {
 	allow     map[string]bool
 	listeners []net.Listener
 	srv       *http.Server
-	audit     *auditLog
+	audit     *auditlog.Log
 	wg        sync.WaitGroup
 	closed    atomic.Bool
 
@@ -106,9 +108,9 @@ func Start(cfg Config) (*Hub, error) {
 	}
 	h := &Hub{Dir: dir, cfg: cfg, allow: allow, unreachable: make(chan error, 1)}
 	if cfg.AuditPath != "" {
-		if h.audit, err = openAudit(cfg.AuditPath); err != nil {
+		if h.audit, err = auditlog.Open(cfg.AuditPath); err != nil {
 			os.RemoveAll(dir)
-			return nil, err
+			return nil, fmt.Errorf("egress: %w", err)
 		}
 	}
 	used := map[string]bool{}
@@ -243,7 +245,7 @@ func (h *Hub) Close() error {
 	}
 	h.wg.Wait()
 	if h.audit != nil {
-		h.audit.close()
+		h.audit.Close()
 	}
 	return os.RemoveAll(h.Dir)
 }

@@ -4,13 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"os"
-	"sync"
 	"time"
 )
 
@@ -203,36 +200,5 @@ func (h *Hub) record(e entry) {
 		return
 	}
 	e.Time, e.Kind = time.Now().UTC(), "egress"
-	h.audit.write(e)
-}
-
-type auditLog struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-func openAudit(path string) (*auditLog, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("egress: open audit log: %w", err)
-	}
-	return &auditLog{f: f}, nil
-}
-
-func (a *auditLog) write(e entry) {
-	line, _ := json.Marshal(e)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f != nil {
-		a.f.Write(append(line, '\n'))
-	}
-}
-
-func (a *auditLog) close() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f != nil {
-		a.f.Close()
-		a.f = nil
-	}
+	h.audit.Write(e)
 }

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +27,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/auditlog"
 )
 
 // Gateway is one agent run's read-only endpoint.
@@ -37,7 +38,7 @@ type Gateway struct {
 	token string
 
 	srv      *http.Server
-	audit    *auditLog
+	audit    *auditlog.Log
 	stopOnce sync.Once
 	stopErr  error
 	total    atomic.Int64
@@ -70,13 +71,13 @@ func Start(upstream *rest.Config, auditPath string) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	audit, err := openAudit(auditPath)
+	audit, err := auditlog.Open(auditPath)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		audit.close()
+		audit.Close()
 		return nil, fmt.Errorf("gateway: listen: %w", err)
 	}
 	g := &Gateway{URL: "https://" + ln.Addr().String(), caPEM: caPEM, token: token, audit: audit}
@@ -129,7 +130,7 @@ func (g *Gateway) handler(next http.Handler) http.Handler {
 		if !d.Allowed {
 			g.deny.Add(1)
 		}
-		g.audit.write(auditEntry{
+		g.audit.Write(auditEntry{
 			Time: start.UTC(), Method: r.Method, Verb: req.Verb, Path: r.URL.Path, Query: r.URL.RawQuery,
 			Resource: req.Kind, Subresource: req.Subresource, Namespace: req.Namespace, Name: req.Name,
 			Code: rec.code(), Allowed: d.Allowed, Reason: d.Reason, Bytes: rec.bytes,
@@ -167,7 +168,7 @@ func (g *Gateway) Stop() error {
 		if errors.Is(g.stopErr, context.DeadlineExceeded) {
 			g.stopErr = g.srv.Close() // long-running watches do not end by themselves
 		}
-		g.audit.close()
+		g.audit.Close()
 	})
 	return g.stopErr
 }
@@ -239,37 +240,6 @@ type auditEntry struct {
 	Bytes       int64     `json:"bytes"`
 	DurationMS  int64     `json:"durationMs"`
 	UserAgent   string    `json:"userAgent,omitempty"`
-}
-
-type auditLog struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-func openAudit(path string) (*auditLog, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("gateway: open audit log: %w", err)
-	}
-	return &auditLog{f: f}, nil
-}
-
-func (a *auditLog) write(e auditEntry) {
-	line, _ := json.Marshal(e)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f != nil {
-		a.f.Write(append(line, '\n'))
-	}
-}
-
-func (a *auditLog) close() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.f != nil {
-		a.f.Close()
-		a.f = nil
-	}
 }
 
 // ephemeralTLS makes a CA and a loopback serving certificate signed by it;
