@@ -1,10 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
@@ -254,4 +259,79 @@ while :; do curl -s --max-time 2 "$ANTHROPIC_BASE_URL/v1/messages" >/dev/null; s
 	if !strings.Contains(inc.FailureReason, "could not reach 127.0.0.1:1 through the egress proxy") {
 		t.Errorf("failure reason %q", inc.FailureReason)
 	}
+}
+
+// TestAgentDiesWithThePlugin: kill -9 of the plugin takes every agent
+// process with it, sandboxed (the PID namespace dies with its init) and
+// with --no-sandbox (a supervisor kills the tree), setsid'd ones included.
+func TestAgentDiesWithThePlugin(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	for _, mode := range []string{"sandboxed", "no-sandbox"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "sandboxed" && sandbox.Probe() != nil && os.Getenv("KUBECTL_TRIAGE_EXPECT_SANDBOX") != "1" {
+				t.Skip("no namespaces here")
+			}
+			script := "#!/bin/sh\nsleep 300 &\nsetsid sleep 301 &\necho started > output/started\nwait\n"
+			env, root := agentEnv(t, c, "claude", script)
+			args := []string{"pod/api", "-n", ns, "--agent", "claude"}
+			if mode == "no-sandbox" {
+				args = append(args, "--no-sandbox")
+			}
+			cmd := exec.Command(pluginBinary(t), args...)
+			cmd.Env = env
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			var id string
+			deadline := time.Now().Add(60 * time.Second)
+			for id == "" {
+				if time.Now().After(deadline) {
+					t.Fatal("the agent never started")
+				}
+				time.Sleep(50 * time.Millisecond)
+				entries, _ := os.ReadDir(root)
+				for _, e := range entries {
+					if _, err := os.Stat(filepath.Join(root, e.Name(), "output", "started")); err == nil {
+						id = e.Name()
+					}
+				}
+			}
+			if n := processesOf(id); n < 2 {
+				t.Fatalf("expected the agent's processes to be running, found %d", n)
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			for deadline := time.Now().Add(10 * time.Second); processesOf(id) > 0; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d agent processes outlived the plugin", processesOf(id))
+				}
+			}
+		})
+	}
+}
+
+// processesOf counts live processes whose environment names the incident.
+func processesOf(id string) int {
+	marker := []byte("INCIDENT_ID=" + id + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, marker) {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && bytes.HasPrefix(bytes.TrimSpace(stat[i+1:]), []byte("Z")) {
+				continue
+			}
+		}
+		n++
+	}
+	return n
 }
