@@ -182,6 +182,14 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 	if inc.Status != incident.Resolved {
 		text = fmt.Sprintf("Incident %s %s: %s\nWorkspace: %s\n", inc.IncidentID, inc.Status, orElse(inc.FailureReason, "no valid report"), inc.Workspace)
 	}
+	if res.RecordErr != nil {
+		// incident.json does not hold this outcome: say so, as the CLI's
+		// exit 4 does, rather than let list_incidents disagree silently.
+		log.Error("incident outcome not recorded", "incident_id", inc.IncidentID, "error", res.RecordErr)
+		text = fmt.Sprintf("Incident %s ended %s, but its record could not be saved: %v\nWorkspace: %s\n", inc.IncidentID, inc.Status, res.RecordErr, inc.Workspace)
+		inc.Status = incident.Failed
+		out.Status, out.FailureReason = string(incident.Failed), "record not saved: "+res.RecordErr.Error()
+	}
 	text, out.Truncated = s.cap(term.Clean(text))
 	if inc.Status == incident.Resolved {
 		out.Report = text
