@@ -65,6 +65,8 @@ func Validate(md string) error {
 	return nil
 }
 
+var trailingConfidenceRe = regexp.MustCompile(`(?i)\s*\(\s*(speculation|probable|confident|verified)\b[^)]*\)\s*$`)
+
 var confidenceRe = regexp.MustCompile(`(?i)\b(speculation|probable|confident|verified)\b(?:\s*\(?\s*(0?\.\d+|1(?:\.0+)?)\)?)?`)
 
 // RootCauseLine extracts the root-cause statement and confidence level from
@@ -72,6 +74,11 @@ var confidenceRe = regexp.MustCompile(`(?i)\b(speculation|probable|confident|ver
 func RootCauseLine(md string) (statement string, level Level) {
 	rc := Sections(md)["root cause"]
 	for _, line := range strings.Split(rc, "\n") {
+		// "**cause** (probable, 0.6)": the statement without its emphasis
+		// and the confidence that trails it.
+		if loc := trailingConfidenceRe.FindStringIndex(line); loc != nil && loc[0] > 0 {
+			line = line[:loc[0]]
+		}
 		line = strings.TrimSpace(strings.Trim(strings.TrimSpace(line), "*_"))
 		if line != "" {
 			statement = line

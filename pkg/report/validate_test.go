@@ -30,9 +30,15 @@ func TestValidate(t *testing.T) {
 }
 
 func TestRootCauseLine(t *testing.T) {
-	stmt, level := RootCauseLine("## Summary\ns\n## Root cause\n\n**The DB password is wrong**\n\nConfidence: confident (0.80)\n")
-	if stmt != "The DB password is wrong" || level != Confident {
-		t.Errorf("got %q, %q", stmt, level)
+	for md, want := range map[string]string{
+		"## Summary\ns\n## Root cause\n\n**The DB password is wrong**\n\nConfidence: confident (0.80)\n": "The DB password is wrong",
+		"## Summary\ns\n## Root cause\n**The DB password is wrong** (confident, 0.8)\n":                  "The DB password is wrong",
+		"## Summary\ns\n## Root cause\nThe pool (max 10) is exhausted (Confident)\n":                     "The pool (max 10) is exhausted",
+	} {
+		stmt, level := RootCauseLine(md)
+		if stmt != want || level != Confident {
+			t.Errorf("%q: got %q, %q", md, stmt, level)
+		}
 	}
 }
 
