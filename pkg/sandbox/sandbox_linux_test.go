@@ -140,22 +140,13 @@ ls /proc | grep -c '^[0-9]'; echo "|"; id -u`
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	h.Started()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("sandboxed shell: %v\n%s", err, out.String())
-	}
-	logins, err := h.Logins()
+	out, logins, err := runWrapped(cmd, h)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("sandboxed shell: %v\n%s", err, out)
 	}
-	parts := strings.Split(strings.TrimSpace(out.String()), "|")
+	parts := strings.Split(strings.TrimSpace(out), "|")
 	if len(parts) != 7 {
-		t.Fatalf("unexpected output:\n%s", out.String())
+		t.Fatalf("unexpected output:\n%s", out)
 	}
 	if strings.Contains(parts[0], "planted") {
 		t.Errorf("the user's home is visible: %q", parts[0])
@@ -238,16 +229,10 @@ func TestNetworkContained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	got, _, err := runWrapped(cmd, h)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got)
 	}
-	h.Started()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	got := out.String()
 	if !strings.Contains(got, gw+"=gateway") {
 		t.Errorf("the forwarded gateway is unreachable:\n%s", got)
 	}
@@ -272,7 +257,7 @@ func TestAgentCannotUndoTheSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := runWrapped(cmd, h)
+	out, _, err := runWrapped(cmd, h)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -283,16 +268,21 @@ func TestAgentCannotUndoTheSandbox(t *testing.T) {
 	}
 }
 
-func runWrapped(cmd *exec.Cmd, h *Handle) (string, error) {
+// runWrapped runs a wrapped command to its end: its combined output and
+// the logins the sandbox handed back.
+func runWrapped(cmd *exec.Cmd, h *Handle) (string, []Login, error) {
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	h.Started()
 	err := cmd.Wait()
-	h.Logins()
-	return out.String(), err
+	logins, lerr := h.Logins()
+	if err == nil {
+		err = lerr
+	}
+	return out.String(), logins, err
 }
 
 // TestSuperviseKillsTheTreeWhenThePluginDies: unsandboxed, a kill -9 of the
