@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+func runInstall(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("KUBECTL_TRIAGE_CONFIG", "")
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"install"}, args...))
+	return code, out.String(), errOut.String()
+}
+
+// TestInstallArgsAreWatchFlags: the Deployment runs watch with flags the
+// real watch command parses, for every source, so a pod never crash-loops
+// on "unknown flag".
+func TestInstallArgsAreWatchFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--print"},
+		{"--print", "-n", "ops", "--source", "mcp", "--mcp-endpoint", "http://mcp.mcp:8080/mcp", "--slack-webhook-secret", "slack", "--metrics-addr", ":8443"},
+	} {
+		code, stdout, stderr := runInstall(t, args...)
+		if code != 0 {
+			t.Fatalf("install %v: exit %d: %s", args, code, stderr)
+		}
+		var d *appsv1.Deployment
+		for _, doc := range strings.Split(stdout, "\n---\n") {
+			obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dep, ok := obj.(*appsv1.Deployment); ok {
+				d = dep
+				if len(args) > 1 && dep.Namespace != "ops" {
+					t.Errorf("-n ops: Deployment in %q", dep.Namespace)
+				}
+			}
+		}
+		if d == nil {
+			t.Fatalf("no Deployment in:\n%s", stdout)
+		}
+		watchArgs := d.Spec.Template.Spec.Containers[0].Args
+		root := NewCmdTriage(genericiooptions.NewTestIOStreamsDiscard())
+		watch, rest, err := root.Find(watchArgs)
+		if err != nil || watch.Name() != "watch" {
+			t.Fatalf("args %v do not run watch: %v", watchArgs, err)
+		}
+		if err := watch.ParseFlags(rest); err != nil {
+			t.Errorf("watch rejects the Deployment's args %v: %v", watchArgs, err)
+		}
+	}
+}
+
+func TestInstallNeedsPrint(t *testing.T) {
+	code, stdout, stderr := runInstall(t)
+	if code == 0 || stdout != "" || !strings.Contains(stderr, "kubectl triage install --print | kubectl apply -f -") {
+		t.Errorf("without --print: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = runInstall(t, "--print", "--replicas", "2")
+	if code == 0 || !strings.Contains(stderr, "leader election") {
+		t.Errorf("--replicas 2: exit %d, stderr %q", code, stderr)
+	}
+}
