@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/install"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
 )
@@ -71,10 +70,10 @@ func NewCmdInstall(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "watch's --metrics-addr in the pod: metrics, /healthz probes and the Service use its port")
 	f.StringVar(&o.SlackWebhookSecret, "slack-webhook-secret", "", "Secret in the namespace holding the Slack webhook URL, passed as SLACK_WEBHOOK_URL")
 	f.StringVar(&o.SlackWebhookKey, "slack-webhook-secret-key", o.SlackWebhookKey, "Key of the webhook URL in --slack-webhook-secret")
-	// The manifests depend on the command line alone, never on the
-	// invoking user's config file (whose agent may be claude).
-	config.ExcludeFromConfig(f, "print", "name", "image", "replicas", "source", "mcp-endpoint", "agent", "metrics-addr",
-		"slack-webhook-secret", "slack-webhook-secret-key")
+	// The manifests depend on the command line alone, never on the invoking
+	// user's config file or environment (whose agent may be claude): this
+	// replaces the root's hook that applies them.
+	cmd.PersistentPreRunE = func(*cobra.Command, []string) error { return nil }
 	return cmd
 }
 

@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,5 +71,24 @@ func TestInstallNeedsPrint(t *testing.T) {
 	code, _, stderr = runInstall(t, "--print", "--replicas", "2")
 	if code == 0 || !strings.Contains(stderr, "leader election") {
 		t.Errorf("--replicas 2: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestInstallIgnoresConfig: the user's config file and AGENT_CLI set the
+// agent for their own runs, not for the manifests.
+func TestInstallIgnoresConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "kubectl-triage"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kubectl-triage", "config.yaml"), []byte("agent: claude\nwatch:\n  metrics-addr: 127.0.0.1:1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGENT_CLI", "codex")
+	var out, errOut bytes.Buffer
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, []string{"install", "--print"})
+	if code != 0 || !strings.Contains(out.String(), "--agent=builtin") || !strings.Contains(out.String(), "--metrics-addr=:9090") {
+		t.Errorf("exit %d, stderr %s, manifests:\n%s", code, errOut.String(), out.String())
 	}
 }
