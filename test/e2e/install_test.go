@@ -129,8 +129,8 @@ func TestInClusterConfig(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount the fake service-account directory in a private mount namespace")
 	}
-	if err := exec.Command("unshare", "--mount", "true").Run(); err != nil {
-		t.Skipf("no mount namespaces here: %v", err)
+	if out, err := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", "mount -t tmpfs tmpfs /run").CombinedOutput(); err != nil {
+		t.Skipf("cannot mount in a private mount namespace here: %v %s", err, out)
 	}
 	c := testcluster.Get(t)
 	ns, user := applyInstall(t, c)
@@ -208,5 +208,20 @@ func TestInClusterConfig(t *testing.T) {
 		if e.Code == 403 {
 			t.Errorf("the installed role lacks a right triage needs: %s %s forbidden", e.Verb, e.RequestURI)
 		}
+	}
+}
+
+// TestInPodWithoutToken: in a pod (KUBERNETES_SERVICE_HOST set) with no
+// kubeconfig and no mounted token, the error says what to change in the
+// pod, not only where a kubeconfig was looked for.
+func TestInPodWithoutToken(t *testing.T) {
+	if _, err := os.Stat("/var/run/secrets/kubernetes.io/serviceaccount/token"); err == nil {
+		t.Skip("this host runs in a pod with a mounted token")
+	}
+	home := t.TempDir()
+	code, stdout, stderr := runBinary(t, []string{"KUBECONFIG=", "HOME=" + home, "XDG_CONFIG_HOME=" + home,
+		"KUBERNETES_SERVICE_HOST=127.0.0.1", "KUBERNETES_SERVICE_PORT=1"}, "pod/api", "-n", "default")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "no ServiceAccount token mounted") || !strings.Contains(stderr, "automountServiceAccountToken") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
