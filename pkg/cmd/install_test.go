@@ -12,6 +12,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/install"
+	"github.com/kubectl-triage/kubectl-triage/pkg/version"
 )
 
 func runInstall(t *testing.T, args ...string) (int, string, string) {
@@ -50,6 +53,11 @@ func TestInstallArgsAreWatchFlags(t *testing.T) {
 		}
 		if d == nil {
 			t.Fatalf("no Deployment in:\n%s", stdout)
+		}
+		// The default image is the plugin's own version: the pod runs the
+		// code that printed the manifests.
+		if img := d.Spec.Template.Spec.Containers[0].Image; img != install.ImageRepository+":"+version.Version {
+			t.Errorf("image %q, want %s:%s", img, install.ImageRepository, version.Version)
 		}
 		watchArgs := d.Spec.Template.Spec.Containers[0].Args
 		root := NewCmdTriage(genericiooptions.NewTestIOStreamsDiscard())
