@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/scheme"
-
-	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/install"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
