@@ -126,6 +126,10 @@ func Explain(err error, getter genericclioptions.RESTClientGetter, namespace str
 	switch {
 	case errors.Is(err, readonly.ErrSecret):
 		return fmt.Errorf("kubectl triage never reads Secrets, so their values cannot reach a workspace or an agent: triage the pod or workload that uses %q instead", name)
+	case noKubeconfig(getter, server) && os.Getenv("KUBERNETES_SERVICE_HOST") != "":
+		// In a pod whose token is not mounted client-go's in-cluster
+		// config is impossible too, and a kubeconfig is rarely the fix.
+		return fmt.Errorf("no kubeconfig found (%s) and no ServiceAccount token mounted in %s: in a pod, set automountServiceAccountToken: true (kubectl triage install does), or point --kubeconfig at a kubeconfig", kubeconfigPlaces(getter), serviceAccountDir)
 	case noKubeconfig(getter, server):
 		return fmt.Errorf("no kubeconfig found (%s) and no --server given: point --kubeconfig or KUBECONFIG at your cluster's config", kubeconfigPlaces(getter))
 	case apierrors.IsNotFound(err):
@@ -173,6 +177,10 @@ func noKubeconfig(getter genericclioptions.RESTClientGetter, server string) bool
 	}
 	return true
 }
+
+// serviceAccountDir is where client-go's in-cluster config reads the pod's
+// ServiceAccount token (rest.InClusterConfig).
+const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 // kubeconfigPlaces says where a kubeconfig was looked for.
 func kubeconfigPlaces(getter genericclioptions.RESTClientGetter) string {

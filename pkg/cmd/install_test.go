@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/install"
+	"github.com/kubectl-triage/kubectl-triage/pkg/version"
+)
+
+func runInstall(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("KUBECTL_TRIAGE_CONFIG", "")
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"install"}, args...))
+	return code, out.String(), errOut.String()
+}
+
+// TestInstallArgsAreWatchFlags: the Deployment runs watch with flags the
+// real watch command parses, for every source, so a pod never crash-loops
+// on "unknown flag".
+func TestInstallArgsAreWatchFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--print"},
+		{"--print", "-n", "ops", "--source", "mcp", "--mcp-endpoint", "http://mcp.mcp:8080/mcp", "--slack-webhook-secret", "slack", "--metrics-addr", ":8443"},
+	} {
+		code, stdout, stderr := runInstall(t, args...)
+		if code != 0 {
+			t.Fatalf("install %v: exit %d: %s", args, code, stderr)
+		}
+		var d *appsv1.Deployment
+		for _, doc := range strings.Split(stdout, "\n---\n") {
+			obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dep, ok := obj.(*appsv1.Deployment); ok {
+				d = dep
+				if len(args) > 1 && dep.Namespace != "ops" {
+					t.Errorf("-n ops: Deployment in %q", dep.Namespace)
+				}
+			}
+		}
+		if d == nil {
+			t.Fatalf("no Deployment in:\n%s", stdout)
+		}
+		// The default image is the plugin's own version: the pod runs the
+		// code that printed the manifests.
+		if img := d.Spec.Template.Spec.Containers[0].Image; img != install.ImageRepository+":"+version.Version {
+			t.Errorf("image %q, want %s:%s", img, install.ImageRepository, version.Version)
+		}
+		watchArgs := d.Spec.Template.Spec.Containers[0].Args
+		root := NewCmdTriage(genericiooptions.NewTestIOStreamsDiscard())
+		watch, rest, err := root.Find(watchArgs)
+		if err != nil || watch.Name() != "watch" {
+			t.Fatalf("args %v do not run watch: %v", watchArgs, err)
+		}
+		if err := watch.ParseFlags(rest); err != nil {
+			t.Errorf("watch rejects the Deployment's args %v: %v", watchArgs, err)
+		}
+	}
+}
+
+func TestInstallNeedsPrint(t *testing.T) {
+	code, stdout, stderr := runInstall(t)
+	if code == 0 || stdout != "" || !strings.Contains(stderr, "kubectl triage install --print | kubectl apply -f -") {
+		t.Errorf("without --print: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = runInstall(t, "--print", "--replicas", "2")
+	if code == 0 || !strings.Contains(stderr, "leader election") {
+		t.Errorf("--replicas 2: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestInstallIgnoresConfig: the user's config file and AGENT_CLI set the
+// agent for their own runs, not for the manifests.
+func TestInstallIgnoresConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "kubectl-triage"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kubectl-triage", "config.yaml"), []byte("agent: claude\nwatch:\n  metrics-addr: 127.0.0.1:1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGENT_CLI", "codex")
+	var out, errOut bytes.Buffer
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	code := Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, []string{"install", "--print"})
+	if code != 0 || !strings.Contains(out.String(), "--agent=builtin") || !strings.Contains(out.String(), "--metrics-addr=:9090") {
+		t.Errorf("exit %d, stderr %s, manifests:\n%s", code, errOut.String(), out.String())
+	}
+}
