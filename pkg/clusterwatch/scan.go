@@ -226,9 +226,10 @@ func (k faultKey) anyFault() faultKey { k.faultType = ""; return k }
 // NewReconciler makes a Reconciler of the cluster opts.Client reaches. It
 // uses opts.Client, Cluster, Namespace, Logger and Now as Scan does, and
 // calls opts.Synced once the faults present at the start are noted.
-// opts.Cluster must be what the source stamps on its faults (empty for a
-// single-cluster kubernetes-mcp-server), or Observe ignores them and
-// dedup does not merge the source's faults with the scan's.
+// opts.Cluster must be the name the source's faults carry when Observe
+// sees them (watch maps every server's name for a cluster to its kubeconfig
+// context first, and passes that context here), or Observe ignores them
+// and dedup does not merge the source's faults with the scan's.
 func NewReconciler(opts Options) (*Reconciler, error) {
 	if opts.Client == nil {
 		return nil, errors.New("clusterwatch: Options.Client is nil")

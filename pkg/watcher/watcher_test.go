@@ -303,3 +303,50 @@ func TestWatcherParsedSeesEveryFault(t *testing.T) {
 		t.Errorf("Parsed saw %v, want [quiet a]", seen)
 	}
 }
+
+// A fault is named by the cluster it is triaged on from intake on: the
+// server's name for the current cluster (its kubeconfig context) and ""
+// are one cluster to Parsed (the reconciler) and to dedup.
+func TestWatcherOneIdentityPerCluster(t *testing.T) {
+	ft := &fakeTriage{}
+	var mu sync.Mutex
+	var parsed []string
+	w, err := New(Config{
+		DedupWindow: time.Minute, MaxIncidents: 2, Triage: ft.run, DefaultCluster: "prod-eu-1",
+		ClusterOf: func(ev *fault.Event) string {
+			if ev.Cluster == "other" {
+				return "other"
+			}
+			return "prod-eu-1" // "" and the context name alike
+		},
+		Parsed: func(ev *fault.Event) { mu.Lock(); parsed = append(parsed, ev.Cluster); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(cluster, name string) []byte {
+		return fmt.Appendf(nil, `{"faultId":"f","cluster":%q,"faultType":"CrashLoop","severity":"critical","resource":{"kind":"Pod","name":%q,"namespace":"shop"}}`, cluster, name)
+	}
+	src := SourceFunc(func(ctx context.Context, in Intake) error {
+		in.Message("kubernetes/faults", "warning", frame("prod-eu-1", "a"))
+		in.Message("kubernetes/faults", "warning", frame("", "a")) // the scan's view of the same fault
+		in.Event(&fault.Event{FaultType: "CrashLoop", Severity: "critical", Resource: &fault.Resource{Kind: "Pod", Name: "a", Namespace: "shop"}})
+		in.Message("kubernetes/faults", "warning", frame("other", "a")) // another cluster: its own fault
+		<-ctx.Done()
+		return nil
+	})
+	if err := w.Run(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	if got := ft.got(); len(got) != 2 {
+		t.Errorf("triaged %v, want pod a once per cluster", got)
+	}
+	if st := w.Stats(); st.Deduplicated != 2 {
+		t.Errorf("deduplicated %d, want 2", st.Deduplicated)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"prod-eu-1", "prod-eu-1", "other"}; fmt.Sprint(parsed) != fmt.Sprint(want) {
+		t.Errorf("Parsed saw clusters %q, want %q", parsed, want)
+	}
+}

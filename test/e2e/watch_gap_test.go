@@ -43,3 +43,40 @@ func TestWatchGap(t *testing.T) {
 		t.Errorf("reconciled %v, want 1 new fault of 2 faulty objects", reconciled)
 	}
 }
+
+// TestWatchGapServerNamesContext: kubernetes-mcp-server run with a
+// kubeconfig names the cluster by its context ("cluster":"triage" here),
+// while the reconciling scan finds the same faults in the current context.
+// A fault the server reported before a gap is not triaged again after it:
+// one identity for the cluster across both, so the reconciler knows what
+// the server reported and dedup keys match. Only pod/worker, which began
+// during the gap unreported, is triaged after it.
+func TestWatchGapServerNamesContext(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	mcp := startMCP(t, mcpserver.Options{Cluster: "triage"}) // the user kubeconfig's context
+	w := startWatch(t, c, "--mcp-endpoint", mcp.Endpoint(), "-n", ns, "--max-incidents", "2")
+	w.logged(t, "subscribed to the MCP server's events", time.Minute)
+	w.logged(t, "noted the faults present now: after a gap, only faults that began later are triaged", time.Minute)
+
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns) // pod/api, reported by the server
+	send(t, mcp, podFault(ns, "api", "CrashLoop", "critical"))
+	first := w.next(t, 2*time.Minute)
+	if first.Name != "api" || first.Cluster != "triage" || first.Status != "resolved" {
+		t.Fatalf("first incident: %+v", first)
+	}
+
+	scenarioNamed("crashloop-connection-refused-bare-name").setup(t, c, ns) // pod/worker, never reported
+	mcp.DropConnections()
+	second := w.next(t, 2*time.Minute)
+	if second.Name != "worker" || second.Cluster != "triage" {
+		t.Errorf("second incident: %+v, want pod/worker (pod/api was triaged already)", second)
+	}
+	if code, rest := w.wait(t, time.Minute); code != 0 || len(rest) != 0 {
+		t.Errorf("exit %d, extra lines %q; stderr:\n%s", code, rest, w.stderr.String())
+	}
+	reconciled := w.logged(t, "reconciling after a gap", time.Second)
+	if reconciled["faults"] != float64(1) || reconciled["faulty"] != float64(2) {
+		t.Errorf("reconciled %v, want 1 new fault (pod/worker) of 2 faulty objects", reconciled)
+	}
+}
