@@ -93,7 +93,7 @@ func TestScan(t *testing.T) {
 				}}
 				c.Create(t, j)
 			},
-			want: []string{"Job/migrate JobFailure warning"},
+			want: []string{"Job/migrate JobFailure critical"},
 		},
 		{
 			name:          "node not ready, all namespaces",
