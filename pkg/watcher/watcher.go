@@ -333,7 +333,7 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 	case watch.SubscriptionError:
 		w.log.Debug("subscription error notification", "error", r.SubscriptionError.Error())
 	case watch.Filtered:
-		w.log.Debug("below --min-severity", w.eventAttrs(r.Event)...)
+		w.log.Debug("fault filtered: "+r.FilterReason.String(), w.eventAttrs(r.Event)...)
 	case watch.Duplicate:
 		w.log.Debug("duplicate within --dedup-window", w.eventAttrs(r.Event)...)
 	case watch.Dropped:

@@ -1,11 +1,15 @@
 package watcher
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -349,4 +353,49 @@ func TestWatcherOneIdentityPerCluster(t *testing.T) {
 	if want := []string{"prod-eu-1", "prod-eu-1", "other"}; fmt.Sprint(parsed) != fmt.Sprint(want) {
 		t.Errorf("Parsed saw clusters %q, want %q", parsed, want)
 	}
+}
+
+// The log says why a fault was dropped: a Node fault dropped because of -n
+// is not "below --min-severity".
+func TestWatcherLogsFilterReason(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	f, _ := watch.NewFilter("warning")
+	w, err := New(Config{Filter: f.InNamespaces("shop"), Triage: (&fakeTriage{}).run, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, sent := feedSent(
+		[]byte(`{"faultId":"n","faultType":"NodeUnhealthy","severity":"critical","resource":{"kind":"Node","name":"n1"}}`),
+		[]byte(`{"faultId":"q","faultType":"PodCrash","severity":"info","resource":{"kind":"Pod","name":"q","namespace":"shop"}}`),
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-sent; cancel() }()
+	if err := w.Run(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	for kind, want := range map[string]string{"kind=Node": `msg="fault filtered: outside the namespace of -n"`, "kind=Pod": `msg="fault filtered: below --min-severity"`} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			found = found || (strings.Contains(line, kind) && strings.Contains(line, want))
+		}
+		if !found {
+			t.Errorf("no %s line for %s:\n%s", want, kind, out)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
