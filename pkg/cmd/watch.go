@@ -354,7 +354,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		s, err := mcpsource.New(mcpsource.Options{
 			Endpoint: o.MCPEndpoint, Mode: o.SubscribeMode, Namespaces: o.eventsNamespaces(),
 			EventType: o.EventType, Reason: o.Reason, BearerToken: o.mcpToken, Logger: o.log,
-			OnGap: rec.Gap,
+			OnGap: rec.Gap, OnLost: rec.Lost,
 		})
 		if err != nil {
 			return err
