@@ -99,20 +99,23 @@ bench: build
 # ---- Release packaging (hack/dist.sh, hack/krewmanifest, hack/smoke.sh) ----
 # Reproducible archives for every platform, and the krew manifest made from
 # them. Overrides: PLATFORMS="linux/amd64 …" or host, DIST_DIR, URI_BASE (the
-# download location, e.g. a private krew index), KREW_MANIFEST (output file).
+# download location, e.g. a private krew index), KREW_MANIFEST (output file;
+# krew wants it named triage.yaml), KREW_TEMPLATE (its checksum-free template).
 PLATFORMS     ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 DIST_DIR      ?= dist
 URI_BASE      ?= https://github.com/kubectl-triage/kubectl-triage/releases/download/$(VERSION)
-KREW_MANIFEST ?= krew-manifest.yaml
+KREW_MANIFEST ?= $(DIST_DIR)/triage.yaml
+KREW_TEMPLATE ?= plugins/krew/triage.yaml.tmpl
 
 # dist/kubectl-triage_$(VERSION)_OS_ARCH.tar.gz|.zip and dist/SHA256SUMS.
 dist:
 	GO="$(GO)" VERSION="$(VERSION)" COMMIT="$(COMMIT)" DIST_DIR="$(DIST_DIR)" PLATFORMS="$(PLATFORMS)" ./hack/dist.sh
 
-# Rewrites version, uri and sha256 of krew-manifest.yaml from the archives;
-# run it at release time on the release commit (the binaries embed it).
+# dist/triage.yaml, the krew manifest of the archives (uri, sha256) with the
+# template's text; made at release time with the archives it describes (the
+# binaries embed the commit, so it is never committed).
 krew-manifest: dist
-	$(GO) run ./hack/krewmanifest manifest -version "$(VERSION)" -dist "$(DIST_DIR)" -uri-base "$(URI_BASE)" -in krew-manifest.yaml -out "$(KREW_MANIFEST)"
+	$(GO) run ./hack/krewmanifest manifest -version "$(VERSION)" -dist "$(DIST_DIR)" -uri-base "$(URI_BASE)" -in "$(KREW_TEMPLATE)" -out "$(KREW_MANIFEST)"
 
 # The host's archive installed the way krew lays it out, run through the real
 # kubectl's plugin dispatch against a throwaway control plane.

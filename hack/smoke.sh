@@ -3,17 +3,19 @@
 # lays a plugin out, run through the real kubectl's plugin dispatch against a
 # throwaway control plane (test/testcluster).
 #
+#   KREW_ROOT/receipts/triage.yaml   the manifest installed, plus its source
 #   KREW_ROOT/store/triage/VERSION/{kubectl-triage,LICENSE,kubectl_complete-triage}
-#   KREW_ROOT/bin/kubectl-triage -> ../store/triage/VERSION/kubectl-triage
-#   KREW_ROOT/bin/kubectl_complete-triage -> ../store/triage/VERSION/kubectl_complete-triage
+#   KREW_ROOT/bin/kubectl-triage -> KREW_ROOT/store/triage/VERSION/kubectl-triage
 #
-# krew itself links only the manifest's `bin`; the second link is the step
-# the manifest's caveats ask users to do for shell completion (krew issue
-# #812). When kubectl-krew is on PATH, a real `kubectl krew install` of the
-# archive with the generated manifest is checked too.
+# as krew 0.4 makes it: the link is absolute, and only the manifest's `bin`
+# is linked, never the completion helper (krew issue #812). Completion is
+# then enabled, and the plugin uninstalled, with the commands the README and
+# the manifest's caveats give users. With KREW set to a krew binary
+# (kubectl-krew), krew itself installs and uninstalls (`$KREW install
+# --manifest=… --archive=…`), and the same layout checks hold it to this.
 #
-# Environment: VERSION (default v0.0.0-smoke), COMMIT, GO, KEEP=1 keeps the
-# temp dir. Prints PASS/FAIL per check; exits non-zero if any check failed.
+# Environment: VERSION (default v0.0.0-smoke), COMMIT, GO, KREW, KEEP=1 keeps
+# the temp dir. Prints PASS/FAIL per check; exits non-zero if any failed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -77,24 +79,39 @@ HOST_ARCH="$(GOOS= GOARCH= "$GO" env GOHOSTARCH)"
 ARCHIVE="kubectl-triage_${VERSION}_${HOST_OS}_${HOST_ARCH}.tar.gz"
 [[ "$HOST_OS" != windows ]] || { echo "FAIL: smoke runs on Linux and macOS"; exit 1; }
 
-# 1. The archive and its manifest, as a release would make them.
+# 1. The archive and its manifest, as a release would make them: the
+#    manifest is DIST/triage.yaml (krew wants it named after the plugin).
 DIST="$WORK/dist"
-MANIFEST="$WORK/triage.yaml"
+MANIFEST="$DIST/triage.yaml"
 log "building $ARCHIVE"
 make -s --no-print-directory krew-manifest VERSION="$VERSION" COMMIT="$COMMIT" PLATFORMS=host \
-  DIST_DIR="$DIST" KREW_MANIFEST="$MANIFEST" >&2
+  DIST_DIR="$DIST" >&2
 [[ -f "$DIST/$ARCHIVE" ]] && pass "make dist + krew-manifest: $ARCHIVE" || { fail "no $DIST/$ARCHIVE"; exit 1; }
+[[ -f "$MANIFEST" ]] && pass "make krew-manifest: dist/triage.yaml" || { fail "no $MANIFEST"; exit 1; }
 
-# 2. The krew layout.
+# 2. The krew layout: krew itself where there is one, else made by hand.
 KREW_ROOT="$WORK/krew"
+export KREW_ROOT KREW_NO_UPGRADE_CHECK=1
 STORE="$KREW_ROOT/store/triage/$VERSION"
-mkdir -p "$STORE" "$KREW_ROOT/bin"
-tar -xzf "$DIST/$ARCHIVE" -C "$STORE"
+if [[ -n "${KREW:-}" ]]; then
+  expect "krew install --manifest=triage.yaml --archive=$ARCHIVE" 0 "" -- \
+    "$KREW" install --manifest="$MANIFEST" --archive="$DIST/$ARCHIVE"
+else
+  echo "SKIP: krew install (no krew binary here; set KREW=/path/to/kubectl-krew): laid out by hand as krew 0.4 does"
+  mkdir -p "$STORE" "$KREW_ROOT/bin" "$KREW_ROOT/receipts" "$KREW_ROOT/index/default"
+  tar -xzf "$DIST/$ARCHIVE" -C "$STORE"
+  { cat "$MANIFEST"; printf 'status:\n  source:\n    name: detached\n'; } >"$KREW_ROOT/receipts/triage.yaml"
+  ln -s "$STORE/kubectl-triage" "$KREW_ROOT/bin/kubectl-triage"
+fi
 for f in kubectl-triage LICENSE kubectl_complete-triage; do
   [[ -f "$STORE/$f" ]] || fail "archive lacks $f"
 done
-ln -s "../store/triage/$VERSION/kubectl-triage" "$KREW_ROOT/bin/kubectl-triage"
-ln -s "../store/triage/$VERSION/kubectl_complete-triage" "$KREW_ROOT/bin/kubectl_complete-triage"
+[[ -f "$KREW_ROOT/receipts/triage.yaml" ]] && pass "krew receipt receipts/triage.yaml" || fail "no receipts/triage.yaml"
+link="$(readlink "$KREW_ROOT/bin/kubectl-triage" || true)"
+[[ "$link" == "$STORE/kubectl-triage" ]] && pass "bin/kubectl-triage is an absolute link to the store" ||
+  fail "bin/kubectl-triage links to '$link', want $STORE/kubectl-triage"
+[[ ! -e "$KREW_ROOT/bin/kubectl_complete-triage" && ! -L "$KREW_ROOT/bin/kubectl_complete-triage" ]] &&
+  pass "no link for the completion helper (krew links only bin)" || fail "bin/kubectl_complete-triage exists after install"
 export PATH="$KREW_ROOT/bin:$PATH"
 [[ "$(command -v kubectl-triage)" == "$KREW_ROOT/bin/kubectl-triage" ]] &&
   pass "kubectl-triage on PATH from KREW_ROOT/bin" || fail "kubectl-triage resolves to $(command -v kubectl-triage || echo nothing)"
@@ -135,9 +152,16 @@ expect "kubectl triage version -o json" 0 "\"version\": \"$VERSION\"" -- "$KUBEC
 expect "kubectl triage --help" 0 "kubectl triage" -- "$KUBECTL" triage --help
 expect "kubectl triage nosuch exits 1" 1 "nosuch" -- "$KUBECTL" triage nosuch
 
-# 5. Shell completion: kubectl runs kubectl_complete-triage (kubectl >= 1.26);
-#    the cluster-backed candidates are checked once there is a pod (6).
+# 5. Shell completion: kubectl runs kubectl_complete-triage (kubectl >= 1.26),
+#    which krew does not put on PATH: nothing until the README's copy step.
+#    The cluster-backed candidates are checked once there is a pod (6).
 expect "kubectl __complete tri (plugin name)" 0 "^triage" -- "$KUBECTL" __complete tri
+if "$KUBECTL" __complete triage "" 2>/dev/null | grep -q '^version'; then
+  fail "kubectl completes triage's subcommands before the helper is copied: the layout is not krew's"
+else
+  pass "no plugin completion before the README's copy step"
+fi
+cp "${KREW_ROOT:-$HOME/.krew}"/store/triage/*/kubectl_complete-triage "${KREW_ROOT:-$HOME/.krew}/bin/" # README
 expect "kubectl __complete triage (completion helper)" 0 "^version" -- "$KUBECTL" __complete triage ""
 expect "kubectl triage completion bash" 0 "__start_kubectl-triage" -- "$KUBECTL" triage completion bash
 
@@ -195,15 +219,22 @@ expect "kubectl triage completion bash" 0 'kubectl-triage' -- "$KUBECTL" triage 
 expect "kubectl triage watch --include-existing --max-incidents 1" 0 'resolved +smoke/Pod/crashloop +CrashLoop' -- \
   "$KUBECTL" triage watch -n "$NS" --include-existing --max-incidents 1
 
-# 7. A real krew install, when krew is there.
-if command -v kubectl-krew >/dev/null 2>&1; then
-  KR="$WORK/krew-real"
-  expect "kubectl krew install --manifest --archive" 0 "" -- \
-    env KREW_NO_UPGRADE_CHECK=1 KREW_ROOT="$KR" "$KUBECTL" krew install --manifest="$MANIFEST" --archive="$DIST/$ARCHIVE"
-  expect "krew-installed kubectl-triage version" 0 "kubectl-triage $VERSION" -- "$KR/bin/kubectl-triage" version
+# 7. Uninstall: krew removes its link, store and receipt, and leaves the
+#    copied completion helper behind; the README's rm removes it.
+if [[ -n "${KREW:-}" ]]; then
+  expect "krew uninstall triage" 0 "" -- "$KREW" uninstall triage
 else
-  echo "SKIP: kubectl krew install (kubectl-krew is not on PATH)"
+  rm -f "$KREW_ROOT/bin/kubectl-triage" "$KREW_ROOT/receipts/triage.yaml"
+  rm -rf "$KREW_ROOT/store/triage"
 fi
+[[ ! -e "$KREW_ROOT/bin/kubectl-triage" && ! -e "$KREW_ROOT/store/triage" ]] &&
+  pass "uninstall removed the plugin" || fail "uninstall left bin/kubectl-triage or store/triage"
+[[ -f "$KREW_ROOT/bin/kubectl_complete-triage" ]] &&
+  pass "uninstall leaves the copied kubectl_complete-triage (as the README says)" ||
+  fail "kubectl_complete-triage is gone after uninstall: the README's note is wrong"
+rm "${KREW_ROOT:-$HOME/.krew}/bin/kubectl_complete-triage" # README
+expect "kubectl plugin list no longer finds triage" 0 "" -- \
+  sh -c '! "$0" plugin list 2>&1 | grep -qF "$1/kubectl"' "$KUBECTL" "$KREW_ROOT/bin"
 
 echo "smoke: $((checks - failures))/$checks checks passed in $((SECONDS - t_start))s" >&2
 if ((failures > 0)); then

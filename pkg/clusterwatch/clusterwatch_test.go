@@ -316,7 +316,7 @@ func TestRun(t *testing.T) {
 				}
 				c.SetObjectStatus(t, j)
 			},
-			want: []string{"Job/migrate JobFailure warning"},
+			want: []string{"Job/migrate JobFailure critical"},
 		},
 		{
 			name: "warning event FailedScheduling",

@@ -21,18 +21,6 @@ var (
 	ignoredReasons    = map[string]bool{"ClusterIPNotAllocated": true}
 )
 
-// criticalFaultTypes are the fault types whose Warning events are critical:
-// the same types Classify calls critical (a node down, memory exhausted, a
-// crash loop, a stuck rollout), plus evictions, which Classify only sees as
-// a failed pod.
-var criticalFaultTypes = map[string]bool{
-	fault.TypeCrashLoop:         true,
-	fault.TypeOOMKilled:         true,
-	fault.TypeNodeUnhealthy:     true,
-	fault.TypeDeploymentFailure: true,
-	"Evicted":                   true,
-}
-
 // eventFault is the fault a Warning event reports: its resource, fault type,
 // severity and context. ok is false for an event that is not a fault: not a
 // Warning, the apiserver's own noise, or about no object.
@@ -58,9 +46,11 @@ func eventFault(e *corev1.Event) (res fault.Resource, faultType, severity, conte
 	// (cluster/namespace/kind/name/faultType) sees a state fault and the
 	// warnings about it as one.
 	faultType = fault.ReasonFaultType(e.Reason, e.Message, ref.Kind)
+	// The shared table, as the scan and MCP notifications are rated; a
+	// reason of its own is a warning (it is a Warning event).
 	severity = fault.SeverityWarning
-	if criticalFaultTypes[faultType] {
-		severity = fault.SeverityCritical
+	if s, ok := fault.SeverityOf(faultType); ok && fault.SeverityRank(s) > fault.SeverityRank(severity) {
+		severity = s
 	}
 	// As fault.Parse words the context of a nested event.
 	context = e.Message

@@ -193,13 +193,20 @@ func scopeOf(ns string) string {
 // previous scan found nor the source reported since (Observe). So a fault
 // that began before the watch is never triaged, and one the source
 // reported is not triaged again after a gap; downstream dedup still
-// applies on top.
+// applies on top. When the source says it lost its subscription (Lost), a
+// scan notes what exists as the gap begins, so the Gap's scan emits only
+// the faults that began during the gap, not those that began earlier
+// while the watch ran (which the source chose not to report).
 type Reconciler struct {
 	opts   Options
 	log    *slog.Logger
 	now    func() time.Time
 	limits scanLimits
 	gaps   chan time.Duration
+	// lost asks for a scan that notes, without emitting, the faults
+	// present as a gap begins: they began before it (after the watch
+	// started, unreported by the source), so they are not the gap's.
+	lost chan time.Time
 
 	mu sync.Mutex
 	// known are the faults last known present, and since when: found by a
@@ -226,16 +233,17 @@ func (k faultKey) anyFault() faultKey { k.faultType = ""; return k }
 // NewReconciler makes a Reconciler of the cluster opts.Client reaches. It
 // uses opts.Client, Cluster, Namespace, Logger and Now as Scan does, and
 // calls opts.Synced once the faults present at the start are noted.
-// opts.Cluster must be what the source stamps on its faults (empty for a
-// single-cluster kubernetes-mcp-server), or Observe ignores them and
-// dedup does not merge the source's faults with the scan's.
+// opts.Cluster must be the name the source's faults carry when Observe
+// sees them (watch maps every server's name for a cluster to its kubeconfig
+// context first, and passes that context here), or Observe ignores them
+// and dedup does not merge the source's faults with the scan's.
 func NewReconciler(opts Options) (*Reconciler, error) {
 	if opts.Client == nil {
 		return nil, errors.New("clusterwatch: Options.Client is nil")
 	}
 	r := &Reconciler{
 		opts: opts, log: opts.Logger, now: opts.Now, limits: defaultScanLimits,
-		gaps: make(chan time.Duration, 1), known: map[faultKey]time.Time{}, baselined: map[string]bool{},
+		gaps: make(chan time.Duration, 1), lost: make(chan time.Time, 1), known: map[faultKey]time.Time{}, baselined: map[string]bool{},
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -252,6 +260,19 @@ func NewReconciler(opts Options) (*Reconciler, error) {
 func (r *Reconciler) Gap(gap time.Duration) {
 	select {
 	case r.gaps <- gap:
+	default:
+	}
+}
+
+// Lost says the source lost its subscription (at lostAt, at best
+// knowledge) and a Gap will follow: a scan notes the faults present now,
+// so that the Gap's scan triages only the faults that began during the
+// gap. Without it (a subscription found missing only as it is replaced),
+// the Gap's scan triages every fault new since the scan before. It never
+// blocks.
+func (r *Reconciler) Lost(lostAt time.Time) {
+	select {
+	case r.lost <- lostAt:
 	default:
 	}
 }
@@ -289,7 +310,15 @@ func (r *Reconciler) Run(ctx context.Context, emit func(*fault.Event)) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-r.lost:
+			r.note(ctx)
 		case gap := <-r.gaps:
+			// A loss signalled before this gap ended is noted first.
+			select {
+			case <-r.lost:
+				r.note(ctx)
+			default:
+			}
 			r.reconcile(ctx, emit, false, gap)
 		}
 	}
@@ -318,6 +347,24 @@ func (r *Reconciler) reconcile(ctx context.Context, emit func(*fault.Event), fir
 	for _, ev := range fresh {
 		emit(ev)
 	}
+}
+
+// note scans as a gap begins and records what it found without emitting
+// it: faults that began after the watch started but before the gap, which
+// the source did not report, are not the gap's to triage.
+func (r *Reconciler) note(ctx context.Context) {
+	start := r.now()
+	res, err := scan(ctx, r.opts, r.limits)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		r.log.Warn("cannot scan the cluster as the gap begins", "cluster", r.opts.Cluster,
+			"scope", scopeOf(r.opts.Namespace), "error", err)
+	}
+	before := r.update(res, start)
+	r.log.Info("noted the faults present as the gap began: after it, only faults that began during it are triaged",
+		"cluster", r.opts.Cluster, "scope", scopeOf(r.opts.Namespace), "faulty", len(res.events), "unreported", len(before))
 }
 
 // update records what a scan that started at start found and returns the

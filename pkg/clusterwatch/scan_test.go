@@ -93,7 +93,7 @@ func TestScan(t *testing.T) {
 				}}
 				c.Create(t, j)
 			},
-			want: []string{"Job/migrate JobFailure warning"},
+			want: []string{"Job/migrate JobFailure critical"},
 		},
 		{
 			name:          "node not ready, all namespaces",
@@ -425,4 +425,57 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
+}
+
+// TestReconcilerLost: a fault that began after the watch started but
+// before the gap, which the source never reported, is not the gap's: the
+// scan at Lost notes it, and the Gap's scan emits only what began after.
+func TestReconcilerLost(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	synced := make(chan struct{})
+	rec, err := NewReconciler(Options{Client: userClient(t, c), Cluster: clusterName, Namespace: ns,
+		Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, nil)), Synced: func() { close(synced) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &emitted{got: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); rec.Run(ctx, out.emit) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-synced:
+	case <-time.After(deadline):
+		t.Fatalf("the first scan did not finish within %v", deadline)
+	}
+
+	crashLoopingPod(t, c, ns, "a-before-the-gap") // sorts first: a scan would emit it first
+	rec.Lost(time.Now())
+	noted := time.After(deadline)
+	for {
+		logMu.Lock()
+		ok := strings.Contains(logs.String(), "noted the faults present as the gap began")
+		logMu.Unlock()
+		if ok {
+			break
+		}
+		select {
+		case <-noted:
+			t.Fatalf("no scan as the gap began within %v", deadline)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	crashLoopingPod(t, c, ns, "during-the-gap")
+	rec.Gap(time.Second)
+	if got, want := out.waitFor(t, "during-the-gap"), []string{"during-the-gap"}; !slices.Equal(got, want) {
+		t.Errorf("emitted %q, want %q", got, want)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(logs.String(), "unreported=1") {
+		t.Errorf("the scan as the gap began does not count pod a-before-the-gap:\n%s", logs.String())
+	}
 }

@@ -51,7 +51,7 @@ func stateFault(obj runtime.Object, gvk schema.GroupVersionKind) (faultType, sev
 		}
 		for _, c := range d.Status.Conditions {
 			if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse {
-				return faultType, fault.SeverityCritical, c.Reason + ": " + c.Message
+				return faultType, severity, c.Reason + ": " + c.Message
 			}
 		}
 		return "", "", ""

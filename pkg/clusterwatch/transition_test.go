@@ -209,7 +209,7 @@ func TestStateFault(t *testing.T) {
 			Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{
 				Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit",
 			}}},
-		}, wantType: fault.TypeJobFailure, wantSeverity: fault.SeverityWarning, wantContext: "BackoffLimitExceeded: Job has reached the specified backoff limit"},
+		}, wantType: fault.TypeJobFailure, wantSeverity: fault.SeverityCritical, wantContext: "BackoffLimitExceeded: Job has reached the specified backoff limit"},
 		{name: "node not ready", gvk: nodeKind, obj: &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{

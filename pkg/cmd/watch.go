@@ -336,15 +336,17 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	switch o.Source {
 	case sourceMCP:
 		// The server never replays a gap: once the subscription is back, a
-		// scan of the cluster finds the faults that began meanwhile. They
-		// name the cluster as a single-cluster server's faults do, "" (what
-		// a multi-cluster server calls this one is unknown), so that dedup
-		// and the per-cluster queue take both for the same cluster.
+		// scan of the cluster finds the faults that began meanwhile. Its
+		// faults name the current context, and the watcher renames every
+		// fault the server sends to the context it maps to (clusterOf: ""
+		// and the server's own name for this cluster, its kubeconfig
+		// context, both map to it), so the reconciler recognises what the
+		// server reported and dedup takes both for one fault.
 		ns := ""
 		if len(o.namespaces) > 0 {
 			ns = o.namespaces[0]
 		}
-		rec, err := clusterwatch.NewReconciler(clusterwatch.Options{Client: def.cs, Namespace: ns, Logger: o.log})
+		rec, err := clusterwatch.NewReconciler(clusterwatch.Options{Client: def.cs, Cluster: def.name, Namespace: ns, Logger: o.log})
 		if err != nil {
 			return err
 		}
@@ -352,7 +354,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		s, err := mcpsource.New(mcpsource.Options{
 			Endpoint: o.MCPEndpoint, Mode: o.SubscribeMode, Namespaces: o.eventsNamespaces(),
 			EventType: o.EventType, Reason: o.Reason, BearerToken: o.mcpToken, Logger: o.log,
-			OnGap: rec.Gap,
+			OnGap: rec.Gap, OnLost: rec.Lost,
 		})
 		if err != nil {
 			return err

@@ -43,10 +43,10 @@ func Classify(obj *unstructured.Unstructured) (faultType, severity, context stri
 		if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &d) == nil {
 			for _, c := range d.Status.Conditions {
 				if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse {
-					return TypeDeploymentFailure, SeverityCritical, c.Reason + ": " + c.Message
+					return TypeDeploymentFailure, severityFor(TypeDeploymentFailure), c.Reason + ": " + c.Message
 				}
 				if c.Type == appsv1.DeploymentAvailable && c.Status == corev1.ConditionFalse {
-					return TypeDeploymentFailure, SeverityWarning, c.Reason + ": " + c.Message
+					return TypeDeploymentFailure, severityFor(TypeDeploymentFailure), c.Reason + ": " + c.Message
 				}
 			}
 		}
@@ -55,7 +55,7 @@ func Classify(obj *unstructured.Unstructured) (faultType, severity, context stri
 		if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &j) == nil {
 			for _, c := range j.Status.Conditions {
 				if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-					return TypeJobFailure, SeverityWarning, c.Reason + ": " + c.Message
+					return TypeJobFailure, severityFor(TypeJobFailure), c.Reason + ": " + c.Message
 				}
 			}
 		}
@@ -64,22 +64,22 @@ func Classify(obj *unstructured.Unstructured) (faultType, severity, context stri
 		if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &n) == nil {
 			for _, c := range n.Status.Conditions {
 				if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
-					return TypeNodeUnhealthy, SeverityCritical, fmt.Sprintf("Ready=%s: %s", c.Status, c.Message)
+					return TypeNodeUnhealthy, severityFor(TypeNodeUnhealthy), fmt.Sprintf("Ready=%s: %s", c.Status, c.Message)
 				}
 			}
 		}
 	}
-	return TypeManual, SeverityInfo, "triage requested for " + strings.ToLower(obj.GetKind()) + "/" + obj.GetName()
+	return TypeManual, severityFor(TypeManual), "triage requested for " + strings.ToLower(obj.GetKind()) + "/" + obj.GetName()
 }
 
 func classifyPod(pod *corev1.Pod) (string, string, string) {
 	statuses := append(append([]corev1.ContainerStatus{}, pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
 	for _, cs := range statuses {
 		if t := cs.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
-			return TypeOOMKilled, SeverityCritical, fmt.Sprintf("container %s terminated: OOMKilled, exit code %d", cs.Name, t.ExitCode)
+			return TypeOOMKilled, severityFor(TypeOOMKilled), fmt.Sprintf("container %s terminated: OOMKilled, exit code %d", cs.Name, t.ExitCode)
 		}
 		if t := cs.State.Terminated; t != nil && t.Reason == "OOMKilled" {
-			return TypeOOMKilled, SeverityCritical, fmt.Sprintf("container %s terminated: OOMKilled, exit code %d", cs.Name, t.ExitCode)
+			return TypeOOMKilled, severityFor(TypeOOMKilled), fmt.Sprintf("container %s terminated: OOMKilled, exit code %d", cs.Name, t.ExitCode)
 		}
 		if w := cs.State.Waiting; w != nil {
 			switch w.Reason {
@@ -88,36 +88,36 @@ func classifyPod(pod *corev1.Pod) (string, string, string) {
 				if t := cs.LastTerminationState.Terminated; t != nil {
 					ctx += fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, t.Reason)
 				}
-				return TypeCrashLoop, SeverityCritical, ctx
+				return TypeCrashLoop, severityFor(TypeCrashLoop), ctx
 			case "ImagePullBackOff", "ErrImagePull", "InvalidImageName":
-				return TypeImagePull, SeverityWarning, fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
+				return TypeImagePull, severityFor(TypeImagePull), fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
 			case "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
-				return TypeConfigError, SeverityWarning, fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
+				return TypeConfigError, severityFor(TypeConfigError), fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message)
 			}
 		}
 	}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
-			return TypeUnschedulable, SeverityWarning, c.Reason + ": " + c.Message
+			return TypeUnschedulable, severityFor(TypeUnschedulable), c.Reason + ": " + c.Message
 		}
 	}
 	if pod.Status.Phase == corev1.PodFailed && pod.Status.Reason == "Evicted" {
-		return TypeEvicted, SeverityWarning, "pod evicted: " + pod.Status.Message
+		return TypeEvicted, severityFor(TypeEvicted), "pod evicted: " + pod.Status.Message
 	}
 	if pod.Status.Phase == corev1.PodFailed {
-		return TypePodFailed, SeverityWarning, fmt.Sprintf("pod failed: %s %s", pod.Status.Reason, pod.Status.Message)
+		return TypePodFailed, severityFor(TypePodFailed), fmt.Sprintf("pod failed: %s %s", pod.Status.Reason, pod.Status.Message)
 	}
 	for _, cs := range statuses {
 		if cs.State.Terminated != nil && cs.State.Terminated.ExitCode != 0 {
-			return TypePodCrash, SeverityWarning, fmt.Sprintf("container %s exited with code %d", cs.Name, cs.State.Terminated.ExitCode)
+			return TypePodCrash, severityFor(TypePodCrash), fmt.Sprintf("container %s exited with code %d", cs.Name, cs.State.Terminated.ExitCode)
 		}
 	}
 	if pod.Status.Phase == corev1.PodRunning {
 		for _, c := range pod.Status.Conditions {
 			if c.Type == corev1.PodReady && c.Status != corev1.ConditionTrue {
-				return TypePodNotReady, SeverityWarning, "pod is running but not ready: " + c.Message
+				return TypePodNotReady, severityFor(TypePodNotReady), "pod is running but not ready: " + c.Message
 			}
 		}
 	}
-	return TypeManual, SeverityInfo, "triage requested for pod/" + pod.Name
+	return TypeManual, severityFor(TypeManual), "triage requested for pod/" + pod.Name
 }

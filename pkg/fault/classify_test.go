@@ -41,7 +41,7 @@ func TestClassify(t *testing.T) {
 		{toUnstructured(t, waiting("CreateContainerConfigError"), "Pod"), TypeConfigError, SeverityWarning},
 		{toUnstructured(t, unsched, "Pod"), TypeUnschedulable, SeverityWarning},
 		{toUnstructured(t, dep, "Deployment"), TypeDeploymentFailure, SeverityCritical},
-		{toUnstructured(t, &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "The node was low on resource: memory."}}, "Pod"), TypeEvicted, SeverityWarning},
+		{toUnstructured(t, &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "The node was low on resource: memory."}}, "Pod"), TypeEvicted, SeverityCritical},
 		{toUnstructured(t, &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "DeadlineExceeded"}}, "Pod"), TypePodFailed, SeverityWarning},
 		{toUnstructured(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ok"}}, "Pod"), TypeManual, SeverityInfo},
 		{toUnstructured(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}}, "ConfigMap"), TypeManual, SeverityInfo},

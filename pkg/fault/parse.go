@@ -363,6 +363,13 @@ func fill(ev *Event) {
 	}
 	if ev.Severity == "" {
 		ev.Severity = deriveSeverity(ev.Level, k)
+		// A Warning (or worse) about a fault type the table knows is rated
+		// by the table, as the scan and the cluster source rate it: events
+		// mode sends a crash loop's BackOff at level info, which alone
+		// would make it a warning.
+		if s, ok := SeverityOf(ev.FaultType); ok && SeverityRank(ev.Severity) >= SeverityRank(SeverityWarning) {
+			ev.Severity = s
+		}
 	}
 	if ev.Context == "" && k != nil {
 		switch {

@@ -84,11 +84,11 @@ func TestParseFixtures(t *testing.T) {
 			context: "Container entered CrashLoopBackOff state, restart count: 1, waiting message: back-off 10s restarting failed container=crashy, last exit code: 1, last reason: Error",
 			at:      ts("2026-11-21T15:46:27Z")},
 		// events mode: sent at level info, but a Warning event is a warning.
-		{shape: ShapeNested, cluster: "local", sub: "sub-7e4fdc7a", faultType: TypeCrashLoop, severity: "warning",
+		{shape: ShapeNested, cluster: "local", sub: "sub-7e4fdc7a", faultType: TypeCrashLoop, severity: "critical",
 			kind: "Pod", name: "crashy", namespace: "seeds-probe", uid: "3b2681be-da83-47ae-ba60-8d84463c4799", apiVersion: "v1",
 			context: "BackOff: Back-off restarting failed container crashy", at: ts("2026-11-21T15:46:23Z"), reason: "BackOff", evType: "Warning"},
 		// older nested faults shape with logs and no timestamp besides the event's.
-		{shape: ShapeNested, cluster: "prod-east", sub: "sub-1a2b3c4d", faultType: TypeCrashLoop, severity: "warning",
+		{shape: ShapeNested, cluster: "prod-east", sub: "sub-1a2b3c4d", faultType: TypeCrashLoop, severity: "critical",
 			kind: "Pod", name: "checkout-7d9f6c5b8-x2kq9", namespace: "shop", uid: "6f1c2d3e-0000-4000-8000-00000000a001", apiVersion: "v1",
 			context: "BackOff: Back-off restarting failed container api in pod checkout-7d9f6c5b8-x2kq9_shop", at: ts("2026-11-21T15:40:02Z"),
 			reason: "BackOff", evType: "Warning", logs: 1},
@@ -208,8 +208,8 @@ func TestParseSubscriptionError(t *testing.T) {
 // The same fault in every wire shape answers the same through the helpers.
 func TestParseShapesAgree(t *testing.T) {
 	shapes := map[string]string{
-		"flat":        `{"cluster":"c","faultId":"f1","faultType":"CrashLoop","severity":"warning","resource":{"apiVersion":"v1","kind":"Pod","name":"api","namespace":"shop"},"context":"x","timestamp":"2026-01-02T03:04:05Z"}`,
-		"flat-legacy": `{"cluster":"c","faultType":"CrashLoop","severity":"warning","resource":{"kind":"Pod","name":"api","namespace":"shop"},"timestamp":"2026-01-02T03:04:05Z"}`,
+		"flat":        `{"cluster":"c","faultId":"f1","faultType":"CrashLoop","severity":"critical","resource":{"apiVersion":"v1","kind":"Pod","name":"api","namespace":"shop"},"context":"x","timestamp":"2026-01-02T03:04:05Z"}`,
+		"flat-legacy": `{"cluster":"c","faultType":"CrashLoop","severity":"critical","resource":{"kind":"Pod","name":"api","namespace":"shop"},"timestamp":"2026-01-02T03:04:05Z"}`,
 		"nested":      `{"jsonrpc":"2.0","method":"notifications/message","params":{"logger":"kubernetes/faults","level":"warning","data":{"cluster":"c","event":{"namespace":"shop","timestamp":"2026-01-02T03:04:05Z","type":"Warning","reason":"BackOff","message":"Back-off restarting failed container api","involvedObject":{"kind":"Pod","name":"api","namespace":"shop"}},"logs":[]}}}`,
 		"events":      `{"logger":"kubernetes/events","level":"info","data":{"cluster":"c","event":{"namespace":"shop","lastTimestamp":"2026-01-02T03:04:05Z","type":"Warning","reason":"BackOff","message":"m","involvedObject":{"kind":"Pod","name":"api"}}}}`,
 	}
@@ -219,7 +219,7 @@ func TestParseShapesAgree(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		got := [6]string{ev.Cluster, ev.ResourceKind(), ev.ResourceName(), ev.Namespace(), ev.FaultType, ev.Severity}
-		if want := [6]string{"c", "Pod", "api", "shop", TypeCrashLoop, SeverityWarning}; got != want {
+		if want := [6]string{"c", "Pod", "api", "shop", TypeCrashLoop, SeverityCritical}; got != want {
 			t.Errorf("%s: %v, want %v", name, got, want)
 		}
 		if !ev.Timestamp.Equal(ts("2026-01-02T03:04:05Z")) {
@@ -284,7 +284,7 @@ func TestParseLenient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(ev.Raw) != in || !ev.Timestamp.IsZero() || ev.Severity != SeverityWarning || ev.Namespace() != "" {
+	if string(ev.Raw) != in || !ev.Timestamp.IsZero() || ev.Severity != SeverityCritical || ev.Namespace() != "" {
 		t.Errorf("got %+v", ev)
 	}
 	// data sent as a JSON-encoded string.

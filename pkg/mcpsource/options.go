@@ -89,6 +89,13 @@ type Options struct {
 	// the first connection. It runs on the source's own goroutine and must
 	// return quickly.
 	OnGap func(gap time.Duration)
+	// OnLost, when set, is called as soon as the session is found lost,
+	// before reconnecting (with when it was lost, at best knowledge), so
+	// the caller can note what exists as the gap begins and later catch up
+	// with only what began during it. Not called when a live session's
+	// subscription went missing: that is found only as it is replaced.
+	// It runs on the source's own goroutine and must return quickly.
+	OnLost func(lostAt time.Time)
 }
 
 // Message is one notifications/message the source passes on.

@@ -187,6 +187,9 @@ func (r *run) loop(ctx context.Context) error {
 		r.stats.Subscribed.Store(false)
 		r.logger.Warn("lost the MCP subscription, reconnecting", "endpoint", r.opts.Endpoint,
 			"subscriptionId", sess.subID, "error", cause)
+		if r.opts.OnLost != nil {
+			r.opts.OnLost(lostAt)
+		}
 		if sess = r.reconnect(ctx, lostAt); sess == nil {
 			return nil
 		}

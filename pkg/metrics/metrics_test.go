@@ -152,7 +152,7 @@ kubectl_triage_events_parse_errors_total{cluster="prod"} ` + parseErrors + `
 # HELP kubectl_triage_subscription_errors_total subscription_error notifications received from the source.
 # TYPE kubectl_triage_subscription_errors_total counter
 kubectl_triage_subscription_errors_total{cluster="prod"} ` + subscriptionErrors + `
-# HELP kubectl_triage_events_filtered_total Fault events skipped for being below --min-severity.
+# HELP kubectl_triage_events_filtered_total Fault events skipped by the filter: below --min-severity, or outside the namespace of -n (the log line of each says which).
 # TYPE kubectl_triage_events_filtered_total counter
 kubectl_triage_events_filtered_total{cluster="prod"} ` + filtered + `
 # HELP kubectl_triage_events_deduplicated_total Fault events skipped as repeats within --dedup-window.

@@ -22,7 +22,7 @@ var (
 	subscriptionErrorsDesc = prometheus.NewDesc("kubectl_triage_subscription_errors_total",
 		"subscription_error notifications received from the source.", clusterLabel, nil)
 	eventsFilteredDesc = prometheus.NewDesc("kubectl_triage_events_filtered_total",
-		"Fault events skipped for being below --min-severity.", clusterLabel, nil)
+		"Fault events skipped by the filter: below --min-severity, or outside the namespace of -n (the log line of each says which).", clusterLabel, nil)
 	eventsDeduplicatedDesc = prometheus.NewDesc("kubectl_triage_events_deduplicated_total",
 		"Fault events skipped as repeats within --dedup-window.", clusterLabel, nil)
 	eventsDroppedDesc = prometheus.NewDesc("kubectl_triage_events_dropped_total",

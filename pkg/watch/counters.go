@@ -8,7 +8,7 @@ type Counters struct {
 	Received           atomic.Uint64 // notifications in
 	ParseErrors        atomic.Uint64 // bad JSON, no resource, unknown logger…: counted and skipped
 	SubscriptionErrors atomic.Uint64 // subscription_error notifications
-	Filtered           atomic.Uint64 // below --min-severity
+	Filtered           atomic.Uint64 // below --min-severity or outside -n (Result.FilterReason)
 	Deduplicated       atomic.Uint64 // repeats within --dedup-window
 	Dropped            atomic.Uint64 // lost to a full queue
 	Enqueued           atomic.Uint64 // handed to the queue

@@ -30,14 +30,35 @@ func NewFilter(minSeverity string) (Filter, error) {
 // MinSeverity is the minimum as given ("" when none).
 func (f Filter) MinSeverity() string { return f.minName }
 
-// Allow reports whether ev is severe enough. An event whose severity is not
+// Allow reports whether ev passes: in -n's namespaces, and severe enough
+// (Why says which it is not). An event whose severity is not
 // on the scale counts as a warning: an unfamiliar word from a newer server
 // should not silence a fault under the default threshold.
-func (f Filter) Allow(ev *fault.Event) bool {
+func (f Filter) Allow(ev *fault.Event) bool { return f.Why(ev) == NotFiltered }
+
+// FilterReason is why a filter drops an event, for the log line that says
+// so: a Node fault dropped by -n is not "below --min-severity".
+type FilterReason int
+
+const (
+	NotFiltered      FilterReason = iota
+	BelowSeverity                 // below --min-severity
+	OutsideNamespace              // not in the namespaces of -n
+)
+
+func (r FilterReason) String() string {
+	return [...]string{"", "below --min-severity", "outside the namespace of -n"}[r]
+}
+
+// Why says whether ev passes (NotFiltered) and, if not, why not.
+func (f Filter) Why(ev *fault.Event) FilterReason {
 	if f.namespaces != nil && !f.namespaces[ev.Namespace()] {
-		return false
+		return OutsideNamespace
 	}
-	return EventRank(ev) >= f.min
+	if EventRank(ev) < f.min {
+		return BelowSeverity
+	}
+	return NotFiltered
 }
 
 // InNamespaces narrows f to events in the given namespaces (-n for a

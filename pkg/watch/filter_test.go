@@ -72,3 +72,31 @@ func TestFilterNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// A dropped fault says why: a critical Node fault dropped because -n
+// names a namespace is outside it, not below --min-severity.
+func TestFilterWhy(t *testing.T) {
+	f, err := NewFilter("warning")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f = f.InNamespaces("shop")
+	for _, tc := range []struct {
+		name string
+		ev   *fault.Event
+		want FilterReason
+	}{
+		{"node outside -n", &fault.Event{Severity: "critical", Resource: &fault.Resource{Kind: "Node", Name: "n1"}}, OutsideNamespace},
+		{"pod below", &fault.Event{Severity: "info", Resource: &fault.Resource{Kind: "Pod", Name: "p", Namespace: "shop"}}, BelowSeverity},
+		{"pod passes", &fault.Event{Severity: "critical", Resource: &fault.Resource{Kind: "Pod", Name: "p", Namespace: "shop"}}, NotFiltered},
+	} {
+		if got := f.Why(tc.ev); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	p := &Pipeline{Filter: f, Sink: NewQueue[*fault.Event](1, DropNew)}
+	r := p.IngestEvent(&fault.Event{Severity: "critical", Resource: &fault.Resource{Kind: "Node", Name: "n1"}})
+	if r.Outcome != Filtered || r.FilterReason.String() != "outside the namespace of -n" {
+		t.Errorf("pipeline: %v %q", r.Outcome, r.FilterReason)
+	}
+}

@@ -25,7 +25,7 @@ const (
 	Enqueued          Outcome = iota // accepted and queued (possibly pushing out an older one: Result.Lost)
 	ParseError                       // not a usable fault event; the error says why
 	SubscriptionError                // a subscription_error notification: Result.SubscriptionError
-	Filtered                         // below the minimum severity
+	Filtered                         // dropped by the filter: Result.FilterReason says why
 	Duplicate                        // a repeat within the dedup window
 	Dropped                          // the queue was full (DropNew) or closed
 )
@@ -40,6 +40,7 @@ type Result struct {
 	Event             *fault.Event             // the parsed event (nil for ParseError and SubscriptionError)
 	Lost              *fault.Event             // an event the queue dropped to make room, or Event itself when Dropped
 	SubscriptionError *fault.SubscriptionError // for SubscriptionError
+	FilterReason      FilterReason             // for Filtered
 }
 
 // Pipeline is the ingest path. Filter's zero value passes all; a nil Dedup
@@ -90,9 +91,9 @@ func (p *Pipeline) IngestEvent(ev *fault.Event) Result {
 }
 
 func (p *Pipeline) admit(ev *fault.Event, c *Counters) Result {
-	if !p.Filter.Allow(ev) {
+	if why := p.Filter.Why(ev); why != NotFiltered {
 		c.Filtered.Add(1)
-		return Result{Outcome: Filtered, Event: ev}
+		return Result{Outcome: Filtered, Event: ev, FilterReason: why}
 	}
 	var key string
 	if p.Dedup != nil {

@@ -298,8 +298,11 @@ func (w *Watcher) drain(ctx context.Context, keyed *watch.Keyed[*fault.Event], c
 // Message ingests one MCP notification.
 func (w *Watcher) Message(logger, level string, data []byte) {
 	ev, se, err := fault.ParseMessage(logger, level, data)
-	if ev != nil && w.cfg.Parsed != nil {
-		w.cfg.Parsed(ev)
+	if ev != nil {
+		w.identify(ev)
+		if w.cfg.Parsed != nil {
+			w.cfg.Parsed(ev)
+		}
 	}
 	r, err := w.pipeline.IngestParsed(ev, se, err)
 	w.logResult(r, err)
@@ -307,7 +310,20 @@ func (w *Watcher) Message(logger, level string, data []byte) {
 
 // Event ingests one event from the cluster source.
 func (w *Watcher) Event(ev *fault.Event) {
+	if ev != nil {
+		w.identify(ev)
+	}
 	w.logResult(w.pipeline.IngestEvent(ev), nil)
+}
+
+// identify names the fault's cluster once, at intake, by the cluster it is
+// triaged on (its queue's key): kubernetes-mcp-server run with a kubeconfig
+// names the cluster by its context ("prod-eu-1"), a single-cluster one
+// names none, the reconciling scan and the cluster source use the context.
+// With one name for one cluster, what the server reported is what the scan
+// finds (Parsed) and dedup's key is the same whichever source saw it.
+func (w *Watcher) identify(ev *fault.Event) {
+	ev.Cluster = w.clusterOf(ev)
 }
 
 func (w *Watcher) logResult(r watch.Result, err error) {
@@ -317,7 +333,7 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 	case watch.SubscriptionError:
 		w.log.Debug("subscription error notification", "error", r.SubscriptionError.Error())
 	case watch.Filtered:
-		w.log.Debug("below --min-severity", w.eventAttrs(r.Event)...)
+		w.log.Debug("fault filtered: "+r.FilterReason.String(), w.eventAttrs(r.Event)...)
 	case watch.Duplicate:
 		w.log.Debug("duplicate within --dedup-window", w.eventAttrs(r.Event)...)
 	case watch.Dropped:

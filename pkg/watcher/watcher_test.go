@@ -1,11 +1,15 @@
 package watcher
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -302,4 +306,96 @@ func TestWatcherParsedSeesEveryFault(t *testing.T) {
 	if len(seen) != 2 || seen[0] != "quiet" || seen[1] != "a" {
 		t.Errorf("Parsed saw %v, want [quiet a]", seen)
 	}
+}
+
+// A fault is named by the cluster it is triaged on from intake on: the
+// server's name for the current cluster (its kubeconfig context) and ""
+// are one cluster to Parsed (the reconciler) and to dedup.
+func TestWatcherOneIdentityPerCluster(t *testing.T) {
+	ft := &fakeTriage{}
+	var mu sync.Mutex
+	var parsed []string
+	w, err := New(Config{
+		DedupWindow: time.Minute, MaxIncidents: 2, Triage: ft.run, DefaultCluster: "prod-eu-1",
+		ClusterOf: func(ev *fault.Event) string {
+			if ev.Cluster == "other" {
+				return "other"
+			}
+			return "prod-eu-1" // "" and the context name alike
+		},
+		Parsed: func(ev *fault.Event) { mu.Lock(); parsed = append(parsed, ev.Cluster); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(cluster, name string) []byte {
+		return fmt.Appendf(nil, `{"faultId":"f","cluster":%q,"faultType":"CrashLoop","severity":"critical","resource":{"kind":"Pod","name":%q,"namespace":"shop"}}`, cluster, name)
+	}
+	src := SourceFunc(func(ctx context.Context, in Intake) error {
+		in.Message("kubernetes/faults", "warning", frame("prod-eu-1", "a"))
+		in.Message("kubernetes/faults", "warning", frame("", "a")) // the scan's view of the same fault
+		in.Event(&fault.Event{FaultType: "CrashLoop", Severity: "critical", Resource: &fault.Resource{Kind: "Pod", Name: "a", Namespace: "shop"}})
+		in.Message("kubernetes/faults", "warning", frame("other", "a")) // another cluster: its own fault
+		<-ctx.Done()
+		return nil
+	})
+	if err := w.Run(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	if got := ft.got(); len(got) != 2 {
+		t.Errorf("triaged %v, want pod a once per cluster", got)
+	}
+	if st := w.Stats(); st.Deduplicated != 2 {
+		t.Errorf("deduplicated %d, want 2", st.Deduplicated)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"prod-eu-1", "prod-eu-1", "other"}; fmt.Sprint(parsed) != fmt.Sprint(want) {
+		t.Errorf("Parsed saw clusters %q, want %q", parsed, want)
+	}
+}
+
+// The log says why a fault was dropped: a Node fault dropped because of -n
+// is not "below --min-severity".
+func TestWatcherLogsFilterReason(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	f, _ := watch.NewFilter("warning")
+	w, err := New(Config{Filter: f.InNamespaces("shop"), Triage: (&fakeTriage{}).run, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, sent := feedSent(
+		[]byte(`{"faultId":"n","faultType":"NodeUnhealthy","severity":"critical","resource":{"kind":"Node","name":"n1"}}`),
+		[]byte(`{"faultId":"q","faultType":"PodCrash","severity":"info","resource":{"kind":"Pod","name":"q","namespace":"shop"}}`),
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-sent; cancel() }()
+	if err := w.Run(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	for kind, want := range map[string]string{"kind=Node": `msg="fault filtered: outside the namespace of -n"`, "kind=Pod": `msg="fault filtered: below --min-severity"`} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			found = found || (strings.Contains(line, kind) && strings.Contains(line, want))
+		}
+		if !found {
+			t.Errorf("no %s line for %s:\n%s", want, kind, out)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

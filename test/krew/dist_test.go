@@ -36,47 +36,61 @@ func mustValid(t *testing.T, p Plugin, distDir string) {
 	}
 }
 
-// The checked-in manifest must satisfy krew. Its sha256 values are only
-// checked for form: the binaries embed the commit, so they match archives
-// built from the commit `make krew-manifest` ran on (the release commit),
-// not every later one. TestDist checks digests against real archives.
-func TestCheckedInManifest(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "krew-manifest.yaml"))
-	if err != nil {
-		t.Fatal(err)
+// templatePath is the checksum-free template `make krew-manifest` fills.
+func templatePath(t *testing.T) string {
+	return filepath.Join(repoRoot(t), "plugins", "krew", "triage.yaml.tmpl")
+}
+
+// The repository holds a template, never a manifest with checksums: the
+// binaries embed the commit, so a committed manifest could only describe
+// archives built before the commit that added it (krew: "checksum does not
+// match"). It carries the descriptive text krew checks, and no platforms;
+// its name is not triage.yaml, so nobody installs it as it stands.
+func TestTemplate(t *testing.T) {
+	data := mustRead(t, templatePath(t))
+	if strings.Contains(string(data), "sha256:") {
+		t.Error("the template carries a sha256")
 	}
 	p, err := decodeManifest(data)
 	if err != nil {
-		t.Fatalf("krew-manifest.yaml: %v", err)
+		t.Fatalf("template: %v", err)
 	}
+	if len(p.Spec.Platforms) != 0 {
+		t.Errorf("the template has %d platforms; they come from the archives", len(p.Spec.Platforms))
+	}
+	if err := checkFileName(templatePath(t), p); err == nil {
+		t.Error("the template is named like an installable manifest")
+	}
+	// krew's rules on everything but the platforms: with one stand-in
+	// platform and a real version the template must pass them.
+	p.Spec.Version = testVersion
+	p.Spec.Platforms = goodManifest(t).Spec.Platforms[:1]
 	mustValid(t, p, "")
-	// Every platform is one of the six `make dist` builds, and all six are
-	// there.
-	allowed := map[string]bool{}
-	required := map[string]bool{}
-	for _, osArch := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
-		allowed[osArch], required[osArch] = true, true
-	}
-	for i, pl := range p.Spec.Platforms {
-		if pl.Selector == nil {
-			continue
-		}
-		osArch := pl.Selector.MatchLabels["os"] + "/" + pl.Selector.MatchLabels["arch"]
-		if !allowed[osArch] {
-			t.Errorf("platforms[%d]: unexpected or duplicate %s", i, osArch)
-		}
-		delete(allowed, osArch)
-		delete(required, osArch)
-		if prefix := fmt.Sprintf(releaseURIFmt, p.Spec.Version); !strings.HasPrefix(pl.URI, prefix) {
-			t.Errorf("platforms[%d]: uri %s is not under the GitHub release %s", i, pl.URI, prefix)
-		}
-	}
-	for osArch := range required {
-		t.Errorf("no platform for %s", osArch)
-	}
-	for _, word := range []string{"read", "agent"} {
-		if !strings.Contains(strings.ToLower(p.Spec.Caveats), word) {
+	for _, word := range []string{"read", "agent", "kubectl krew uninstall triage", "rm "} {
+		if !strings.Contains(p.Spec.Caveats, word) {
 			t.Errorf("caveats do not mention %q", word)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repoRoot(t), "krew-manifest.yaml")); err == nil {
+		t.Error("krew-manifest.yaml is back: krew refuses a manifest not named after the plugin")
+	}
+}
+
+// checkFileName is krew's validate-krew-manifest rule that a manifest file
+// is named after its plugin (NAME.yaml).
+func checkFileName(file string, p Plugin) error {
+	base := filepath.Base(file)
+	if want := p.Metadata.Name + ".yaml"; base != want {
+		return fmt.Errorf("plugin should be named %q, not %q", strings.TrimSuffix(base, filepath.Ext(base)), p.Metadata.Name)
+	}
+	return nil
+}
+
+func TestCheckFileName(t *testing.T) {
+	p := goodManifest(t)
+	for file, ok := range map[string]bool{"/x/triage.yaml": true, "krew-manifest.yaml": false, "triage.yml": false, "triage.yaml.tmpl": false} {
+		if err := checkFileName(file, p); (err == nil) != ok {
+			t.Errorf("checkFileName(%s) = %v, want ok=%v", file, err, ok)
 		}
 	}
 }
@@ -241,7 +255,7 @@ func TestManifestFromArchives(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "triage.yaml")
 	base := "https://downloads.example.com/triage/" + testVersion
 	run(t, repoRoot(t), nil, helper, "manifest", "-version", testVersion, "-dist", a, "-uri-base", base,
-		"-in", filepath.Join(repoRoot(t), "krew-manifest.yaml"), "-out", out)
+		"-in", templatePath(t), "-out", out)
 	data, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -251,6 +265,9 @@ func TestManifestFromArchives(t *testing.T) {
 		t.Fatalf("generated manifest: %v\n%s", err, data)
 	}
 	mustValid(t, p, a)
+	if err := checkFileName(out, p); err != nil {
+		t.Error(err)
+	}
 	if n := len(p.Spec.Platforms); n != 6 {
 		t.Errorf("%d platforms, want 6", n)
 	}
@@ -260,9 +277,20 @@ func TestManifestFromArchives(t *testing.T) {
 		}
 	}
 	// The descriptive text comes from the template.
-	orig, _ := decodeManifest(mustRead(t, filepath.Join(repoRoot(t), "krew-manifest.yaml")))
+	orig, _ := decodeManifest(mustRead(t, templatePath(t)))
 	if p.Spec.Description != orig.Spec.Description || p.Spec.Caveats != orig.Spec.Caveats || p.Spec.ShortDescription != orig.Spec.ShortDescription {
-		t.Error("the generated manifest lost the descriptive text of krew-manifest.yaml")
+		t.Error("the generated manifest lost the descriptive text of the template")
+	}
+
+	// The generator refuses what krew would: a manifest file not named
+	// triage.yaml, and a template carrying platforms (stale checksums).
+	if msg, err := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", templatePath(t),
+		"-out", filepath.Join(t.TempDir(), "krew-manifest.yaml")).CombinedOutput(); err == nil || !strings.Contains(string(msg), "named triage.yaml") {
+		t.Errorf("manifest -out krew-manifest.yaml: err=%v, %s", err, msg)
+	}
+	if msg, err := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", out,
+		"-out", filepath.Join(t.TempDir(), "triage.yaml")).CombinedOutput(); err == nil || !strings.Contains(string(msg), "template has no platforms") {
+		t.Errorf("manifest from a template with checksums: err=%v, %s", err, msg)
 	}
 
 	// A tampered archive no longer matches SHA256SUMS: the generator refuses.
@@ -271,7 +299,7 @@ func TestManifestFromArchives(t *testing.T) {
 	if err := os.WriteFile(f, append(raw, 0), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", filepath.Join(repoRoot(t), "krew-manifest.yaml"), "-out", out)
+	cmd := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", templatePath(t), "-out", out)
 	if msg, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(msg), "SHA256SUMS") {
 		t.Errorf("manifest from a stale archive: err=%v, %s", err, msg)
 	}
@@ -388,8 +416,13 @@ func TestDist(t *testing.T) {
 		t.Skip("builds the plugin twice")
 	}
 	a, b := t.TempDir(), t.TempDir()
+	// The manifest lands in DIST_DIR/triage.yaml by default; moved aside,
+	// the rest of DIST_DIR must equal a second `make dist`.
+	makeCmd(t, "krew-manifest", "VERSION="+testVersion, "PLATFORMS=host", "DIST_DIR="+a)
 	manifest := filepath.Join(t.TempDir(), "triage.yaml")
-	makeCmd(t, "krew-manifest", "VERSION="+testVersion, "PLATFORMS=host", "DIST_DIR="+a, "KREW_MANIFEST="+manifest)
+	if err := os.Rename(filepath.Join(a, "triage.yaml"), manifest); err != nil {
+		t.Fatalf("make krew-manifest wrote no DIST_DIR/triage.yaml: %v", err)
+	}
 	makeCmd(t, "dist", "VERSION="+testVersion, "PLATFORMS=host", "DIST_DIR="+b)
 	sameDirs(t, a, b)
 	data := mustRead(t, filepath.Join(a, "SHA256SUMS"))

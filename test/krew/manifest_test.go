@@ -1,4 +1,4 @@
-// Package krew checks the release packaging: krew-manifest.yaml against
+// Package krew checks the release packaging: the manifest template against
 // krew's own validation rules, the archives `make dist` writes, that two
 // builds are byte-identical, and that a manifest made by
 // `make krew-manifest` describes the archives it was made from.

@@ -81,8 +81,9 @@ type Options struct {
 	// Token, when set, is the bearer token every request must carry
 	// (Authorization: Bearer <Token>); others get 401.
 	Token string
-	// Cluster is the `cluster` the subscriptions report (the real server's
-	// kubeconfig context, empty for a single-cluster server).
+	// Cluster is the `cluster` the subscriptions report and every fault
+	// or event notification carries (the real server's kubeconfig context,
+	// empty for a single-cluster server).
 	Cluster string
 	// Modes are the subscription modes events_subscribe accepts; default
 	// faults, resource-faults and events. Current real servers accept only
@@ -442,6 +443,12 @@ func (s *Server) send(logger, level string, data json.RawMessage) (int, error) {
 		}
 		stamped := maps.Clone(obj)
 		stamped["subscriptionId"] = t.subID
+		// The real server names the cluster in every notification: by its
+		// kubeconfig context when it runs with one (its default), "" with
+		// --disable-multi-cluster.
+		if _, ok := stamped["cluster"]; !ok && s.opts.Cluster != "" && logger != LoggerSubscriptionError {
+			stamped["cluster"] = s.opts.Cluster
+		}
 		err := t.session.Log(context.Background(), &mcp.LoggingMessageParams{
 			Logger: logger,
 			Level:  mcp.LoggingLevel(level),
