@@ -182,6 +182,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdMCP(flags, streams))
 	cmd.AddCommand(NewCmdConfig(streams))
 	cmd.AddCommand(NewCmdAgents(streams))
+	cmd.AddCommand(NewCmdReplay(streams))
 	registerCompletions(cmd, o)
 	return cmd
 }
