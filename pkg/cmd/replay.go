@@ -72,7 +72,7 @@ With --diff, prints a unified diff of the saved output/investigation.md
 against the replayed report: exit 0 and one line when they are identical,
 exit 2 when they differ (1 stays an error, as for every command).`,
 		Example:           replayExample,
-		ValidArgsFunction: completeIncidentIDs,
+		ValidArgsFunction: completeReplayArg,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := o.Complete(c, args); err != nil {
 				return err
@@ -89,6 +89,15 @@ exit 2 when they differ (1 stays an error, as for every command).`,
 	cmd.MarkFlagsMutuallyExclusive("diff", "output")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "kyaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// completeReplayArg offers incident IDs, or directories once the word
+// looks like a path.
+func completeReplayArg(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) == 0 && (strings.ContainsRune(toComplete, '/') || strings.HasPrefix(toComplete, ".") || strings.HasPrefix(toComplete, "~")) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	return completeIncidentIDs(cmd, args, toComplete)
 }
 
 // Complete takes the argument. The workspace root is resolved only for an

@@ -221,3 +221,16 @@ func TestReplayCapturedAt(t *testing.T) {
 		t.Error("a workspace without any time: no error")
 	}
 }
+
+// TestReplayCompletion: incident IDs like show, directories for a path.
+func TestReplayCompletion(t *testing.T) {
+	root, _ := replayRoot(t)
+	r := run(t, "__complete", "replay", "--workspace-root", root, "5429")
+	if !strings.Contains(r.stdout, idReplay+"\tPod/orders -n rn-crashloop-envconfig resolved") || !strings.HasSuffix(strings.TrimSpace(r.stdout), ":4") {
+		t.Errorf("ID completion:\n%s", r.stdout)
+	}
+	r = run(t, "__complete", "replay", "--workspace-root", root, "./inc")
+	if strings.Contains(r.stdout, idReplay) || !strings.HasSuffix(strings.TrimSpace(r.stdout), ":16") {
+		t.Errorf("path completion:\n%s", r.stdout)
+	}
+}
