@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -8,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/cmd"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
@@ -125,5 +130,17 @@ func TestReplayRealCapture(t *testing.T) {
 	code, stdout, _ = runBinary(t, offline, "replay", dir, "--diff")
 	if code != 0 || !strings.Contains(stdout, "investigation.json") {
 		t.Errorf("--diff against the recorded report: exit %d\n%s", code, stdout)
+	}
+}
+
+// assertReplays: `kubectl triage replay --diff` of a live incident's
+// workspace finds no difference (every scenario goes through it, so what
+// bundle.Load gives back is what the live run collected).
+func assertReplays(t *testing.T, dir string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := cmd.Run(context.Background(), genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, []string{"replay", dir, "--diff"})
+	if code != 0 || !strings.HasPrefix(out.String(), "No difference") {
+		t.Errorf("replay --diff of the workspace: exit %d, stderr %s\n%s", code, errOut.String(), out.String())
 	}
 }
