@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,9 +25,10 @@ import (
 // investigator. target names the triaged object (kind, name, namespace).
 //
 // What Write does not store comes back approximately: events get the UID
-// of the loaded object they name (kind/name), the pods on a Node target
-// are not there (Write does not store them), and the Missing list is empty
-// (a rule that needs it sees the object as merely not collected).
+// of the loaded object they name (kind/name). The pods on a Node target and
+// the Missing list come back only from workspaces written since Write
+// stores them (node-pods.json, missing-references.json); in older ones a
+// rule that needs them sees the object as merely not collected.
 func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 	b := &Bundle{}
 	if data, err := os.ReadFile(filepath.Join(contextDir, ClusterInfoFile)); err == nil {
@@ -39,6 +41,7 @@ func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 		return nil, err
 	}
 	uids := map[string]types.UID{} // kind/name -> uid
+	var objs []*unstructured.Unstructured
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -48,6 +51,26 @@ func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 		if err := u.UnmarshalJSON(data); err != nil {
 			return nil, fmt.Errorf("read %s: %w", filepath.Base(f), err)
 		}
+		objs = append(objs, u)
+	}
+	// The files come back in name order; the collection's order (which
+	// rules see, and which breaks their ties: the first pod named, the
+	// order of equal times in the timeline) is that of cluster-info.json's
+	// involvedResources. Objects it does not list keep name order, after.
+	rank := map[types.UID]int{}
+	for i, r := range b.Cluster.Involved {
+		if r.UID != "" {
+			rank[types.UID(r.UID)] = i + 1
+		}
+	}
+	order := func(u *unstructured.Unstructured) int {
+		if n, ok := rank[u.GetUID()]; ok {
+			return n
+		}
+		return len(rank) + 1
+	}
+	sort.SliceStable(objs, func(i, j int) bool { return order(objs[i]) < order(objs[j]) })
+	for _, u := range objs {
 		uids[u.GetKind()+"/"+u.GetName()] = u.GetUID()
 		if u.GetKind() == target.Kind && u.GetName() == target.Name {
 			b.Object = u
@@ -58,7 +81,7 @@ func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 			}
 		}
 		if err := b.addLoaded(u); err != nil {
-			return nil, fmt.Errorf("read %s: %w", filepath.Base(f), err)
+			return nil, fmt.Errorf("read %s: %w", u.GetKind()+"/"+u.GetName(), err)
 		}
 	}
 	if b.Object == nil {
@@ -76,6 +99,16 @@ func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 	if data, err := os.ReadFile(filepath.Join(contextDir, CandidatesFile)); err == nil {
 		if err := json.Unmarshal(data, &b.Candidates); err != nil {
 			return nil, fmt.Errorf("read %s: %w", CandidatesFile, err)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(contextDir, MissingFile)); err == nil {
+		if err := json.Unmarshal(data, &b.Missing); err != nil {
+			return nil, fmt.Errorf("read %s: %w", MissingFile, err)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(contextDir, NodePodsFile)); err == nil {
+		if err := json.Unmarshal(data, &b.NodePods); err != nil {
+			return nil, fmt.Errorf("read %s: %w", NodePodsFile, err)
 		}
 	}
 	return b, nil

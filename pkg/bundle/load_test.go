@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 )
@@ -87,5 +88,47 @@ func TestKubeletLogError(t *testing.T) {
 		if _, got := kubeletLogError(tt.body); got != tt.err {
 			t.Errorf("kubeletLogError(%q) = %v, want %v", tt.body, got, tt.err)
 		}
+	}
+}
+
+// TestLoadKeepsCollectionOrder: the pods come back in the order they were
+// collected (cluster-info.json's involvedResources), not file-name order,
+// and the Missing list and a Node target's pods come back at all: a replay
+// ranks and names exactly what the live run did.
+func TestLoadKeepsCollectionOrder(t *testing.T) {
+	node := &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: "worker-1", UID: "uid-node"}}
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name)}}
+	}
+	b := &Bundle{
+		Target: fault.Resource{APIVersion: "v1", Kind: "Node", Name: "worker-1", UID: "uid-node"},
+		Object: asTarget(t, node, corev1.SchemeGroupVersion.WithKind("Node")),
+		Nodes:  []*corev1.Node{node},
+		// Collected newest first: z before a.
+		Pods:     []*corev1.Pod{pod("web-z"), pod("web-a")},
+		NodePods: []*corev1.Pod{pod("db-0")},
+		Missing:  []MissingRef{{Kind: "ConfigMap", Namespace: ns, Name: "app-settings", ReferencedBy: "pod/web-z volume settings"}},
+	}
+	b.Cluster.Involved = []fault.Resource{b.Target, {Kind: "Pod", Name: "web-z", UID: "uid-web-z"}, {Kind: "Pod", Name: "web-a", UID: "uid-web-a"}}
+	dir := t.TempDir()
+	if err := b.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir, fault.Resource{Kind: "Node", Name: "worker-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got.Pods {
+		names = append(names, p.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"web-z", "web-a"}) {
+		t.Errorf("pods read back in order %v, want the collection's [web-z web-a]", names)
+	}
+	if !reflect.DeepEqual(got.Missing, b.Missing) {
+		t.Errorf("missing references read back as %+v", got.Missing)
+	}
+	if len(got.NodePods) != 1 || got.NodePods[0].Name != "db-0" {
+		t.Errorf("node pods read back as %+v", got.NodePods)
 	}
 }

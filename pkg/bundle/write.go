@@ -26,6 +26,11 @@ const (
 	// CandidatesFile lists the namespace's pods (name, labels, phase) a
 	// Service target's selector was compared with when it matched none.
 	CandidatesFile = "service-candidate-pods.json"
+	// MissingFile lists the objects something refers to that do not
+	// exist (a 404 is evidence: a missing ConfigMap, Service or class).
+	MissingFile = "missing-references.json"
+	// NodePodsFile holds the pods scheduled on a Node target.
+	NodePodsFile = "node-pods.json"
 )
 
 // Write stores the bundle under contextDir: one JSON file per object in
@@ -62,6 +67,18 @@ func (b *Bundle) Write(contextDir string) error {
 	}
 	if len(b.Candidates) > 0 {
 		if err := write(CandidatesFile, b.Candidates); err != nil {
+			return err
+		}
+	}
+	// What Load needs to replay the rules that read them (kubectl triage
+	// replay): without them a replay would not see a missing object.
+	if len(b.Missing) > 0 {
+		if err := write(MissingFile, b.Missing); err != nil {
+			return err
+		}
+	}
+	if len(b.NodePods) > 0 {
+		if err := write(NodePodsFile, b.NodePods); err != nil {
 			return err
 		}
 	}

@@ -183,6 +183,7 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdConfig(streams))
 	cmd.AddCommand(NewCmdAgents(streams))
 	cmd.AddCommand(NewCmdInstall(streams))
+	cmd.AddCommand(NewCmdReplay(streams))
 	registerCompletions(cmd, o)
 	return cmd
 }

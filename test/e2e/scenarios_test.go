@@ -241,6 +241,7 @@ func TestScenarios(t *testing.T) {
 			assertWorkspace(t, dir, incident.Resolved)
 			rep := readReportJSON(t, dir)
 			row.found, row.confidence, row.requests = rep.RootCause.Category, rep.Confidence, requests
+			assertReplays(t, dir) // the saved workspace alone gives the same report
 
 			section := rootCauseSection(r.stdout)
 			if sc.healthy {
