@@ -415,20 +415,23 @@ func (r *run) resubscribe(ctx context.Context, sess *session, why string, missin
 	}
 	old, lastSeen := sess.subID, sess.confirmed
 	sess.subID, sess.confirmed = id, time.Now()
-	r.stats.Resubscribes.Add(1)
+	// The gap is recorded before the resubscribe is counted, so whoever sees
+	// the count sees the gap too.
 	if missing {
 		// It went missing some time after it was last seen: the gap is at
 		// most this long.
 		r.recordGap(lastSeen, "subscribed again", "subscriptionId", id, "previousSubscriptionId", old)
+		r.stats.Resubscribes.Add(1)
 		return nil
-	}
-	if _, err := r.callTool(ctx, sess.cs, toolUnsubscribe, map[string]any{"subscriptionId": old}); err != nil {
-		r.logger.Debug("unsubscribe of the degraded subscription failed", "subscriptionId", old, "error", err)
 	}
 	// While it was degraded the server's watch may have missed faults, and
 	// nothing replays them: that is a gap like any other (from when it was
 	// last known healthy), so the caller reconciles.
 	r.recordGap(lastSeen, "replaced the degraded subscription", "subscriptionId", id, "previousSubscriptionId", old)
+	r.stats.Resubscribes.Add(1)
+	if _, err := r.callTool(ctx, sess.cs, toolUnsubscribe, map[string]any{"subscriptionId": old}); err != nil {
+		r.logger.Debug("unsubscribe of the degraded subscription failed", "subscriptionId", old, "error", err)
+	}
 	return nil
 }
 
