@@ -196,11 +196,8 @@ func (e *Exec) isolate(cmd *exec.Cmd, r *Run) (*isolation, error) {
 	switch e.sandboxMode {
 	case sandbox.ModeNamespaces:
 		allow, forwards := e.modelEndpoints()
-		if r.Gateway != "" {
-			forwards = append([]string{r.Gateway}, forwards...)
-		}
 		hub, err := egress.Start(egress.Config{
-			Allow: allow, Forwards: forwards, Upstream: e.userProxy(),
+			Allow: allow, Gateway: r.Gateway, Forwards: forwards, Upstream: e.userProxy(),
 			AuditPath: r.Workspace.MustPath(workspace.AuditFile),
 		})
 		if err != nil {

@@ -38,8 +38,11 @@ import (
 type Config struct {
 	// Allow are host:port pairs the proxy lets through (the model API).
 	Allow []string
-	// Forwards are loopback host:port addresses relayed as they are (the
-	// gateway; a model endpoint on the user's loopback).
+	// Gateway is the read-only gateway's loopback host:port, relayed as it
+	// is; the gateway audits and counts its own requests.
+	Gateway string
+	// Forwards are further loopback host:port addresses relayed as they are
+	// (a model endpoint on the user's loopback).
 	Forwards []string
 	// Upstream is the user's own proxy (HTTPS_PROXY), chained to for
 	// allowed connections; nil dials directly.
@@ -114,7 +117,12 @@ func Start(cfg Config) (*Hub, error) {
 		}
 	}
 	used := map[string]bool{}
-	for i, f := range cfg.Forwards {
+	forwards := cfg.Forwards
+	if cfg.Gateway != "" {
+		forwards = append([]string{cfg.Gateway}, forwards...)
+	}
+	for i, f := range forwards {
+		gateway := cfg.Gateway != "" && i == 0
 		addr, err := normalizeHostPort(f, "")
 		if err != nil || !isLoopback(addr) {
 			h.Close()
@@ -129,7 +137,7 @@ func Start(cfg Config) (*Hub, error) {
 		_, port, _ := net.SplitHostPort(addr)
 		used[port] = true
 		h.Sockets = append(h.Sockets, Socket{Addr: net.JoinHostPort("127.0.0.1", port), Name: name})
-		h.serve(ln, func(c net.Conn) { h.forward(c, addr) })
+		h.serve(ln, func(c net.Conn) { h.forward(c, addr, gateway) })
 	}
 	ln, err := h.listen("proxy.sock")
 	if err != nil {
@@ -179,7 +187,7 @@ func (h *Hub) serve(ln net.Listener, handle func(net.Conn)) {
 }
 
 // forward relays one connection to a loopback address outside.
-func (h *Hub) forward(c net.Conn, addr string) {
+func (h *Hub) forward(c net.Conn, addr string, gateway bool) {
 	defer c.Close()
 	start := time.Now()
 	up, err := h.cfg.Dial(context.Background(), "tcp", addr)
@@ -191,18 +199,11 @@ func (h *Hub) forward(c net.Conn, addr string) {
 	h.dialed()
 	defer up.Close()
 	n := pipe(c, up)
-	h.allowed.Add(1)
-	// Forwards carry the gateway's own audited requests; only failures and
-	// the model's connections need a line here.
-	if !h.isGatewayish(addr) {
-		h.record(entry{Method: "FORWARD", Host: addr, Allowed: true, Code: 200, Bytes: n, DurationMS: ms(start)})
+	if gateway {
+		return // the gateway audits and counts its own requests
 	}
-}
-
-// isGatewayish reports whether addr is the first forward (the gateway),
-// whose requests the gateway audits itself.
-func (h *Hub) isGatewayish(addr string) bool {
-	return len(h.cfg.Forwards) > 0 && sameHostPort(h.cfg.Forwards[0], addr)
+	h.allowed.Add(1)
+	h.record(entry{Method: "FORWARD", Host: addr, Allowed: true, Code: 200, Bytes: n, DurationMS: ms(start)})
 }
 
 // Unreachable fires once when the model API could not be reached several
@@ -288,12 +289,6 @@ func normalizeHostPort(s, defPort string) (string, error) {
 		return "", fmt.Errorf("bad port %q", port)
 	}
 	return net.JoinHostPort(strings.ToLower(strings.TrimSuffix(host, ".")), port), nil
-}
-
-func sameHostPort(a, b string) bool {
-	x, err1 := normalizeHostPort(a, "")
-	y, err2 := normalizeHostPort(b, "")
-	return err1 == nil && err2 == nil && x == y
 }
 
 // isLoopback is true for 127.0.0.0/8, ::1 and localhost.

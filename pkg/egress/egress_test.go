@@ -139,25 +139,48 @@ func TestForwardRelaysLoopback(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "gateway") }))
 	defer srv.Close()
 	su, _ := url.Parse(srv.URL)
-	h, err := Start(Config{Forwards: []string{su.Host}})
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "local model") }))
+	defer model.Close()
+	mu, _ := url.Parse(model.URL)
+	h, err := Start(Config{Gateway: su.Host, Forwards: []string{mu.Host}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if len(h.Sockets) != 2 || h.Sockets[0].Addr != su.Host || h.Sockets[1].Name != "proxy.sock" {
+	if len(h.Sockets) != 3 || h.Sockets[0].Addr != su.Host || h.Sockets[1].Addr != mu.Host || h.Sockets[2].Name != "proxy.sock" {
 		t.Fatalf("sockets: %+v", h.Sockets)
 	}
-	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return net.Dial("unix", filepath.Join(h.Dir, h.Sockets[0].Name))
-	}}}
-	resp, err := c.Get("http://" + su.Host + "/")
-	if err != nil {
-		t.Fatal(err)
+	get := func(s Socket) string {
+		c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return net.Dial("unix", filepath.Join(h.Dir, s.Name))
+		}}}
+		resp, err := c.Get("http://" + s.Addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		c.CloseIdleConnections()
+		return string(b)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(b) != "gateway" {
+	if b := get(h.Sockets[0]); b != "gateway" {
 		t.Errorf("forward: %q", b)
+	}
+	time.Sleep(200 * time.Millisecond) // the relay finishes after the client closes
+	if allowed, _, _ := h.Counts(); allowed != 0 {
+		t.Errorf("the gateway's connection was counted as the model's (allowed %d)", allowed)
+	}
+	if b := get(h.Sockets[1]); b != "local model" {
+		t.Errorf("model forward: %q", b)
+	}
+	// The gateway counts its own requests; only the model's connection is
+	// the egress hub's to count.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if allowed, _, _ := h.Counts(); allowed == 1 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("allowed %d, want 1 (the model's connection, not the gateway's)", allowed)
+		}
 	}
 	if _, err := Start(Config{Forwards: []string{"10.0.0.1:443"}}); err == nil {
 		t.Error("a non-loopback forward was accepted")
