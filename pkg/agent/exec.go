@@ -122,10 +122,7 @@ func (e *Exec) home() string {
 // Preflight checks, before any workspace exists, that the CLI is installed
 // and has credentials, and says what to do when not.
 func (e *Exec) Preflight() error {
-	look := e.LookPath
-	if look == nil {
-		look = exec.LookPath
-	}
+	look := e.lookPath
 	if e.sandboxMode == "" {
 		if err := e.chooseSandbox(); err != nil {
 			return err

@@ -18,10 +18,7 @@ import (
 
 // chooseSandbox picks the strongest isolation this host offers.
 func (e *Exec) chooseSandbox() error {
-	look := e.LookPath
-	if look == nil {
-		look = exec.LookPath
-	}
+	look := e.lookPath
 	e.sandboxMode = sandbox.ModeNone
 	switch e.Isolation {
 	case SandboxOff:
@@ -65,6 +62,14 @@ func (e *Exec) chooseSandbox() error {
 		return fmt.Errorf("%w: --require-sandbox, but no sandbox can be made here: %s", ErrNotReady, e.sandboxReason)
 	}
 	return nil
+}
+
+// lookPath finds a binary as the run does (tests replace LookPath).
+func (e *Exec) lookPath(name string) (string, error) {
+	if e.LookPath != nil {
+		return e.LookPath(name)
+	}
+	return exec.LookPath(name)
 }
 
 func (e *Exec) sandboxed() bool { return e.sandboxMode != "" && e.sandboxMode != sandbox.ModeNone }
@@ -126,12 +131,7 @@ func (e *Exec) sandboxSpec(ws string) sandbox.Spec {
 		spec.Home = home
 		spec.HomeFiles = inside(home, e.homeFiles())
 		spec.LoginFiles = inside(home, e.loginFiles())
-		kubectl, _ := exec.LookPath("kubectl")
-		if look := e.LookPath; look != nil {
-			if p, err := look("kubectl"); err == nil {
-				kubectl = p
-			}
-		}
+		kubectl, _ := e.lookPath("kubectl")
 		spec.Expose = sandbox.ExposeFor(home, filepath.SplitList(e.getenv("PATH")), e.path, kubectl)
 	}
 	return spec

@@ -96,17 +96,15 @@ func supervise(args []string) int {
 		return 127
 	}
 	go func() {
-		for range sigs {
-			if os.Getppid() != parent {
-				killDescendants()
-				os.Exit(137)
+		// The death signal wakes this at once; a signal that was lost (the
+		// plugin's thread that forked us exited first) is caught by the
+		// tick. Either way the parent's pid is the truth.
+		tick := time.NewTicker(time.Second)
+		for {
+			select {
+			case <-sigs:
+			case <-tick.C:
 			}
-		}
-	}()
-	go func() {
-		// A death signal can be lost (the plugin's thread that forked us
-		// exited first); the parent's pid is the truth.
-		for range time.Tick(time.Second) {
 			if os.Getppid() != parent {
 				killDescendants()
 				os.Exit(137)
