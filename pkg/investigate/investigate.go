@@ -189,8 +189,8 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 }
 
 // rank picks the root cause: validated findings only; one that explains the
-// present beats history; a deeper cause beats the symptom it explains; then
-// confidence.
+// present beats history; a cause beats the context findings around it; a
+// deeper cause beats the symptom it explains; then confidence.
 func rank(fs []Finding) *Finding {
 	var cands []*Finding
 	for i := range fs {
@@ -205,6 +205,11 @@ func rank(fs []Finding) *Finding {
 		a, b := cands[i], cands[j]
 		if a.Current != b.Current {
 			return a.Current
+		}
+		// A context finding (a rollout, Job or workload around a pod's own
+		// cause) names that cause as the root; it never outranks it.
+		if a.Context != b.Context {
+			return b.Context
 		}
 		if a.Depth != b.Depth {
 			return a.Depth > b.Depth
