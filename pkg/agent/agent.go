@@ -8,6 +8,8 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -18,7 +20,7 @@ type Run struct {
 	Incident  incident.Incident
 	Bundle    *bundle.Bundle
 	// Progress reports a step to the user (stderr); never nil.
-	Progress func(format string, a ...any)
+	Progress progress.Func
 	// Started is called once the agent is running, with its process ID (0
 	// for in-process agents).
 	Started func(pid int)
@@ -32,6 +34,11 @@ type Run struct {
 type Outcome struct {
 	ExitCode int
 	Signal   string
+	// Report is the investigation as data, for agents that produce one
+	// (the builtin agent). Nil means the agent wrote its report as
+	// markdown in output/investigation.md (external agents): the engine
+	// parses that file, once, in pkg/triage.
+	Report *report.Report
 	// Notes are lines for the report's footer: what the reader must know
 	// about how the agent ran (its network, its failed tool calls).
 	Notes []string
@@ -39,29 +46,31 @@ type Outcome struct {
 	ToolCalls ToolCalls
 }
 
-// Agent investigates one incident and writes output/investigation.md.
+// Capabilities are what the engine must arrange around an agent, declared
+// by the agent rather than discovered by type assertions.
+type Capabilities struct {
+	// UsesCluster: the agent reaches the cluster itself, through the
+	// read-only gateway the engine serves for the run (exec agents). The
+	// builtin agent reads the bundle the plugin's own client collected.
+	UsesCluster bool
+	// Sandbox is how the agent is isolated from the user's credentials,
+	// as incident.json records it (DESIGN.md §4): "namespaces", a weaker
+	// helper with what it leaves open, or "none: <reason>". Empty for an
+	// in-process agent, which no sandbox applies to.
+	Sandbox string
+}
+
+// Agent investigates one incident and returns its report (as data, or
+// written to output/investigation.md).
 type Agent interface {
 	Name() string
 	// Command is the command line for the incident record (nil in-process).
 	Command() []string
 	Model() string
-	Run(ctx context.Context, r *Run) (*Outcome, error)
-}
-
-// Preparer is implemented by agents that need files in the workspace before
-// it is committed (instructions where their CLI looks for them).
-type Preparer interface {
+	Capabilities() Capabilities
+	// Prepare writes what the agent needs in the workspace before it is
+	// committed (instructions where its CLI looks for them); most agents
+	// need nothing.
 	Prepare(tmp *workspace.Workspace) error
-}
-
-// Sandboxed is implemented by agents that run in (or without) a sandbox;
-// the answer goes to incident.json (DESIGN.md §4).
-type Sandboxed interface {
-	Sandbox() string
-}
-
-// ClusterUser is implemented by agents that reach the cluster themselves
-// (through the read-only gateway) rather than through the plugin's client.
-type ClusterUser interface {
-	UsesCluster()
+	Run(ctx context.Context, r *Run) (*Outcome, error)
 }

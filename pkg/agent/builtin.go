@@ -2,11 +2,8 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
@@ -23,7 +20,14 @@ func (*Builtin) Name() string      { return BuiltinName }
 func (*Builtin) Command() []string { return nil }
 func (*Builtin) Model() string     { return "" }
 
-// Run investigates and writes output/investigation.md and .json.
+// Capabilities: in-process, reading only the bundle; no gateway, no sandbox.
+func (*Builtin) Capabilities() Capabilities { return Capabilities{} }
+
+// Prepare needs nothing in the workspace.
+func (*Builtin) Prepare(*workspace.Workspace) error { return nil }
+
+// Run investigates and returns the report as data; the engine renders and
+// writes output/investigation.md and .json.
 func (b *Builtin) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	if r.Started != nil {
 		r.Started(0)
@@ -42,16 +46,5 @@ func (b *Builtin) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	if rep.Duration < 0 {
 		rep.Duration = time.Since(start)
 	}
-	md := rep.Markdown()
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode report: %w", err)
-	}
-	if err := atomicfile.Write(r.Workspace.MustPath(workspace.ReportJSONFile), append(data, '\n'), 0o600); err != nil {
-		return nil, fmt.Errorf("write report: %w", err)
-	}
-	if err := atomicfile.Write(r.Workspace.MustPath(workspace.ReportFile), []byte(md), 0o600); err != nil {
-		return nil, fmt.Errorf("write report: %w", err)
-	}
-	return &Outcome{ExitCode: 0}, ctx.Err()
+	return &Outcome{ExitCode: 0, Report: rep}, ctx.Err()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
@@ -71,8 +72,11 @@ const (
 
 func (e *Exec) Name() string { return e.Def.Name }
 
-// UsesCluster marks exec agents as needing the read-only gateway.
-func (e *Exec) UsesCluster() {}
+// Capabilities: an exec agent reaches the cluster through the read-only
+// gateway, and runs in the sandbox Preflight chose (or says why none).
+func (e *Exec) Capabilities() Capabilities {
+	return Capabilities{UsesCluster: true, Sandbox: e.Sandbox()}
+}
 
 // Sandbox says how the agent is isolated from the user's credentials.
 func (e *Exec) Sandbox() string {
@@ -432,7 +436,7 @@ func (e *Exec) obtainReport(ws *workspace.Workspace, c *streamConsumer) error {
 // keeps what a report can be made from.
 type streamConsumer struct {
 	parse    streamParser
-	progress func(string, ...any)
+	progress progress.Func
 	log      io.Writer
 
 	stdout   bytes.Buffer
@@ -480,11 +484,11 @@ func (c *streamConsumer) line(l []byte) {
 		return
 	}
 	if ev.Progress != "" && c.progress != nil {
-		c.progress("  agent: %s", ev.Progress)
+		c.progress(progress.Agentf("%s", ev.Progress))
 	}
 	for _, te := range ev.Tools {
 		if p := c.tools.observe(te); p != "" && c.progress != nil {
-			c.progress("  agent: %s", p)
+			c.progress(progress.Agentf("%s", p))
 		}
 		if !te.Done {
 			c.lastText = "" // text before a tool call is not the report

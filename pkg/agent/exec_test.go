@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -91,10 +91,10 @@ func (h *harness) exec(def *Definition) *Exec {
 
 func (h *harness) run(ctx context.Context, e *Exec) (*Outcome, error) {
 	return e.Run(ctx, &Run{Workspace: h.ws, Incident: h.inc, Started: func(int) {},
-		Progress: func(format string, a ...any) {
+		Progress: func(ev progress.Event) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
-			h.progress = append(h.progress, fmt.Sprintf(format, a...))
+			h.progress = append(h.progress, ev.String())
 		}})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 )
 
@@ -60,9 +61,14 @@ func TestStreamRealOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var progress []string
+			var seen []string
 			c := &streamConsumer{parse: streamParsers[tt.stream], log: nopWriter{},
-				progress: func(f string, a ...any) { progress = append(progress, strings.TrimPrefix(a[0].(string), "")) }}
+				progress: func(ev progress.Event) {
+					if ev.Kind != progress.Agent {
+						t.Errorf("a stream's progress is the agent's activity, got kind %q", ev.Kind)
+					}
+					seen = append(seen, ev.Message)
+				}}
 			// Fed in odd-sized pieces, as a pipe delivers it.
 			for len(data) > 0 {
 				n := min(len(data), 777)
@@ -78,7 +84,7 @@ func TestStreamRealOutput(t *testing.T) {
 					t.Errorf("failure %d:\n got %q\nwant %q", i, at(c.tools.Failures, i), want)
 				}
 			}
-			all := strings.Join(progress, "\n")
+			all := strings.Join(seen, "\n")
 			for _, want := range append(tt.wantProgress, tt.failures...) {
 				if !strings.Contains(all, want) {
 					t.Errorf("progress lacks %q:\n%s", want, all)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 )
@@ -317,7 +318,7 @@ func resolvedResult(status incident.Status) *triage.Result {
 	res := &triage.Result{Incident: inc}
 	if status == incident.Resolved {
 		inc.Report = &incident.ReportRef{Path: inc.Workspace + "/output/investigation.md", RootCause: "DATABASE_URL is unset", Confidence: 0.92, ConfidenceLevel: "verified"}
-		res.Report = "# Triage: Pod/api (shop) — DATABASE_URL is unset\n\nRun `a && b` if <x>.\n"
+		res.Markdown = "# Triage: Pod/api (shop) — DATABASE_URL is unset\n\nRun `a && b` if <x>.\n"
 	} else {
 		inc.FailureReason = incident.ReasonTimeout
 	}
@@ -360,7 +361,7 @@ func TestFinishOutput(t *testing.T) {
 					"agent": "builtin", "workspace": res.Incident.Workspace, "cluster": "prod"}
 				if tt.status == incident.Resolved {
 					want["rootCause"], want["confidence"], want["confidenceLevel"] = "DATABASE_URL is unset", 0.92, "verified"
-					want["reportPath"], want["report"] = res.Incident.Report.Path, res.Report
+					want["reportPath"], want["report"] = res.Incident.Report.Path, res.Markdown
 				} else {
 					want["failureReason"] = "timeout"
 				}
@@ -376,7 +377,7 @@ func TestFinishOutput(t *testing.T) {
 					t.Error("the report's & is escaped")
 				}
 			case tt.status == incident.Resolved:
-				if out.String() != res.Report {
+				if out.String() != res.Markdown {
 					t.Errorf("stdout %q, want the report", out.String())
 				}
 			default:
@@ -412,18 +413,18 @@ func TestProgressManners(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			o := &TriageOptions{IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, Quiet: tt.quiet, getEnv: func(k string) string { return tt.env[k] }}
-			progress := o.progress()
-			progress("Resolving %s", "pod/api")
-			progress("Incident %s (workspace %s)", "0f8fad5b", "/w")
-			progress("Collected %d objects", 3)
-			progress("warning: could not read %s", "logs")
+			report := o.progress()
+			report(progress.Stepf("Resolving %s", "pod/api"))
+			report(progress.Incidentf("Incident %s (workspace %s)", "0f8fad5b", "/w"))
+			report(progress.Stepf("Collected %d objects", 3))
+			report(progress.Warnf("could not read %s", "logs"))
 			o.ErrOut.Write([]byte("direct warning\n")) // as CheckCredentialsFor does
 			res := resolvedResult(incident.Resolved)
 			if err := o.finish(res); err != nil {
 				t.Fatal(err)
 			}
 			o.stopProgress()
-			if out.String() != res.Report {
+			if out.String() != res.Markdown {
 				t.Errorf("stdout %q, want only the report", out.String())
 			}
 			stderr := errOut.String()

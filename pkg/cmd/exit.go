@@ -3,17 +3,18 @@ package cmd
 import (
 	"errors"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 )
 
-// Exit codes (DESIGN.md §4).
+// Exit codes (DESIGN.md §4): the engine's (pkg/triage), where the state
+// machine they end is tested.
 const (
-	ExitResolved    = 0
-	ExitError       = 1 // usage, configuration or cluster error before an incident exists
-	ExitAgentFailed = 3
-	ExitFailed      = 4
-	ExitTimeout     = 5
-	ExitCancelled   = 130
+	ExitResolved    = triage.ExitResolved
+	ExitError       = triage.ExitError
+	ExitAgentFailed = triage.ExitAgentFailed
+	ExitFailed      = triage.ExitFailed
+	ExitTimeout     = triage.ExitTimeout
+	ExitCancelled   = triage.ExitCancelled
 )
 
 // exitError carries a process exit code up to Execute.
@@ -30,23 +31,6 @@ func (e *exitError) Error() string {
 }
 
 func (e *exitError) Unwrap() error { return e.err }
-
-// exitCodeFor maps a finished incident to the CLI's exit code.
-func exitCodeFor(inc *incident.Incident) int {
-	switch inc.Status {
-	case incident.Resolved:
-		return ExitResolved
-	case incident.AgentFailed:
-		return ExitAgentFailed
-	}
-	switch inc.FailureReason {
-	case incident.ReasonTimeout:
-		return ExitTimeout
-	case incident.ReasonCancelled:
-		return ExitCancelled
-	}
-	return ExitFailed
-}
 
 func codeOf(err error) int {
 	var ee *exitError

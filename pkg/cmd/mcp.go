@@ -8,18 +8,18 @@ import (
 	"net"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/mcpserve"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/target"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
@@ -65,12 +65,12 @@ type MCPOptions struct {
 	LogFormat     string
 	LogLevel      string
 
-	token     string
-	agent     agent.Agent
-	log       *slog.Logger
-	getEnv    func(string) string
-	clientsMu sync.Mutex
-	clients   map[string]*clusterClient // by context name ("": the current one)
+	token    string
+	agent    agent.Agent
+	log      *slog.Logger
+	getEnv   func(string) string
+	clusters *clusters.Cache // made on first use: the server starts without a cluster
+	engine   *triage.Engine
 }
 
 // NewMCPOptions returns options with defaults.
@@ -85,7 +85,6 @@ func NewMCPOptions(flags *genericclioptions.ConfigFlags, streams genericiooption
 		LogFormat:     "text",
 		LogLevel:      "info",
 		getEnv:        os.Getenv,
-		clients:       map[string]*clusterClient{},
 	}
 }
 
@@ -192,6 +191,8 @@ func (o *MCPOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	o.clusters = clusters.New(clusters.Options{Flags: o.configFlags, Prepare: o.prepareClient, Logger: o.log})
+	o.engine = triage.New(triage.Config{WorkspaceRoot: o.WorkspaceRoot, Agent: o.agent, Timeout: o.Timeout, Logger: o.log})
 	srv, err := mcpserve.New(mcpserve.Options{
 		Engine: o, WorkspaceRoot: o.WorkspaceRoot,
 		MaxConcurrent: o.MaxConcurrent, CallTimeout: o.CallTimeout, MaxOutput: o.MaxOutput,
@@ -214,55 +215,45 @@ func (o *MCPOptions) Run(ctx context.Context) error {
 
 // Triage runs one triage the way `kubectl triage TYPE/NAME` does: the same
 // resolution, fault, cluster info, agent and engine.
-func (o *MCPOptions) Triage(ctx context.Context, req mcpserve.TriageRequest, progress func(string, ...any)) (*triage.Result, error) {
-	c, err := o.clientFor(ctx, req.Context)
+func (o *MCPOptions) Triage(ctx context.Context, req mcpserve.TriageRequest, report progress.Func) (*triage.Result, error) {
+	c, err := o.clusters.Get(ctx, req.Context)
 	if err != nil {
 		return nil, err
 	}
 	ns := req.Namespace
 	if ns == "" {
-		ns = c.info.Namespace
+		ns = c.Info.Namespace
 	}
 	args := strings.Fields(req.Target)
 	if _, err := target.Normalize(args); err != nil {
 		return nil, err
 	}
-	progress("Resolving %s in namespace %s", strings.Join(args, " "), ns)
-	t, err := target.Resolve(c.flags, ns, args)
+	report.Printf("Resolving %s in namespace %s", strings.Join(args, " "), ns)
+	t, err := target.Resolve(c.Flags, ns, args)
 	if err != nil {
 		return nil, err
 	}
-	info := c.info
-	info.Namespace = ns
 	ref := t.Ref()
 	faultType, severity, message := fault.Classify(t.Object)
-	clusterName := info.Cluster
+	clusterName := c.Info.Cluster
 	if clusterName == "" {
-		clusterName = info.Context
+		clusterName = c.Info.Context
 	}
 	ev, err := fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	return triage.Run(ctx, c.cs, ev, t.Object, triage.Options{
-		WorkspaceRoot: o.WorkspaceRoot,
-		Agent:         o.agent,
-		Timeout:       o.Timeout,
-		Cluster:       info,
-		AgentUpstream: c.upstream,
-		Progress:      progress,
-		Logger:        o.log,
-	})
+	return o.engine.Run(ctx, triage.Request{Client: c, Namespace: ns, Event: ev, Object: t.Object, Progress: report})
 }
 
 // Cluster is a kubeconfig context's read-only access, for triage_namespace.
 func (o *MCPOptions) Cluster(ctx context.Context, contextName string) (*mcpserve.Cluster, error) {
-	c, err := o.clientFor(ctx, contextName)
+	c, err := o.clusters.Get(ctx, contextName)
 	if err != nil {
 		return nil, err
 	}
-	return &mcpserve.Cluster{Client: c.cs, Info: c.info, Get: func(ns, typ, name string) (*unstructured.Unstructured, error) {
-		t, err := target.Resolve(c.flags, ns, []string{typ, name})
+	return &mcpserve.Cluster{Client: c.Clientset, Info: c.Info, Get: func(ns, typ, name string) (*unstructured.Unstructured, error) {
+		t, err := target.Resolve(c.Flags, ns, []string{typ, name})
 		if err != nil {
 			return nil, err
 		}
@@ -270,50 +261,15 @@ func (o *MCPOptions) Cluster(ctx context.Context, contextName string) (*mcpserve
 	}}, nil
 }
 
-// clientFor is the read-only client of a kubeconfig context ("" is the
-// current one, with the command's own flags), made on first use: the server
-// starts, and answers the tools that need no cluster, even when the cluster
-// is unreachable.
-func (o *MCPOptions) clientFor(ctx context.Context, name string) (*clusterClient, error) {
-	o.clientsMu.Lock()
-	defer o.clientsMu.Unlock()
-	if c, ok := o.clients[name]; ok {
-		return c, nil
-	}
-	flags := o.configFlags
-	if name != "" {
-		raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
-		if err != nil {
-			return nil, fmt.Errorf("read kubeconfig: %w", err)
-		}
-		if _, ok := raw.Contexts[name]; !ok {
-			return nil, fmt.Errorf("context %q is not in the kubeconfig: see kubectl config get-contexts", name)
-		}
-		flags = withContext(o.configFlags, name)
-	}
-	cfg, err := flags.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return nil, fmt.Errorf("read kubeconfig: %w", err)
-	}
-	info := clusterInfo(flags, ns, cfg, cs)
-	upstream, err := o.AgentUpstream(cfg)
-	if err != nil {
-		return nil, err
+// prepareClient completes a context's client: the identity the agent's
+// gateway forwards with, and the credential check when asked for.
+func (o *MCPOptions) prepareClient(ctx context.Context, c *clusters.Client) error {
+	var err error
+	if c.Upstream, err = o.AgentUpstream(c.Config); err != nil {
+		return err
 	}
 	if o.CheckCredentials || o.RequireReadOnly {
-		if err := o.CheckCredentialsFor(ctx, upstream, ns, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut); err != nil {
-			return nil, err
-		}
+		return o.CheckCredentialsFor(ctx, c.Upstream, c.Info.Namespace, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut)
 	}
-	c := &clusterClient{name: info.Context, flags: flags, cs: cs, info: info, upstream: upstream}
-	o.clients[name] = c
-	return c, nil
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
@@ -41,9 +42,12 @@ func validateOutput(format string) error {
 // stderr's reporter, made on first use. On a terminal that draws a live
 // line, o.ErrOut is switched to write through the reporter, so warnings
 // printed directly and LOG_LEVEL logs land above the line instead of in it.
-func (o *TriageOptions) progress() func(string, ...any) {
+// On a terminal, warnings and the incident's ID and workspace stay on
+// screen (progress.Event.Keep); the other steps only pass through the live
+// line.
+func (o *TriageOptions) progress() progress.Func {
 	if o.Quiet {
-		return func(string, ...any) {}
+		return progress.Discard
 	}
 	if o.progressLine == nil {
 		getEnv := o.getEnv
@@ -51,23 +55,17 @@ func (o *TriageOptions) progress() func(string, ...any) {
 			getEnv = os.Getenv
 		}
 		t := term.Detect(o.ErrOut, getEnv)
-		o.progressLine = term.NewProgress(o.ErrOut, t, term.ProgressOptions{Keep: keepProgressLine})
+		o.progressLine = term.NewProgress(o.ErrOut, t, term.ProgressOptions{})
 		if t.Redraw {
 			o.ErrOut = o.progressLine.Writer()
 		}
 	}
 	// Progress quotes the fault and the cluster: it is redacted like
 	// everything else that reaches a terminal (the reporter cleans it).
-	return func(format string, a ...any) {
-		msg, _ := redact.Text(fmt.Sprintf(format, a...))
-		o.progressLine.Printf("%s", msg)
+	return func(ev progress.Event) {
+		msg, _ := redact.Text(ev.String())
+		o.progressLine.Line(msg, ev.Keep())
 	}
-}
-
-// keepProgressLine: on a terminal, warnings and the incident's ID and
-// workspace stay on screen; the other steps only pass through the live line.
-func keepProgressLine(msg string) bool {
-	return term.IsWarning(msg) || strings.HasPrefix(msg, "Incident ")
 }
 
 // stopProgress clears the live line; anything printed after it (the report,
@@ -84,7 +82,7 @@ func (o *TriageOptions) stopProgress() {
 func (o *TriageOptions) finish(res *triage.Result) error {
 	o.stopProgress()
 	inc := res.Incident
-	code := exitCodeFor(inc)
+	code := triage.ExitCode(inc)
 	if o.Output == outputJSON {
 		if err := writeTriageJSON(o.Out, res); err != nil {
 			return err
@@ -95,7 +93,7 @@ func (o *TriageOptions) finish(res *triage.Result) error {
 		// not a success whatever the agent did, and the user must know
 		// where its results are.
 		if inc.Status == incident.Resolved && o.Output != outputJSON {
-			fmt.Fprint(o.Out, term.Clean(res.Report))
+			fmt.Fprint(o.Out, term.Clean(res.Markdown))
 		}
 		where := "the workspace is " + inc.Workspace
 		if inc.Report != nil {
@@ -109,9 +107,9 @@ func (o *TriageOptions) finish(res *triage.Result) error {
 			// The report quotes log lines and an agent wrote it: none of
 			// their escape sequences reach the terminal, or a file it is
 			// piped to. The workspace keeps it cleaned the same way.
-			fmt.Fprint(o.Out, term.Clean(res.Report))
+			fmt.Fprint(o.Out, term.Clean(res.Markdown))
 		}
-		o.progress()("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause)
+		o.progress()(progress.Stepf("Incident %s resolved: %s", inc.IncidentID, inc.Report.RootCause))
 		return nil
 	case incident.AgentFailed:
 		return &exitError{code: code, err: fmt.Errorf("the %s agent produced no valid report (%s); see %s", inc.Agent.Name, inc.FailureReason, inc.Workspace)}
@@ -155,7 +153,7 @@ func newTriageOutput(res *triage.Result) TriageOutput {
 		Severity:      inc.Severity,
 		Agent:         inc.Agent.Name,
 		Workspace:     inc.Workspace,
-		Report:        res.Report,
+		Report:        res.Markdown,
 	}
 	if r := inc.Report; r != nil {
 		out.RootCause, out.Confidence, out.ConfidenceLevel, out.ReportPath = r.RootCause, r.Confidence, r.ConfidenceLevel, r.Path

@@ -112,7 +112,7 @@ func TestReportPrintsNoEscapeSequences(t *testing.T) {
 	for _, output := range []string{"", outputMarkdown, outputJSON} {
 		t.Run("-o "+output, func(t *testing.T) {
 			res := resolvedResult(incident.Resolved)
-			res.Report = "# Triage: Pod/api — DATABASE_URL is unset\n\n" + sgr + "E1" + "\x1b[0m log line " + osc + link + c1CSI + "\r\n"
+			res.Markdown = "# Triage: Pod/api — DATABASE_URL is unset\n\n" + sgr + "E1" + "\x1b[0m log line " + osc + link + c1CSI + "\r\n"
 			var out, errOut bytes.Buffer
 			o := &TriageOptions{IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, Output: output, getEnv: func(string) string { return "" }}
 			if err := o.finish(res); err != nil {

@@ -8,25 +8,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
 	"github.com/kubectl-triage/kubectl-triage/pkg/target"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
@@ -246,28 +241,26 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	progress := o.progress()
+	report := o.progress()
 	defer o.stopProgress() // before an error is printed on the same terminal
 	// Reading the fault, discovery, target resolution and the credential
 	// check do not all honour a context (the REST mapper's discovery does
 	// not): they run aside, and Ctrl-C or SIGTERM ends the command at once,
 	// before anything is written.
-	p, err := untilCancelled(ctx, func() (*prepared, error) { return o.prepare(ctx, progress) })
+	p, err := untilCancelled(ctx, func() (*prepared, error) { return o.prepare(ctx, report) })
 	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return errCancelledEarly
 	}
-	res, err := triage.Run(ctx, p.cs, p.ev, p.t.Object, triage.Options{
+	engine := triage.New(triage.Config{
 		WorkspaceRoot: o.WorkspaceRoot,
 		Agent:         o.agent,
 		Timeout:       o.Timeout,
-		Cluster:       p.info,
-		AgentUpstream: p.upstream,
-		Progress:      progress,
 		Logger:        o.logger(),
 	})
+	res, err := engine.Run(ctx, triage.Request{Client: p.client, Event: p.ev, Object: p.t.Object, Progress: report})
 	if err != nil {
 		if ctx.Err() != nil {
 			return errCancelledEarly
@@ -303,56 +296,55 @@ func untilCancelled[T any](ctx context.Context, f func() (T, error)) (T, error) 
 
 // prepared is what a run needs before an incident exists.
 type prepared struct {
-	t        *target.Target
-	ev       *fault.Event
-	cs       kubernetes.Interface
-	info     bundle.ClusterInfo
-	upstream *rest.Config
+	t      *target.Target
+	ev     *fault.Event
+	client *clusters.Client
 }
 
 // prepare reads the fault or resolves the picked resource, connects and
 // checks the credentials: everything before an incident is created.
-func (o *TriageOptions) prepare(ctx context.Context, progress func(string, ...any)) (*prepared, error) {
+func (o *TriageOptions) prepare(ctx context.Context, report progress.Func) (*prepared, error) {
 	p := &prepared{}
 	var err error
 	if o.FaultFile != "" {
 		if p.ev, err = o.readFault(); err != nil {
 			return nil, err
 		}
-		if p.t, err = resolveFault(o.configFlags, o.namespace, p.ev, progress); err != nil {
+		if p.t, err = triage.ResolveFault(o.configFlags, o.namespace, p.ev, report); err != nil {
 			return nil, err
 		}
 	} else {
-		progress("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
+		report.Printf("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
 		if p.t, err = target.Resolve(o.configFlags, o.namespace, o.Args); err != nil {
 			return nil, o.mistypedCommand(err)
 		}
 	}
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	if p.cs, err = kubernetes.NewForConfig(cfg); err != nil {
-		return nil, err
-	}
-	p.info = clusterInfo(o.configFlags, o.namespace, cfg, p.cs)
-	if p.upstream, err = o.AgentUpstream(cfg); err != nil {
-		return nil, err
-	}
-	if o.CheckCredentials || o.RequireReadOnly {
-		if err := o.AgentFlags.CheckCredentialsFor(ctx, p.upstream, o.namespace, progress, o.ErrOut); err != nil {
-			return nil, err
+	// One cluster, through the same client cache watch mode and the MCP
+	// server use, so a one-shot run connects exactly as they do.
+	cache := clusters.New(clusters.Options{Flags: o.configFlags, Prepare: func(ctx context.Context, c *clusters.Client) error {
+		var err error
+		if c.Upstream, err = o.AgentUpstream(c.Config); err != nil {
+			return err
 		}
-		if err := o.checkCollectingCredentials(ctx, cfg, o.namespace, progress); err != nil {
-			return nil, err
+		if o.CheckCredentials || o.RequireReadOnly {
+			if err := o.AgentFlags.CheckCredentialsFor(ctx, c.Upstream, o.namespace, report.Printf, o.ErrOut); err != nil {
+				return err
+			}
+			if err := o.checkCollectingCredentials(ctx, c.Config, o.namespace, report.Printf); err != nil {
+				return err
+			}
 		}
+		return nil
+	}})
+	if p.client, err = cache.Get(ctx, ""); err != nil {
+		return nil, err
 	}
 	if p.ev == nil {
 		ref := p.t.Ref()
 		faultType, severity, message := fault.Classify(p.t.Object)
-		clusterName := p.info.Cluster
+		clusterName := p.client.Info.Cluster
 		if clusterName == "" {
-			clusterName = p.info.Context
+			clusterName = p.client.Info.Context
 		}
 		if p.ev, err = fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now()); err != nil {
 			return nil, err
@@ -391,38 +383,6 @@ func (o *TriageOptions) readFault() (*fault.Event, error) {
 	return ev, nil
 }
 
-// resolveFault finds the event's resource in the cluster. A resource that
-// is gone is not an error: the report says so and works from what the event
-// carried.
-func resolveFault(flags *genericclioptions.ConfigFlags, defaultNamespace string, ev *fault.Event, progress func(string, ...any)) (*target.Target, error) {
-	res := *ev.Resource
-	ns := res.Namespace
-	if ns == "" {
-		ns = defaultNamespace
-	}
-	typ := strings.ToLower(res.Kind)
-	if gv, err := schema.ParseGroupVersion(res.APIVersion); err == nil && gv.Group != "" {
-		typ += "." + gv.Group
-	}
-	progress("Fault %s (%s, severity %s) for %s/%s in namespace %s", ev.FaultType, ev.EventID, ev.Severity, res.Kind, res.Name, ns)
-	t, err := target.Resolve(flags, ns, []string{typ, res.Name})
-	if err == nil {
-		return t, nil
-	}
-	if !apierrors.IsNotFound(err) {
-		return nil, err
-	}
-	progress("%s/%s no longer exists: triaging from what the event carried", res.Kind, res.Name)
-	obj := &unstructured.Unstructured{}
-	obj.SetAPIVersion(res.APIVersion)
-	obj.SetKind(res.Kind)
-	obj.SetName(res.Name)
-	obj.SetNamespace(ns)
-	obj.SetUID(types.UID(res.UID))
-	obj.SetAnnotations(map[string]string{bundle.GoneAnnotation: "true"})
-	return &target.Target{Object: obj}, nil
-}
-
 func (o *TriageOptions) logger() *slog.Logger {
 	v := o.getEnv(envLogLvl)
 	if v == "" {
@@ -458,29 +418,4 @@ func (o *TriageOptions) mistypedCommand(err error) error {
 		return fmt.Errorf("%w\nDid you mean the command 'kubectl triage %s'?", err, s[0])
 	}
 	return err
-}
-
-// clusterInfo names the cluster for the report: context and cluster from the
-// kubeconfig, the server's host (never its credentials) and version.
-func clusterInfo(flags *genericclioptions.ConfigFlags, namespace string, cfg *rest.Config, cs kubernetes.Interface) bundle.ClusterInfo {
-	info := bundle.ClusterInfo{Namespace: namespace}
-	if raw, err := flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
-		info.Context = raw.CurrentContext
-		if flags.Context != nil && *flags.Context != "" {
-			info.Context = *flags.Context
-		}
-		if c, ok := raw.Contexts[info.Context]; ok {
-			info.Cluster = c.Cluster
-		}
-		if flags.ClusterName != nil && *flags.ClusterName != "" {
-			info.Cluster = *flags.ClusterName
-		}
-	}
-	if u, err := url.Parse(cfg.Host); err == nil {
-		info.Server = u.Host
-	}
-	if v, err := cs.Discovery().ServerVersion(); err == nil {
-		info.ServerVersion = v.GitVersion
-	}
-	return info
 }

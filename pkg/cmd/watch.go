@@ -16,11 +16,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
 	"github.com/kubectl-triage/kubectl-triage/pkg/clusterwatch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -28,6 +26,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/mcpsource"
 	"github.com/kubectl-triage/kubectl-triage/pkg/metrics"
 	"github.com/kubectl-triage/kubectl-triage/pkg/notify"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
@@ -102,20 +101,17 @@ type WatchOptions struct {
 	LogLevel        string
 	Retention       time.Duration
 
-	namespaces  []string // -n given: only these
-	typedMCP    []string // MCP flags given on the command line
-	mcpToken    string
-	filter      watch.Filter
-	overflow    watch.Overflow
-	agent       agent.Agent
-	log         *slog.Logger
-	getEnv      func(string) string
-	outMu       sync.Mutex
-	clientsMu   sync.Mutex
-	clients     map[string]*clusterClient // by context name
-	contexts    map[string]bool           // the kubeconfig's contexts
-	warned      map[string]bool           // cluster names warned about
-	defaultName string
+	namespaces []string // -n given: only these
+	typedMCP   []string // MCP flags given on the command line
+	mcpToken   string
+	filter     watch.Filter
+	overflow   watch.Overflow
+	agent      agent.Agent
+	log        *slog.Logger
+	getEnv     func(string) string
+	outMu      sync.Mutex
+	clusters   *clusters.Cache // the clusters faults are triaged on (Run)
+	engine     *triage.Engine  // (Run)
 }
 
 // NewWatchOptions returns options with defaults.
@@ -134,9 +130,6 @@ func NewWatchOptions(flags *genericclioptions.ConfigFlags, streams genericioopti
 		LogFormat:     "text",
 		LogLevel:      "info",
 		getEnv:        os.Getenv,
-		clients:       map[string]*clusterClient{},
-		contexts:      map[string]bool{},
-		warned:        map[string]bool{},
 	}
 }
 
@@ -303,11 +296,12 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	def, err := o.clientFor(ctx, "")
+	o.clusters = clusters.New(clusters.Options{Flags: o.configFlags, Prepare: o.prepareClient, Logger: o.log})
+	o.engine = triage.New(triage.Config{WorkspaceRoot: o.WorkspaceRoot, Agent: o.agent, Timeout: o.Timeout, Logger: o.log})
+	def, err := o.clusters.Get(ctx, "")
 	if err != nil {
 		return err
 	}
-	o.defaultName = def.name
 	filter := o.filter
 	if o.Source == sourceMCP && o.SubscribeMode != "events" {
 		// The faults subscription takes no namespace: narrow it here.
@@ -346,7 +340,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		if len(o.namespaces) > 0 {
 			ns = o.namespaces[0]
 		}
-		rec, err := clusterwatch.NewReconciler(clusterwatch.Options{Client: def.cs, Cluster: def.name, Namespace: ns, Logger: o.log})
+		rec, err := clusterwatch.NewReconciler(clusterwatch.Options{Client: def.Clientset, Cluster: def.Name, Namespace: ns, Logger: o.log})
 		if err != nil {
 			return err
 		}
@@ -382,7 +376,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		var synced atomic.Bool
 		src = watcher.SourceFunc(func(ctx context.Context, in watcher.Intake) error {
 			return clusterwatch.Run(ctx, clusterwatch.Options{
-				Client: def.cs, Cluster: def.name, Namespace: ns, IncludeExisting: o.IncludeExisting, Logger: o.log,
+				Client: def.Clientset, Cluster: def.Name, Namespace: ns, IncludeExisting: o.IncludeExisting, Logger: o.log,
 				Synced: func() { synced.Store(true) },
 			}, in.Event)
 		})
@@ -410,15 +404,15 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 			}
 		}},
 		WorkspaceRoot: o.WorkspaceRoot, Retention: o.Retention,
-		DefaultCluster: def.name,
-		ClusterOf:      o.clusterOf,
+		DefaultCluster: def.Name,
+		ClusterOf:      func(ev *fault.Event) string { return o.clusters.ClusterOf(ev.Cluster) },
 		Parsed:         parsed,
 		Logger:         o.log,
 	})
 	if err != nil {
 		return err
 	}
-	m.WatchSource(def.name, w.Counters(), w.QueueDepth, reconnects, drops)
+	m.WatchSource(def.Name, w.Counters(), w.QueueDepth, reconnects, drops)
 	if o.MetricsAddr != "" {
 		addr, err := metrics.Serve(ctx, o.MetricsAddr, m, health, o.log)
 		if err != nil {
@@ -426,7 +420,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 		o.log.Info("serving metrics", "addr", addr, "paths", "/metrics /healthz")
 	}
-	o.log.Info("watching for faults", "source", o.Source, "cluster", def.name, "endpoint", o.MCPEndpoint, "namespaces", strings.Join(o.namespaces, ","),
+	o.log.Info("watching for faults", "source", o.Source, "cluster", def.Name, "endpoint", o.MCPEndpoint, "namespaces", strings.Join(o.namespaces, ","),
 		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
 	err = w.Run(ctx, src)
 	st := w.Stats()
@@ -443,122 +437,30 @@ func (o *WatchOptions) eventsNamespaces() []string {
 	return nil
 }
 
-// clusterClient is one kubeconfig context's read-only client.
-type clusterClient struct {
-	name     string // the context name, as the cluster source and MCP servers name clusters
-	flags    *genericclioptions.ConfigFlags
-	cs       kubernetes.Interface
-	info     bundle.ClusterInfo
-	upstream *rest.Config
-}
-
-// clusterOf names the kubeconfig context a fault is triaged on: the one
-// the fault names, when the kubeconfig has it (a multi-cluster MCP server
-// names clusters by its contexts), else the current one. Faults that map to
-// one context share its queue, so one triage at a time holds per cluster.
-func (o *WatchOptions) clusterOf(ev *fault.Event) string {
-	if ev.Cluster == "" || ev.Cluster == o.defaultName {
-		return o.defaultName
-	}
-	o.clientsMu.Lock()
-	defer o.clientsMu.Unlock()
-	if o.contexts[ev.Cluster] {
-		return ev.Cluster
-	}
-	if !o.warned[ev.Cluster] {
-		o.warned[ev.Cluster] = true
-		o.log.Warn("faults name a cluster with no kubeconfig context of that name: triaging them with the current context", "cluster", ev.Cluster, "context", o.defaultName)
-	}
-	return o.defaultName
-}
-
-// clientFor is the read-only client of a kubeconfig context ("": the
-// current one), made once.
-func (o *WatchOptions) clientFor(ctx context.Context, name string) (*clusterClient, error) {
-	o.clientsMu.Lock()
-	defer o.clientsMu.Unlock()
-	if c, ok := o.clients[name]; ok {
-		return c, nil
-	}
-	flags := o.configFlags
-	if name != "" && name != o.defaultName {
-		flags = withContext(o.configFlags, name)
-	}
-	cfg, err := flags.ToRESTConfig()
-	if err != nil {
-		return nil, err
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return nil, fmt.Errorf("read kubeconfig: %w", err)
-	}
-	info := clusterInfo(flags, ns, cfg, cs)
-	upstream, err := o.AgentUpstream(cfg)
-	if err != nil {
-		return nil, err
+// prepareClient completes a cluster's client: the identity the agent's
+// gateway forwards with, and the credential check when asked for.
+func (o *WatchOptions) prepareClient(ctx context.Context, c *clusters.Client) error {
+	var err error
+	if c.Upstream, err = o.AgentUpstream(c.Config); err != nil {
+		return err
 	}
 	if o.CheckCredentials || o.RequireReadOnly {
-		if err := o.CheckCredentialsFor(ctx, upstream, ns, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut); err != nil {
-			return nil, err
-		}
+		return o.CheckCredentialsFor(ctx, c.Upstream, c.Info.Namespace, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut)
 	}
-	c := &clusterClient{name: info.Context, flags: flags, cs: cs, info: info, upstream: upstream}
-	if c.name == "" {
-		c.name = info.Cluster
-	}
-	o.clients[name] = c
-	if name == "" {
-		o.clients[c.name] = c
-		if raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig(); err == nil {
-			for n := range raw.Contexts {
-				o.contexts[n] = true
-			}
-		}
-	}
-	return c, nil
+	return nil
 }
 
-// withContext copies the user's connection flags with another context.
-func withContext(f *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
-	c := genericclioptions.NewConfigFlags(true)
-	c.KubeConfig, c.AuthInfoName, c.ClusterName = f.KubeConfig, nil, nil
-	c.Insecure, c.TLSServerName, c.CAFile, c.CertFile, c.KeyFile = f.Insecure, f.TLSServerName, f.CAFile, f.CertFile, f.KeyFile
-	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup = f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup
-	c.Timeout, c.CacheDir, c.DisableCompression = f.Timeout, f.CacheDir, f.DisableCompression
-	c.WrapConfigFn = f.WrapConfigFn
-	c.Context = &name
-	return c
-}
-
-// triage runs one fault to an incident, as a one-shot triage would.
+// triage runs one fault to an incident, through the engine a one-shot
+// triage uses, on the cluster the fault names.
 func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.Incident, error) {
-	name := o.clusterOf(ev)
-	c, err := o.clientFor(ctx, name)
+	name := o.clusters.ClusterOf(ev.Cluster)
+	c, err := o.clusters.Get(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("connect to cluster %q: %w", name, err)
 	}
-	log := o.log // triage.Run adds incident_id, cluster and event
-	progress := func(format string, a ...any) { log.Debug(fmt.Sprintf(format, a...), "event", ev.EventID) }
-	// c.info.Namespace is the context's namespace, for faults that name none.
-	t, err := resolveFault(c.flags, c.info.Namespace, ev, progress)
-	if err != nil {
-		return nil, fmt.Errorf("resolve %s/%s: %w", ev.ResourceKind(), ev.ResourceName(), err)
-	}
-	info := c.info
-	info.Namespace = ev.Namespace()
-	res, err := triage.Run(ctx, c.cs, ev, t.Object, triage.Options{
-		WorkspaceRoot: o.WorkspaceRoot,
-		Agent:         o.agent,
-		Timeout:       o.Timeout,
-		Cluster:       info,
-		AgentUpstream: c.upstream,
-		Progress:      progress,
-		Logger:        log,
-	})
+	log := o.log // the engine adds incident_id, cluster and event
+	report := func(p progress.Event) { log.Debug(p.String(), "event", ev.EventID) }
+	res, err := o.engine.Fault(ctx, c, ev, report)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 )
 
@@ -122,11 +123,11 @@ type stubEngine struct {
 	hold chan struct{}
 }
 
-func (e *stubEngine) Triage(ctx context.Context, req TriageRequest, progress func(string, ...any)) (*triage.Result, error) {
+func (e *stubEngine) Triage(ctx context.Context, req TriageRequest, report progress.Func) (*triage.Result, error) {
 	if req.Target == "missing" {
 		return nil, errors.New(`pods "missing" not found`)
 	}
-	progress("stub step for %s", req.Target)
+	report.Printf("stub step for %s", req.Target)
 	if e.started != nil {
 		e.started <- struct{}{}
 		<-ctx.Done()

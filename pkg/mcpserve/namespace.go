@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/clusterwatch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
@@ -72,8 +73,8 @@ func (s *Server) triageNamespace(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
-	progress := s.progressFor(ctx, req)
-	release, err := s.acquire(ctx, progress)
+	report := s.progressFor(ctx, req)
+	release, err := s.acquire(ctx, report)
 	if err != nil {
 		return nil, out, err
 	}
@@ -90,7 +91,7 @@ func (s *Server) triageNamespace(ctx context.Context, req *mcp.CallToolRequest, 
 		ns = "default"
 	}
 	out.Namespace, out.Context = ns, c.Info.Context
-	progress("Scanning namespace %s for faulty deployments, jobs and pods", ns)
+	report.Printf("Scanning namespace %s for faulty deployments, jobs and pods", ns)
 	events, err := clusterwatch.Scan(ctx, clusterwatch.Options{Client: c.Client, Cluster: c.Info.Context, Namespace: ns})
 	if ctx.Err() != nil {
 		return nil, out, context.Cause(ctx)
@@ -109,7 +110,7 @@ func (s *Server) triageNamespace(ctx context.Context, req *mcp.CallToolRequest, 
 	if len(events) > limit {
 		events, out.Truncated = events[:limit], true
 	}
-	out.Failing = s.investigateAll(ctx, c, events, progress)
+	out.Failing = s.investigateAll(ctx, c, events, report)
 	if ctx.Err() != nil {
 		return nil, out, context.Cause(ctx)
 	}
@@ -143,7 +144,7 @@ func (s *Server) triageNamespace(ctx context.Context, req *mcp.CallToolRequest, 
 
 // investigateAll runs the builtin investigator over each faulty object,
 // namespaceWorkers at a time, in memory: no incident, no workspace.
-func (s *Server) investigateAll(ctx context.Context, c *Cluster, events []*fault.Event, progress func(string, ...any)) []FailingObject {
+func (s *Server) investigateAll(ctx context.Context, c *Cluster, events []*fault.Event, report progress.Func) []FailingObject {
 	out := make([]FailingObject, len(events))
 	work := make(chan int)
 	var wg sync.WaitGroup
@@ -155,7 +156,7 @@ func (s *Server) investigateAll(ctx context.Context, c *Cluster, events []*fault
 				out[i] = investigateOne(ctx, c, events[i])
 				mu.Lock()
 				done++
-				progress("Investigated %d of %d: %s/%s", done, len(events), out[i].Resource.Kind, out[i].Resource.Name)
+				report.Printf("Investigated %d of %d: %s/%s", done, len(events), out[i].Resource.Kind, out[i].Resource.Name)
 				mu.Unlock()
 			}
 		})

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 )
@@ -59,7 +60,7 @@ type Cluster struct {
 type Engine interface {
 	// Triage resolves the target and runs pkg/triage on it, reporting
 	// steps through progress. An error means no incident was created.
-	Triage(ctx context.Context, req TriageRequest, progress func(format string, a ...any)) (*triage.Result, error)
+	Triage(ctx context.Context, req TriageRequest, report progress.Func) (*triage.Result, error)
 	// Cluster returns the read-only access of a kubeconfig context ("" is
 	// the current one).
 	Cluster(ctx context.Context, contextName string) (*Cluster, error)
@@ -200,13 +201,13 @@ func clientName(req mcp.Request) string {
 
 // acquire waits for a triage slot until ctx ends; the returned release
 // gives it back.
-func (s *Server) acquire(ctx context.Context, progress func(string, ...any)) (release func(), err error) {
+func (s *Server) acquire(ctx context.Context, report progress.Func) (release func(), err error) {
 	select {
 	case s.slots <- struct{}{}:
 		return func() { <-s.slots }, nil
 	default:
 	}
-	progress("Waiting for a slot: %d triages are running, the most this server runs at once", cap(s.slots))
+	report.Printf("Waiting for a slot: %d triages are running, the most this server runs at once", cap(s.slots))
 	select {
 	case s.slots <- struct{}{}:
 		return func() { <-s.slots }, nil
@@ -218,7 +219,7 @@ func (s *Server) acquire(ctx context.Context, progress func(string, ...any)) (re
 // progressFor returns a progress reporter for a call: MCP progress
 // notifications when the client asked for them (a progress token), and a
 // debug log line either way.
-func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) func(string, ...any) {
+func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) progress.Func {
 	var token any
 	if req.Params != nil {
 		token = req.Params.GetProgressToken()
@@ -226,8 +227,8 @@ func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) func
 	var mu sync.Mutex // the engine and the agent's output reader report concurrently
 	n := 0
 	client := clientName(req)
-	return func(format string, a ...any) {
-		msg := fmt.Sprintf(format, a...)
+	return func(ev progress.Event) {
+		msg := ev.String()
 		s.log.Debug("progress", "client", client, "tool", req.Params.Name, "message", msg)
 		if token == nil || req.Session == nil {
 			return

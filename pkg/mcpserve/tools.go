@@ -162,15 +162,15 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 	}
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
-	progress := s.progressFor(ctx, req)
-	release, err := s.acquire(ctx, progress)
+	report := s.progressFor(ctx, req)
+	release, err := s.acquire(ctx, report)
 	if err != nil {
 		return nil, out, err
 	}
 	defer release()
 	log := s.log.With("client", clientName(req), "tool", ToolTriage, "target", in.Target, "namespace", in.Namespace, "context", in.Context)
 	log.Info("triage started")
-	res, err := s.opts.Engine.Triage(ctx, TriageRequest{Target: in.Target, Namespace: in.Namespace, Context: in.Context}, progress)
+	res, err := s.opts.Engine.Triage(ctx, TriageRequest{Target: in.Target, Namespace: in.Namespace, Context: in.Context}, report)
 	if err != nil {
 		log.Warn("triage refused", "error", err)
 		return nil, out, err
@@ -178,7 +178,7 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 	inc := res.Incident
 	log.Info("triage finished", "incident_id", inc.IncidentID, "status", string(inc.Status), "failure_reason", inc.FailureReason)
 	out = s.outputFor(inc, inc.Workspace)
-	text := res.Report
+	text := res.Markdown
 	if inc.Status != incident.Resolved {
 		text = fmt.Sprintf("Incident %s %s: %s\nWorkspace: %s\n", inc.IncidentID, inc.Status, orElse(inc.FailureReason, "no valid report"), inc.Workspace)
 	}

@@ -17,6 +17,13 @@ func (r *Report) Markdown() string {
 // WriteMarkdown writes the rendered report to w.
 func (r *Report) WriteMarkdown(w io.Writer) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	if r.Source != "" {
+		p("%s", r.Source)
+		if len(r.Notes) > 0 {
+			p("\n---\n%s\n", strings.Join(r.Notes, "  \n"))
+		}
+		return
+	}
 
 	p("# Triage: %s — %s\n", r.Resource, oneLine(r.Title))
 	header := []string{"incident " + r.IncidentID}

@@ -147,6 +147,11 @@ type Report struct {
 	RuledOut   []string        `json:"ruledOut"`
 	Milestones []string        `json:"milestones"`      // completed ones
 	Notes      []string        `json:"notes,omitempty"` // footer lines (sandbox, audit counts, …)
+
+	// Source is the markdown an external agent wrote, when the report was
+	// parsed from it (Parse): it is rendered as written, with the notes as
+	// its footer, since the fields hold only its headline.
+	Source string `json:"-"`
 }
 
 // SetConfidence sets the score and its band together so they never disagree.

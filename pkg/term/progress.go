@@ -73,13 +73,20 @@ func NewProgress(w io.Writer, t Terminal, opts ProgressOptions) *Progress {
 // Its signature is the progress callback's of pkg/triage and pkg/agent.
 func (p *Progress) Printf(format string, a ...any) {
 	msg := sanitize(fmt.Sprintf(format, a...))
+	p.Line(msg, p.keep(msg))
+}
+
+// Line reports one message whose caller already knows whether it is to be
+// kept on screen (a typed progress event says so by its kind).
+func (p *Progress) Line(msg string, keep bool) {
+	msg = sanitize(msg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.term.Redraw || p.stopped {
 		p.writeLine(msg)
 		return
 	}
-	if p.keep(msg) {
+	if keep {
 		p.clear()
 		p.writeLine(msg)
 		p.draw()

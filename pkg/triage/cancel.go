@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -55,7 +56,7 @@ func RequestCancel(root, id, who string) error {
 // appears, and a function to stop watching (which removes the request).
 func (r *runner) watchCancel(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	p, err := cancelFile(r.root, r.inc.IncidentID)
+	p, err := cancelFile(r.cfg.WorkspaceRoot, r.inc.IncidentID)
 	if err != nil {
 		return ctx, func() { cancel(nil) }
 	}
@@ -99,7 +100,7 @@ func (r *runner) cancelledBy(who string) {
 	r.cancelMu.Lock()
 	r.cancelWho = who
 	r.cancelMu.Unlock()
-	r.opts.Progress("Cancellation of incident %s requested by %s", r.inc.IncidentID, who)
+	r.progress(progress.Stepf("Cancellation of incident %s requested by %s", r.inc.IncidentID, who))
 	r.log.Info("cancellation requested", "by", who)
 }
 

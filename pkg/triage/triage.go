@@ -1,6 +1,3 @@
-// Package triage is the engine of one run: incident → workspace → bundle →
-// agent → report, with incident.json kept current at every step. The CLI
-// and watch mode both drive it.
 package triage
 
 import (
@@ -9,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -25,99 +20,13 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/gateway"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
-	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
-	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 	"github.com/kubectl-triage/kubectl-triage/plugins"
 )
-
-// Options configure a run.
-type Options struct {
-	WorkspaceRoot string
-	Agent         agent.Agent
-	Timeout       time.Duration
-	Cluster       bundle.ClusterInfo
-	// AgentUpstream is the identity an exec agent's read-only gateway
-	// forwards with (the user's, or a dedicated read-only one); nil means
-	// the agent gets no cluster access beyond the context files.
-	AgentUpstream *rest.Config
-	Bundle        bundle.Options
-	// Progress reports steps to the user; nil means silent.
-	Progress func(format string, a ...any)
-	Logger   *slog.Logger
-	Now      func() time.Time
-}
-
-// Result is how a run ended.
-type Result struct {
-	Incident  *incident.Incident
-	Workspace *workspace.Workspace
-	Report    string // the markdown report, when valid
-	// RecordErr is set when the outcome could not be saved in incident.json
-	// (disk full, the file replaced): the record on disk is stale, the
-	// Incident here is what happened.
-	RecordErr error
-}
-
-// Run triages one fault whose resource is obj (already fetched through the
-// read-only client cs). It returns an error only when no incident could be
-// created; every later failure is recorded in the incident and its Result.
-func Run(ctx context.Context, cs kubernetes.Interface, ev *fault.Event, obj *unstructured.Unstructured, opts Options) (*Result, error) {
-	if opts.Progress == nil {
-		opts.Progress = func(string, ...any) {}
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Bundle.Concurrency == 0 {
-		opts.Bundle = bundle.DefaultOptions()
-	}
-	id := uuid.NewString()
-	inc := incident.New(id, ev, opts.Cluster.Context, opts.Agent.Name(), opts.Now())
-	inc.Agent.Command = opts.Agent.Command()
-	inc.Agent.Model = opts.Agent.Model()
-	self := owner.Self()
-	inc.Owner = &self
-	// What is written comes from the redacted copy; ev stays as received.
-	redacted, _ := redact.Event(ev)
-	cluster := inc.Cluster
-	if cluster == "" { // a single-cluster MCP server names none: it is the context's
-		cluster = inc.Context
-	}
-	log := opts.Logger.With("incident_id", id, "cluster", cluster)
-
-	ws, err := workspace.Create(opts.WorkspaceRoot, id, func(tmp *workspace.Workspace, final string) error {
-		inc.Workspace = final
-		if err := populate(tmp, inc, redacted, gatewayFor(opts) != nil); err != nil {
-			return err
-		}
-		if p, ok := opts.Agent.(agent.Preparer); ok {
-			return p.Prepare(tmp)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create incident workspace: %w", err)
-	}
-	log = log.With("workspace", ws.Dir)
-	log.Info("incident created", "event", ev.EventID, "resource", inc.Resource.Kind+"/"+inc.Resource.Name)
-	opts.Progress("Incident %s (workspace %s)", id, ws.Dir)
-
-	r := &runner{ws: ws, inc: inc, log: log, opts: opts, event: redacted, root: opts.WorkspaceRoot}
-	ctx, stop := r.watchCancel(ctx)
-	defer stop()
-	res, err := r.run(ctx, cs, obj)
-	if res != nil {
-		res.RecordErr = r.saveErr
-	}
-	return res, err
-}
 
 // populate writes what must exist from the first moment: the incident
 // record, the verbatim event, the prompt and the read-only instructions.
@@ -153,15 +62,21 @@ users: []
 current-context: ""
 `
 
+// runner is one run's state: the incident it keeps current and what the
+// steps share.
 type runner struct {
-	ws      *workspace.Workspace
-	inc     *incident.Incident
-	log     *slog.Logger
-	opts    Options
-	gateway *gateway.Gateway
-	event   *fault.Event // redacted
-	root    string
-	saveErr error // the last failed save of incident.json, if the final one failed too
+	ws       *workspace.Workspace
+	inc      *incident.Incident
+	log      *slog.Logger
+	cfg      Config
+	caps     agent.Capabilities
+	upstream *rest.Config // the gateway's upstream identity; nil: no gateway
+	collect  func(context.Context, kubernetes.Interface, *unstructured.Unstructured, bundle.ClusterInfo, bundle.Options) (*bundle.Bundle, error)
+	progress progress.Func
+	gateway  *gateway.Gateway
+	event    *fault.Event // redacted
+	info     bundle.ClusterInfo
+	saveErr  error // the last failed save of incident.json, if the final one failed too
 
 	cancelMu  sync.Mutex
 	cancelWho string // who requested cancellation (cancel.go)
@@ -181,16 +96,6 @@ func addEventSamples(b *bundle.Bundle, ev *fault.Event) {
 	}
 }
 
-// gatewayFor returns the upstream identity when this run's agent talks to
-// the cluster through a gateway: exec agents only; the builtin agent reads
-// through the plugin's own read-only client.
-func gatewayFor(opts Options) *rest.Config {
-	if _, ok := opts.Agent.(agent.ClusterUser); ok && opts.AgentUpstream != nil {
-		return opts.AgentUpstream
-	}
-	return nil
-}
-
 // startGateway serves the agent's read-only endpoint and points
 // context/kubeconfig at it.
 func (r *runner) startGateway(upstream *rest.Config) (*gateway.Gateway, error) {
@@ -207,7 +112,7 @@ func (r *runner) startGateway(upstream *rest.Config) (*gateway.Gateway, error) {
 		return nil, err
 	}
 	r.log.Info("gateway started", "url", gw.URL)
-	r.opts.Progress("Read-only gateway for the agent at %s (audit: %s)", gw.URL, workspace.AuditFile)
+	r.progress(progress.Stepf("Read-only gateway for the agent at %s (audit: %s)", gw.URL, workspace.AuditFile))
 	return gw, nil
 }
 
@@ -223,7 +128,7 @@ func (r *runner) save() {
 
 func (r *runner) setState(s incident.AgentState) {
 	r.inc.Agent.State = s
-	attrs := []any{"state", string(s), "agent", r.inc.Agent.Name, "at", r.opts.Now().UTC().Format(time.RFC3339Nano)}
+	attrs := []any{"state", string(s), "agent", r.inc.Agent.Name, "at", r.cfg.Now().UTC().Format(time.RFC3339Nano)}
 	if r.inc.Agent.PID != 0 {
 		attrs = append(attrs, "pid", r.inc.Agent.PID)
 	}
@@ -232,7 +137,7 @@ func (r *runner) setState(s incident.AgentState) {
 }
 
 func (r *runner) finish(status incident.Status, reason string) {
-	now := r.opts.Now().UTC()
+	now := r.cfg.Now().UTC()
 	r.inc.Status = status
 	r.inc.FailureReason = reason
 	r.inc.CompletedAt = &now
@@ -243,11 +148,13 @@ func (r *runner) finish(status incident.Status, reason string) {
 	r.save()
 }
 
-func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstructured.Unstructured) (*Result, error) {
+// run goes through the steps; every outcome ends in finish, which records
+// it.
+func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstructured.Unstructured) *Result {
 	res := &Result{Incident: r.inc, Workspace: r.ws}
 
 	start := time.Now()
-	b, err := bundle.Collect(ctx, cs, obj, r.opts.Cluster, r.opts.Bundle)
+	b, err := r.collect(ctx, cs, obj, r.info, r.cfg.Bundle)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // collection may end early without an error of its own
 	}
@@ -258,52 +165,52 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	if err != nil {
 		r.setState(stateFor(ctx, err))
 		r.finish(incident.Failed, reasonFor(ctx, "collect evidence", err))
-		return res, nil
+		return res
 	}
-	r.opts.Progress("Collected %s, %s, %s (%s, %s)",
+	r.progress(progress.Stepf("Collected %s, %s, %s (%s, %s)",
 		count(len(b.Cluster.Involved), "object"), count(len(b.Events), "event"), count(len(b.Logs), "log stream"),
-		count(b.Requests, "request"), time.Since(start).Round(time.Millisecond))
+		count(b.Requests, "request"), time.Since(start).Round(time.Millisecond)))
 	for _, p := range b.Problems {
-		r.opts.Progress("warning: could not read %s: %s", p.What, p.Error)
+		r.progress(progress.Warnf("could not read %s: %s", p.What, p.Error))
 	}
 
 	actx := ctx
-	if r.opts.Timeout > 0 {
+	if r.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
+		actx, cancel = context.WithTimeout(ctx, r.cfg.Timeout)
 		defer cancel()
 	}
 	r.setState(incident.AgentStarting)
-	r.opts.Progress("Investigating with the %s agent…", r.inc.Agent.Name)
+	r.progress(progress.Stepf("Investigating with the %s agent…", r.inc.Agent.Name))
 	run := &agent.Run{
-		Workspace: r.ws, Incident: *r.inc, Bundle: b, Progress: r.opts.Progress,
+		Workspace: r.ws, Incident: *r.inc, Bundle: b, Progress: r.progress,
 		Started: func(pid int) {
-			now := r.opts.Now().UTC()
+			now := r.cfg.Now().UTC()
 			r.inc.StartedAt = &now
 			r.inc.Agent.PID = pid
 			r.setState(incident.AgentRunning)
 		},
 	}
-	if s, ok := r.opts.Agent.(agent.Sandboxed); ok {
-		r.inc.Sandbox = s.Sandbox()
+	if r.caps.Sandbox != "" {
+		r.inc.Sandbox = r.caps.Sandbox
 		if reason, unsandboxed := strings.CutPrefix(r.inc.Sandbox, "none"); unsandboxed {
-			r.opts.Progress("warning: the %s agent runs without a sandbox%s: it can read any file your user can read", r.inc.Agent.Name, reason)
+			r.progress(progress.Warnf("the %s agent runs without a sandbox%s: it can read any file your user can read", r.inc.Agent.Name, reason))
 		} else {
-			r.opts.Progress("sandbox: %s", r.inc.Sandbox)
+			r.progress(progress.Stepf("sandbox: %s", r.inc.Sandbox))
 		}
 	}
-	if upstream := gatewayFor(r.opts); upstream != nil {
-		gw, err := r.startGateway(upstream)
+	if r.upstream != nil {
+		gw, err := r.startGateway(r.upstream)
 		if err != nil {
 			r.setState(incident.AgentFailure)
 			r.finish(incident.Failed, "start the read-only gateway: "+err.Error())
-			return res, nil
+			return res
 		}
 		defer gw.Stop()
 		r.gateway = gw
 		run.Gateway = strings.TrimPrefix(gw.URL, "https://")
 	}
-	out, err := r.opts.Agent.Run(actx, run)
+	out, err := r.cfg.Agent.Run(actx, run)
 	if r.gateway != nil {
 		// The token dies with the run, before the report is read.
 		r.gateway.Stop()
@@ -321,48 +228,30 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		}
 		r.setState(stateFor(actx, err))
 		r.finish(incident.Failed, reasonFor(actx, "agent", err))
-		return res, nil
+		return res
 	case out.ExitCode != 0:
 		r.setState(incident.AgentFailure)
 		r.finish(incident.Failed, fmt.Sprintf("agent exited with code %d", out.ExitCode))
-		return res, nil
+		return res
 	}
 	r.setState(incident.AgentSuccess)
 
-	md, err := os.ReadFile(r.ws.MustPath(workspace.ReportFile))
-	if err == nil {
-		err = report.Validate(string(md))
-	}
+	rep, err := r.reportOf(out)
 	if err != nil {
 		r.finish(incident.AgentFailed, "missing or invalid investigation report: "+err.Error())
-		return res, nil
+		return res
 	}
-	// The report crosses the same passes as everything else: no credential
-	// it quotes, and no escape sequence that `cat investigation.md` would
-	// run later, stays in the file.
-	clean, _ := redact.Text(term.Clean(string(md)))
-	notes := append(r.footer(), out.Notes...)
-	if len(notes) > 0 {
-		clean += "\n---\n" + strings.Join(notes, "  \n") + "\n"
+	rep.Notes = append(rep.Notes, append(r.footer(), out.Notes...)...)
+	md, err := r.writeReport(rep)
+	if err != nil {
+		r.log.Error("write the report", "error", err)
+		r.finish(incident.Failed, "write the report: "+err.Error())
+		return res
 	}
-	if clean != string(md) {
-		md = []byte(clean)
-		if err := atomicfile.Write(r.ws.MustPath(workspace.ReportFile), md, 0o600); err != nil {
-			r.log.Error("rewrite the report", "error", err)
-			r.finish(incident.Failed, "write the report: "+err.Error())
-			return res, nil
-		}
-	}
-	stmt, level := report.RootCauseLine(string(md))
-	r.inc.Report = &incident.ReportRef{Path: r.ws.MustPath(workspace.ReportFile), RootCause: stmt, ConfidenceLevel: string(level)}
-	if rep := readJSONReport(r.ws); rep != nil {
-		r.inc.Report.RootCause, _ = redact.Text(term.Clean(rep.RootCause.Statement))
-		r.inc.Report.Confidence = rep.Confidence
-		r.inc.Report.ConfidenceLevel = string(rep.ConfidenceLevel)
-	}
+	r.inc.Report = reportRef(r.ws.MustPath(workspace.ReportFile), rep)
 	r.finish(incident.Resolved, "")
-	res.Report = string(md)
-	return res, nil
+	res.Report, res.Markdown = rep, md
+	return res
 }
 
 // footer lists what the reader of an external agent's report must know
@@ -393,7 +282,7 @@ func (r *runner) collectArtifacts() {
 		return
 	}
 	for _, rej := range cat.Rejected {
-		r.opts.Progress("warning: artifact %s rejected: %s", rej.Path, rej.Reason)
+		r.progress(progress.Warnf("artifact %s rejected: %s", rej.Path, rej.Reason))
 	}
 	data, _ := json.MarshalIndent(cat, "", "  ")
 	if err := atomicfile.Write(r.ws.MustPath(workspace.ArtifactsCatalog), append(data, '\n'), 0o600); err != nil {
@@ -419,19 +308,6 @@ func reasonFor(ctx context.Context, step string, err error) string {
 		return incident.ReasonCancelled
 	}
 	return fmt.Sprintf("%s: %v", step, err)
-}
-
-// readJSONReport reads output/investigation.json when the agent wrote one.
-func readJSONReport(ws *workspace.Workspace) *report.Report {
-	data, err := os.ReadFile(ws.MustPath(workspace.ReportJSONFile))
-	if err != nil {
-		return nil
-	}
-	var rep report.Report
-	if json.Unmarshal(data, &rep) != nil || rep.RootCause.Statement == "" {
-		return nil
-	}
-	return &rep
 }
 
 // count is "1 event", "2 events".
