@@ -55,10 +55,14 @@ type Func func(Event)
 func Discard(Event) {}
 
 // Stepf makes a Step event.
-func Stepf(format string, a ...any) Event { return Event{Kind: Step, Message: fmt.Sprintf(format, a...)} }
+func Stepf(format string, a ...any) Event {
+	return Event{Kind: Step, Message: fmt.Sprintf(format, a...)}
+}
 
 // Warnf makes a Warning event.
-func Warnf(format string, a ...any) Event { return Event{Kind: Warning, Message: fmt.Sprintf(format, a...)} }
+func Warnf(format string, a ...any) Event {
+	return Event{Kind: Warning, Message: fmt.Sprintf(format, a...)}
+}
 
 // Incidentf makes an Incident event.
 func Incidentf(format string, a ...any) Event {
@@ -66,7 +70,9 @@ func Incidentf(format string, a ...any) Event {
 }
 
 // Agentf makes an Agent event.
-func Agentf(format string, a ...any) Event { return Event{Kind: Agent, Message: fmt.Sprintf(format, a...)} }
+func Agentf(format string, a ...any) Event {
+	return Event{Kind: Agent, Message: fmt.Sprintf(format, a...)}
+}
 
 // Printf adapts f to the printf-style callbacks of code that reports
 // plain steps (credential checks, target resolution).

@@ -90,3 +90,12 @@ func RootCauseLine(md string) (statement string, level Level) {
 	}
 	return statement, level
 }
+
+// Check is Validate for a report given as data: it must state a root
+// cause, and its rendering must pass Validate like any agent's markdown.
+func (r *Report) Check() error {
+	if strings.TrimSpace(r.RootCause.Statement) == "" {
+		return fmt.Errorf("%w: no root cause statement", ErrInvalid)
+	}
+	return Validate(r.Markdown())
+}

@@ -21,8 +21,7 @@ import (
 // investigation.json, when it wrote a valid one, for the headline fields.
 func (r *runner) reportOf(out *agent.Outcome) (*report.Report, error) {
 	if out.Report != nil {
-		// The same validity check every agent's report passes.
-		if err := report.Validate(out.Report.Markdown()); err != nil {
+		if err := out.Report.Check(); err != nil {
 			return nil, err
 		}
 		return out.Report, nil
