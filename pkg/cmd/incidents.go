@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -149,35 +148,19 @@ func truncate(s string, max int) string {
 	return strings.TrimSpace(cut) + "…"
 }
 
+// confidence, rootCause and cluster are the incident's Summary's, the
+// values -o json, the watch lines and Slack show too.
 func confidence(inc *incident.Incident) string {
-	if inc.Report == nil || (inc.Report.ConfidenceLevel == "" && inc.Report.Confidence == 0) {
-		return none
-	}
-	switch {
-	case inc.Report.Confidence == 0:
-		return inc.Report.ConfidenceLevel
-	case inc.Report.ConfidenceLevel == "":
-		return strconv.FormatFloat(inc.Report.Confidence, 'f', 2, 64)
-	}
-	return fmt.Sprintf("%s (%.2f)", inc.Report.ConfidenceLevel, inc.Report.Confidence)
+	return orNone(incident.Summarize(inc).ConfidenceText())
 }
 
 // rootCause is the report's headline or, without a report, why there is none.
 func rootCause(inc *incident.Incident) string {
-	if inc.Report != nil && inc.Report.RootCause != "" {
-		return inc.Report.RootCause
-	}
-	if inc.FailureReason != "" {
-		return "(" + inc.FailureReason + ")"
-	}
-	return ""
+	return incident.Summarize(inc).Headline()
 }
 
 func cluster(inc *incident.Incident) string {
-	if inc.Cluster != "" {
-		return inc.Cluster
-	}
-	return inc.Context
+	return incident.Summarize(inc).Cluster
 }
 
 // ---- list -----------------------------------------------------------------
@@ -361,17 +344,20 @@ func incidentTable(entries []*store.Entry, wide bool, now time.Time) *metav1.Tab
 		if d, ok := e.Duration(); ok {
 			dur = duration.HumanDuration(d)
 		}
+		// The row is the incident's Summary, cleaned as the watch lines and
+		// Slack clean it: the same values, redacted.
+		s := incident.Summarize(inc).Clean()
 		cells := []any{
 			id,
 			duration.HumanDuration(now.Sub(inc.CreatedAt)),
-			string(inc.Status),
-			orNone(inc.Agent.Name),
+			string(s.Status),
+			orNone(s.Agent),
 			e.Resource(),
-			orNone(inc.FaultType),
-			orNone(truncate(term.Clean(rootCause(inc)), rootCauseWidth)),
-			orNone(cluster(inc)),
-			orNone(inc.Namespace),
-			confidence(inc),
+			orNone(s.FaultType),
+			orNone(truncate(s.Headline(), rootCauseWidth)),
+			orNone(s.Cluster),
+			orNone(s.Namespace),
+			orNone(s.ConfidenceText()),
 			dur,
 			e.Dir,
 		}

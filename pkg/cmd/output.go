@@ -139,26 +139,27 @@ type TriageOutput struct {
 	Report string `json:"report,omitempty"`
 }
 
-// newTriageOutput flattens a run's result.
+// newTriageOutput flattens a run's result, from the incident's Summary,
+// cleaned (the values list, the watch lines and Slack show).
 func newTriageOutput(res *triage.Result) TriageOutput {
-	inc := res.Incident
-	out := TriageOutput{
-		IncidentID:    inc.IncidentID,
-		Status:        inc.Status,
-		FailureReason: inc.FailureReason,
-		Resource:      inc.Resource,
-		Cluster:       inc.Cluster,
-		Context:       inc.Context,
-		FaultType:     inc.FaultType,
-		Severity:      inc.Severity,
-		Agent:         inc.Agent.Name,
-		Workspace:     inc.Workspace,
-		Report:        res.Markdown,
+	s := incident.Summarize(res.Incident).Clean()
+	return TriageOutput{
+		IncidentID:      s.IncidentID,
+		Status:          s.Status,
+		FailureReason:   s.FailureReason,
+		Resource:        s.Resource,
+		Cluster:         s.Cluster,
+		Context:         s.Context,
+		FaultType:       s.FaultType,
+		Severity:        s.Severity,
+		RootCause:       s.RootCause,
+		Confidence:      s.Confidence,
+		ConfidenceLevel: s.ConfidenceLevel,
+		Agent:           s.Agent,
+		Workspace:       s.Workspace,
+		ReportPath:      s.ReportPath,
+		Report:          res.Markdown,
 	}
-	if r := inc.Report; r != nil {
-		out.RootCause, out.Confidence, out.ConfidenceLevel, out.ReportPath = r.RootCause, r.Confidence, r.ConfidenceLevel, r.Path
-	}
-	return out
 }
 
 func writeTriageJSON(w io.Writer, res *triage.Result) error {

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,8 +26,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/metrics"
 	"github.com/kubectl-triage/kubectl-triage/pkg/notify"
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
-	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watcher"
@@ -487,94 +484,6 @@ func (o *WatchOptions) notifiable(out watcher.Outcome) *incident.Incident {
 	return inc
 }
 
-// summary is the JSON line printed per incident with -o json.
-type summary struct {
-	IncidentID      string  `json:"incidentId,omitempty"`
-	EventID         string  `json:"eventId"`
-	Status          string  `json:"status"`
-	Cluster         string  `json:"cluster,omitempty"`
-	Namespace       string  `json:"namespace,omitempty"`
-	Kind            string  `json:"kind"`
-	Name            string  `json:"name"`
-	FaultType       string  `json:"faultType"`
-	Severity        string  `json:"severity"`
-	RootCause       string  `json:"rootCause,omitempty"`
-	Confidence      float64 `json:"confidence,omitempty"`
-	ConfidenceLevel string  `json:"confidenceLevel,omitempty"`
-	FailureReason   string  `json:"failureReason,omitempty"`
-	DurationSeconds float64 `json:"durationSeconds"`
-	Workspace       string  `json:"workspace,omitempty"`
-	Report          string  `json:"report,omitempty"`
-	Error           string  `json:"error,omitempty"`
-}
-
-func summarize(out watcher.Outcome) summary {
-	ev := out.Event
-	s := summary{
-		EventID: ev.EventID, Cluster: out.Cluster, Namespace: ev.Namespace(), Kind: ev.ResourceKind(), Name: ev.ResourceName(),
-		FaultType: ev.FaultType, Severity: ev.Severity, DurationSeconds: out.Took.Round(time.Millisecond).Seconds(), Status: "error",
-	}
-	if out.Err != nil {
-		s.Error = out.Err.Error()
-	}
-	if inc := out.Incident; inc != nil {
-		s.IncidentID, s.Status, s.FailureReason, s.Workspace = inc.IncidentID, string(inc.Status), inc.FailureReason, inc.Workspace
-		if inc.Report != nil {
-			s.RootCause, s.Confidence, s.ConfidenceLevel = inc.Report.RootCause, inc.Report.Confidence, inc.Report.ConfidenceLevel
-			if inc.Status == incident.Resolved {
-				s.Report = inc.Report.Path
-			}
-		}
-	}
-	// Every field comes from the cluster, an MCP server or an agent: it is
-	// printed redacted and without anything a terminal would act on, in the
-	// text lines and the JSON lines alike.
-	for _, f := range []*string{&s.EventID, &s.Cluster, &s.Namespace, &s.Kind, &s.Name, &s.FaultType, &s.Severity,
-		&s.Error, &s.FailureReason, &s.RootCause, &s.ConfidenceLevel} {
-		*f, _ = redact.Text(term.Clean(*f))
-	}
-	return s
-}
-
-// printSummary writes the incident's line on stdout.
-func (o *WatchOptions) printSummary(_ context.Context, out watcher.Outcome) {
-	s := summarize(out)
-	o.outMu.Lock()
-	defer o.outMu.Unlock()
-	if o.Output == "json" {
-		b, _ := json.Marshal(s)
-		fmt.Fprintf(o.Out, "%s\n", b)
-		return
-	}
-	what := s.Kind + "/" + s.Name
-	if s.Namespace != "" {
-		what = s.Namespace + "/" + what
-	}
-	id := s.IncidentID
-	if len(id) > 8 {
-		id = id[:8]
-	}
-	if id == "" {
-		id = "-"
-	}
-	took := time.Duration(s.DurationSeconds * float64(time.Second))
-	var detail string
-	switch {
-	case s.Status == "error":
-		detail = s.Error
-	case s.Status != string(incident.Resolved):
-		detail = s.FailureReason
-		if detail == "" {
-			detail = "no valid report"
-		}
-	case s.ConfidenceLevel != "":
-		detail = fmt.Sprintf("%s %.2f: %s", s.ConfidenceLevel, s.Confidence, s.RootCause)
-	default:
-		detail = s.RootCause
-	}
-	fmt.Fprintf(o.Out, "%s  %-8s  %-12s  %s  %s  %s  %s\n", time.Now().Format(time.TimeOnly), id, s.Status, what, s.FaultType, took, oneLine(detail))
-}
-
 // logOutcome logs the finished incident with the fields log pipelines key on.
 func (o *WatchOptions) logOutcome(_ context.Context, out watcher.Outcome) {
 	attrs := append(watcher.EventAttrs(out.Event, out.Cluster), "took", out.Took.Round(time.Millisecond).String())
@@ -617,12 +526,4 @@ func recordMetrics(m *metrics.Metrics, out watcher.Outcome) {
 		}
 	}
 	m.AgentFinished(out.Cluster, status, out.Took, size, errType)
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 160 {
-		s = string(r[:157]) + "..."
-	}
-	return s
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
-	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 )
 
 // Message is a Slack message: Block Kit blocks, plus the text that
@@ -53,73 +52,76 @@ const maxRecentFailures = 10
 
 // IncidentMessage is the message for a finished incident: what was
 // diagnosed, or that (and why) the triage failed. took is how long the
-// triage took; zero means it is taken from the incident's timestamps.
+// triage took; zero means it is taken from the incident's timestamps. Its
+// values come from the incident's Summary, cleaned, as every other
+// rendering's do.
 func IncidentMessage(inc *incident.Incident, took time.Duration) *Message {
-	if took <= 0 && inc.CompletedAt != nil {
-		took = inc.CompletedAt.Sub(inc.CreatedAt)
+	s := incident.Summarize(inc).Clean()
+	if took > 0 {
+		s.Duration = took
 	}
-	if inc.Status == incident.Resolved {
-		return resolvedMessage(inc, took)
+	if s.Resolved() {
+		return resolvedMessage(s)
 	}
-	return failedMessage(inc, took)
+	return failedMessage(s)
 }
 
-func resolvedMessage(inc *incident.Incident, took time.Duration) *Message {
+func resolvedMessage(s incident.Summary) *Message {
 	rootCause := "(the report gives no root cause line)"
-	if inc.Report != nil && strings.TrimSpace(inc.Report.RootCause) != "" {
-		rootCause = scrub(inc.Report.RootCause)
+	if strings.TrimSpace(s.RootCause) != "" {
+		rootCause = scrub(s.RootCause)
 	}
 	return &Message{
 		Text: truncate(fmt.Sprintf("Diagnosed %s on %s: %s",
-			escape(subject(inc)), escape(clusterOf(inc)), escape(rootCause)), fallbackLimit),
+			escape(subject(s)), escape(clusterOf(s)), escape(rootCause)), fallbackLimit),
 		Blocks: []Block{
-			header(":white_check_mark: Diagnosed " + resourceOf(inc)),
+			header(":white_check_mark: Diagnosed " + resourceOf(s)),
 			fields(
-				"Cluster", clusterOf(inc),
-				"Namespace", namespaceOf(inc),
-				"Resource", resourceOf(inc),
-				"Fault", faultOf(inc),
-				"Confidence", confidenceOf(inc.Report),
-				"Duration", humanDuration(took),
+				"Cluster", clusterOf(s),
+				"Namespace", namespaceOf(s),
+				"Resource", resourceOf(s),
+				"Fault", faultOf(s),
+				"Confidence", confidenceOf(s),
+				"Duration", humanDuration(s.Duration),
 			),
 			section("*Root cause*\n", rootCause),
-			incidentContext(inc),
+			incidentContext(s),
 		},
 	}
 }
 
-func failedMessage(inc *incident.Incident, took time.Duration) *Message {
-	why, detail := failureOf(inc)
+func failedMessage(s incident.Summary) *Message {
+	why, detail := failureOf(s)
 	blocks := []Block{
-		header(":x: Triage failed for " + resourceOf(inc)),
+		header(":x: Triage failed for " + resourceOf(s)),
 		fields(
-			"Cluster", clusterOf(inc),
-			"Namespace", namespaceOf(inc),
-			"Resource", resourceOf(inc),
-			"Fault", faultOf(inc),
-			"Status", string(inc.Status),
-			"Duration", humanDuration(took),
+			"Cluster", clusterOf(s),
+			"Namespace", namespaceOf(s),
+			"Resource", resourceOf(s),
+			"Fault", faultOf(s),
+			"Status", string(s.Status),
+			"Duration", humanDuration(s.Duration),
 		),
 		section("*Why it failed*\n", why+detailSuffix(detail)),
 	}
-	if msg := scrub(strings.TrimSpace(inc.Message)); msg != "" {
+	if msg := scrub(strings.TrimSpace(s.Message)); msg != "" {
 		// No root cause to show, so show what the fault said.
 		blocks = append(blocks, section("*Fault message*\n", msg))
 	}
-	blocks = append(blocks, incidentContext(inc))
+	blocks = append(blocks, incidentContext(s))
 	return &Message{
 		Text: truncate(fmt.Sprintf("Triage failed for %s on %s: %s",
-			escape(subject(inc)), escape(clusterOf(inc)), escape(why)), fallbackLimit),
+			escape(subject(s)), escape(clusterOf(s)), escape(why)), fallbackLimit),
 		Blocks: blocks,
 	}
 }
 
 // failureOf says which failure this was (DESIGN.md §4) in words, with the
 // recorded failureReason as detail where it adds something.
-func failureOf(inc *incident.Incident) (why, detail string) {
-	reason := scrub(strings.TrimSpace(inc.FailureReason))
+func failureOf(s incident.Summary) (why, detail string) {
+	reason := scrub(strings.TrimSpace(s.FailureReason))
 	switch {
-	case inc.Status == incident.AgentFailed:
+	case s.Status == incident.AgentFailed:
 		return "no valid report: the agent finished but its report is missing or invalid", reason
 	case reason == incident.ReasonTimeout:
 		return "timeout: the agent did not finish within its timeout", ""
@@ -147,11 +149,12 @@ type Failure struct {
 }
 
 func failureSummary(inc *incident.Incident) Failure {
-	why, detail := failureOf(inc)
+	s := incident.Summarize(inc).Clean()
+	why, detail := failureOf(s)
 	if detail != "" {
 		why = detail
 	}
-	return Failure{IncidentID: inc.IncidentID, Resource: resourceOf(inc), Namespace: inc.Namespace, Reason: why}
+	return Failure{IncidentID: s.IncidentID, Resource: resourceOf(s), Namespace: inc.Namespace, Reason: why}
 }
 
 // BreakerOpenMessage is the alert sent once when consecutive triage
@@ -189,7 +192,7 @@ func RecoveredMessage(cluster string, failures int, inc *incident.Incident) *Mes
 			header(":large_green_circle: Triage recovered on " + cluster),
 			{Type: "section", Text: mrkdwn(truncate(fmt.Sprintf(
 				"Incident %s (%s) was diagnosed on cluster %s after %d consecutive failures.",
-				code(inc.IncidentID), escape(subject(inc)), code(cluster), failures), sectionLimit))},
+				code(inc.IncidentID), escape(subject(incident.Summarize(inc).Clean())), code(cluster), failures), sectionLimit))},
 		},
 	}
 }
@@ -216,17 +219,17 @@ func section(title, text string) Block {
 	return Block{Type: "section", Text: &t}
 }
 
-func incidentContext(inc *incident.Incident) Block {
-	agent := inc.Agent.Name
-	if inc.Agent.Model != "" {
-		agent += " (" + inc.Agent.Model + ")"
+func incidentContext(s incident.Summary) Block {
+	agent := s.Agent
+	if s.AgentModel != "" {
+		agent += " (" + s.AgentModel + ")"
 	}
 	elements := []Text{
-		*mrkdwn("Incident " + code(inc.IncidentID)),
+		*mrkdwn("Incident " + code(s.IncidentID)),
 		*mrkdwn("Agent " + code(agent)),
 	}
-	if inc.Workspace != "" {
-		elements = append(elements, *mrkdwn(truncate("Workspace "+code(inc.Workspace), contextLimit)))
+	if s.Workspace != "" {
+		elements = append(elements, *mrkdwn(truncate("Workspace "+code(s.Workspace), contextLimit)))
 	}
 	return Block{Type: "context", Elements: elements}
 }
@@ -300,67 +303,52 @@ func truncate(s string, limit int) string {
 }
 
 // clusterOf names the incident's cluster in messages and keys its failure
-// streak: the fault's cluster, else the kubeconfig context.
-func clusterOf(inc *incident.Incident) string {
-	switch {
-	case inc.Cluster != "":
-		return inc.Cluster
-	case inc.Context != "":
-		return inc.Context
+// streak: the Summary's (the fault's cluster, else the kubeconfig context).
+func clusterOf(s incident.Summary) string {
+	if s.Cluster != "" {
+		return s.Cluster
 	}
 	return "unknown"
 }
 
-func namespaceOf(inc *incident.Incident) string {
-	switch {
-	case inc.Namespace != "":
-		return inc.Namespace
-	case inc.Resource.Namespace != "":
-		return inc.Resource.Namespace
+func namespaceOf(s incident.Summary) string {
+	if s.Namespace != "" {
+		return s.Namespace
 	}
 	return "(cluster-scoped)"
 }
 
-func resourceOf(inc *incident.Incident) string {
-	name := inc.Resource.Name
-	if name == "" {
-		name = "(unnamed)"
+func resourceOf(s incident.Summary) string {
+	if s.Resource.Name == "" {
+		s.Resource.Name = "(unnamed)"
 	}
-	if inc.Resource.Kind == "" {
-		return name
-	}
-	return inc.Resource.Kind + "/" + name
+	return s.ResourceName()
 }
 
 // subject is the resource with its namespace, kubectl style.
-func subject(inc *incident.Incident) string {
-	if ns := namespaceOf(inc); inc.Namespace != "" || inc.Resource.Namespace != "" {
-		return resourceOf(inc) + " -n " + ns
+func subject(s incident.Summary) string {
+	if s.Namespace != "" {
+		return resourceOf(s) + " -n " + s.Namespace
 	}
-	return resourceOf(inc)
+	return resourceOf(s)
 }
 
-func faultOf(inc *incident.Incident) string {
-	faultType := inc.FaultType
+func faultOf(s incident.Summary) string {
+	faultType := s.FaultType
 	if faultType == "" {
 		faultType = "unknown"
 	}
-	if inc.Severity == "" {
+	if s.Severity == "" {
 		return faultType
 	}
-	return faultType + " (" + inc.Severity + ")"
+	return faultType + " (" + s.Severity + ")"
 }
 
-// confidenceOf shows the score and its band (DESIGN.md §7). The band comes
-// from the score when there is one; a report that gave only a band keeps it.
-func confidenceOf(r *incident.ReportRef) string {
-	switch {
-	case r == nil:
-		return "unknown"
-	case r.Confidence > 0:
-		return fmt.Sprintf("%s (%.2f)", report.LevelOf(r.Confidence), r.Confidence)
-	case r.ConfidenceLevel != "":
-		return r.ConfidenceLevel
+// confidenceOf is the Summary's confidence, as list and the watch lines
+// show it.
+func confidenceOf(s incident.Summary) string {
+	if c := s.ConfidenceText(); c != "" {
+		return c
 	}
 	return "unknown"
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident/incidenttest"
 
 	"github.com/kubectl-triage/kubectl-triage/internal/golden"
 )
@@ -279,7 +280,7 @@ func TestConfidence(t *testing.T) {
 		{&incident.ReportRef{ConfidenceLevel: "probable"}, "probable"},
 	}
 	for _, tt := range tests {
-		if got := confidenceOf(tt.ref); got != tt.want {
+		if got := confidenceOf(incident.Summarize(&incident.Incident{Report: tt.ref})); got != tt.want {
 			t.Errorf("confidenceOf(%+v) = %q, want %q", tt.ref, got, tt.want)
 		}
 	}
@@ -329,6 +330,24 @@ func TestGoldenPayloads(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden.Assert(t, filepath.Join("testdata", name+".json"), got.Bytes())
+		})
+	}
+}
+
+// Slack's rendering of the Summary fixtures every other rendering's golden
+// files are made from (pkg/cmd/testdata/summary).
+func TestSummaryGolden(t *testing.T) {
+	for name, inc := range incidenttest.All() {
+		t.Run(name, func(t *testing.T) {
+			raw, err := json.Marshal(IncidentMessage(inc, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Indent(&got, raw, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, filepath.Join("testdata", "summary-"+name+".json"), append(got.Bytes(), '\n'))
 		})
 	}
 }
