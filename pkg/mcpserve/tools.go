@@ -212,9 +212,9 @@ func (s *Server) outputFor(inc *incident.Incident, dir string) TriageOutput {
 		Resource: Resource{Kind: inc.Resource.Kind, Name: inc.Resource.Name, Namespace: inc.Resource.Namespace},
 		Cluster:  inc.Cluster, Context: inc.Context, Agent: inc.Agent.Name, Workspace: dir,
 	}
-	if inc.Report != nil {
-		out.RootCause, out.Confidence, out.ConfidenceLevel = inc.Report.RootCause, inc.Report.Confidence, inc.Report.ConfidenceLevel
-	}
+	// The headline is the incident's Summary, as the CLI's renderings show it.
+	sum := incident.Summarize(inc).Clean()
+	out.RootCause, out.Confidence, out.ConfidenceLevel = sum.RootCause, sum.Confidence, sum.ConfidenceLevel
 	if inc.Status == incident.Resolved {
 		out.ReportURI = ReportURI(inc.IncidentID)
 	}
@@ -334,12 +334,11 @@ func (s *Server) listIncidents(_ context.Context, _ *mcp.CallToolRequest, in Lis
 		if len(out.Incidents) >= limit {
 			continue
 		}
-		sum := IncidentSummary{IncidentID: e.ID, Status: string(inc.Status), Cluster: orElse(inc.Cluster, inc.Context),
+		s := incident.Summarize(inc).Clean() // the values the CLI's list shows
+		sum := IncidentSummary{IncidentID: e.ID, Status: string(inc.Status), Cluster: s.Cluster,
 			Resource:  Resource{Kind: inc.Resource.Kind, Name: inc.Resource.Name, Namespace: inc.Resource.Namespace},
-			FaultType: inc.FaultType, Agent: inc.Agent.Name, FailureReason: inc.FailureReason, CreatedAt: inc.CreatedAt}
-		if inc.Report != nil {
-			sum.RootCause, sum.ConfidenceLevel = inc.Report.RootCause, inc.Report.ConfidenceLevel
-		}
+			FaultType: inc.FaultType, Agent: inc.Agent.Name, FailureReason: s.FailureReason, CreatedAt: inc.CreatedAt,
+			RootCause: s.RootCause, ConfidenceLevel: s.ConfidenceLevel}
 		out.Incidents = append(out.Incidents, sum)
 		fmt.Fprintf(&b, "%s  %s  %s  %s  %s\n", e.ID, inc.CreatedAt.UTC().Format(time.RFC3339), sum.Status, e.Resource(), orElse(sum.RootCause, sum.FailureReason))
 	}
