@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
@@ -30,6 +31,9 @@ type blockingAgent struct {
 func (*blockingAgent) Name() string      { return "blocking" }
 func (*blockingAgent) Command() []string { return []string{"blocking-agent"} }
 func (*blockingAgent) Model() string     { return "" }
+
+func (*blockingAgent) Capabilities() agent.Capabilities   { return agent.Capabilities{} }
+func (*blockingAgent) Prepare(*workspace.Workspace) error { return nil }
 func (a *blockingAgent) Run(ctx context.Context, r *agent.Run) (*agent.Outcome, error) {
 	r.Started(4242)
 	inc, err := incident.Load(r.Workspace.MustPath(workspace.IncidentFile))
@@ -62,7 +66,8 @@ func TestCancelDuringAgent(t *testing.T) {
 	a := &blockingAgent{started: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-a.started; cancel() }()
-	res, err := engine.Run(ctx, cs, ev, obj, engine.Options{WorkspaceRoot: filepath.Join(t.TempDir(), "ws"), Agent: a, Timeout: time.Minute})
+	e := engine.New(engine.Config{WorkspaceRoot: filepath.Join(t.TempDir(), "ws"), Agent: a, Timeout: time.Minute})
+	res, err := e.Run(ctx, engine.Request{Client: &clusters.Client{Clientset: cs}, Event: ev, Object: obj})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/gateway"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
@@ -92,7 +93,7 @@ func benchRun(b *testing.B, c *testcluster.Cluster, ns, role string, policy agen
 	e := &agent.Exec{Def: def, Isolation: policy, Home: home, Environ: func() []string { return []string{"PATH=/usr/bin:/bin", "HOME=" + home} }}
 	out, err := e.Run(context.Background(), &agent.Run{
 		Workspace: ws, Incident: incident.Incident{IncidentID: id, Namespace: ns},
-		Progress: func(string, ...any) {}, Gateway: strings.TrimPrefix(gw.URL, "https://"),
+		Progress: progress.Discard, Gateway: strings.TrimPrefix(gw.URL, "https://"),
 	})
 	if err != nil || out.ExitCode != 0 {
 		log, _ := os.ReadFile(ws.MustPath(workspace.AgentLogFile))
