@@ -59,3 +59,26 @@ func TestMarkdownKeepsStructureWithHostileText(t *testing.T) {
 		t.Errorf("log text broke the report structure: %d sections\n%s", len(s), md)
 	}
 }
+
+// An external agent's markdown is read once, for its headline; the
+// markdown itself stays the report, with the engine's notes as its footer.
+func TestParse(t *testing.T) {
+	const md = "# Triage: Pod/api — x\n\n## Summary\n\nThe app exits at start.\n\n## Root cause\n\n**DATABASE_URL is unset** (probable, 0.6)\n"
+	r, err := Parse(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.RootCause.Statement != "DATABASE_URL is unset" || r.Title != r.RootCause.Statement || r.ConfidenceLevel != Probable || r.Summary != "The app exits at start." {
+		t.Errorf("parsed %+v", r)
+	}
+	if got := r.Markdown(); got != md {
+		t.Errorf("rendering a parsed report changed it:\n%s", got)
+	}
+	r.Notes = []string{"note one", "note two"}
+	if got, want := r.Markdown(), md+"\n---\nnote one  \nnote two\n"; got != want {
+		t.Errorf("footer:\n%q\nwant\n%q", got, want)
+	}
+	if _, err := Parse("# T\n## Summary\nx\n"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("an invalid report parsed: %v", err)
+	}
+}

@@ -64,9 +64,6 @@ func New(cfg Config) *Engine {
 	return &Engine{cfg: cfg, collect: bundle.Collect}
 }
 
-// Agent is the agent the engine runs.
-func (e *Engine) Agent() agent.Agent { return e.cfg.Agent }
-
 // Request is one triage: a fault and its resource on one cluster.
 type Request struct {
 	// Client is the cluster's read-only access (pkg/clusters).
