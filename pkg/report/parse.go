@@ -12,7 +12,7 @@ func Parse(md string) (*Report, error) {
 	if err := Validate(md); err != nil {
 		return nil, err
 	}
-	stmt, level := RootCauseLine(md)
+	stmt, level := rootCauseLine(md)
 	return &Report{
 		Title:           stmt,
 		Summary:         Sections(md)["summary"],

@@ -69,9 +69,9 @@ var trailingConfidenceRe = regexp.MustCompile(`(?i)\s*\(\s*(speculation|probable
 
 var confidenceRe = regexp.MustCompile(`(?i)\b(speculation|probable|confident|verified)\b(?:\s*\(?\s*(0?\.\d+|1(?:\.0+)?)\)?)?`)
 
-// RootCauseLine extracts the root-cause statement and confidence level from
+// rootCauseLine extracts the root-cause statement and confidence level from
 // any valid report, so incident.json can carry them for external agents too.
-func RootCauseLine(md string) (statement string, level Level) {
+func rootCauseLine(md string) (statement string, level Level) {
 	rc := Sections(md)["root cause"]
 	for _, line := range strings.Split(rc, "\n") {
 		// "**cause** (probable, 0.6)": the statement without its emphasis

@@ -35,7 +35,7 @@ func TestRootCauseLine(t *testing.T) {
 		"## Summary\ns\n## Root cause\n**The DB password is wrong** (confident, 0.8)\n":                  "The DB password is wrong",
 		"## Summary\ns\n## Root cause\nThe pool (max 10) is exhausted (Confident)\n":                     "The pool (max 10) is exhausted",
 	} {
-		stmt, level := RootCauseLine(md)
+		stmt, level := rootCauseLine(md)
 		if stmt != want || level != Confident {
 			t.Errorf("%q: got %q, %q", md, stmt, level)
 		}

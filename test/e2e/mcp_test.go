@@ -261,8 +261,8 @@ func TestMCPServer(t *testing.T) {
 				!strings.Contains(out.RootCause, "DATABASE_URL") {
 				t.Errorf("structured output does not match the report: %+v\nincident %+v\nreport root cause %+v", out, inc.Report, rep.RootCause)
 			}
-			if stmt, _ := report.RootCauseLine(text); !strings.Contains(stmt, "DATABASE_URL") {
-				t.Errorf("the report's Root cause section does not name the cause: %q", stmt)
+			if parsed, err := report.Parse(text); err != nil || !strings.Contains(parsed.RootCause.Statement, "DATABASE_URL") {
+				t.Errorf("the report's Root cause section does not name the cause: %+v %v", parsed, err)
 			}
 			if len(out.Evidence) != len(rep.Evidence) || len(out.Evidence) == 0 || len(out.ProposedFixes) != len(rep.Actions) || len(out.ProposedFixes) == 0 {
 				t.Errorf("structured evidence/fixes %d/%d, report has %d/%d", len(out.Evidence), len(out.ProposedFixes), len(rep.Evidence), len(rep.Actions))
