@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
@@ -118,9 +120,10 @@ type run struct {
 }
 
 type setup struct {
-	caps    agent.Capabilities
-	timeout time.Duration
-	collect func() (*bundle.Bundle, error)
+	caps     agent.Capabilities
+	upstream *rest.Config // the cluster's identity for an agent's gateway
+	timeout  time.Duration
+	collect  func() (*bundle.Bundle, error)
 	// during runs beside the agent once it has started (the incident's ID
 	// in hand); cancel ends the run's parent context.
 	during func(t *testing.T, root, id string, cancel context.CancelFunc)
@@ -175,7 +178,7 @@ func triageWith(t *testing.T, s setup, agentRun func(ctx context.Context, r *age
 	} else {
 		close(done)
 	}
-	client := &clusters.Client{Name: "prod-ctx", Info: bundle.ClusterInfo{Context: "prod-ctx", Cluster: "prod", Namespace: "default"}}
+	client := &clusters.Client{Name: "prod-ctx", Info: bundle.ClusterInfo{Context: "prod-ctx", Cluster: "prod", Namespace: "default"}, Upstream: s.upstream}
 	res, err := e.Run(ctx, Request{Client: client, Namespace: "shop", Event: ev, Object: obj, Progress: report})
 	cancel()
 	<-done
@@ -508,5 +511,40 @@ func TestExitCode(t *testing.T) {
 		if got := ExitCode(&incident.Incident{Status: tt.status, FailureReason: tt.reason}); got != tt.want {
 			t.Errorf("%s/%s: exit %d, want %d", tt.status, tt.reason, got, tt.want)
 		}
+	}
+}
+
+// An agent that declares it uses the cluster gets a read-only gateway for
+// its run (its kubeconfig points there, its report's footer counts its
+// requests); one that does not gets none, even when an identity for one is
+// at hand.
+func TestEngineGatewayFollowsCapabilities(t *testing.T) {
+	upstream := &rest.Config{Host: "https://127.0.0.1:1"}
+	for _, usesCluster := range []bool{true, false} {
+		t.Run(fmt.Sprintf("UsesCluster=%v", usesCluster), func(t *testing.T) {
+			var gw, kubeconfig string
+			got := triageWith(t, setup{caps: agent.Capabilities{UsesCluster: usesCluster, Sandbox: "namespaces"}, upstream: upstream},
+				func(_ context.Context, r *agent.Run) (*agent.Outcome, error) {
+					gw = r.Gateway
+					data, _ := os.ReadFile(r.Workspace.MustPath(workspace.AgentKubeconfig))
+					kubeconfig = string(data)
+					writeFile(t, r, workspace.ReportFile, externalMarkdown)
+					return &agent.Outcome{}, nil
+				})
+			if got.res.Incident.Status != incident.Resolved {
+				t.Fatalf("status %s: %s", got.res.Incident.Status, got.res.Incident.FailureReason)
+			}
+			footer := strings.Contains(got.markdown, "through the read-only gateway")
+			if usesCluster {
+				if !strings.HasPrefix(gw, "127.0.0.1:") || !strings.Contains(kubeconfig, "server: https://"+gw) || !footer {
+					t.Errorf("no gateway: %q, kubeconfig:\n%s\nreport:\n%s", gw, kubeconfig, got.markdown)
+				}
+			} else if gw != "" || kubeconfig != noClusterKubeconfig || footer {
+				t.Errorf("a gateway for an agent that does not use the cluster: %q, kubeconfig:\n%s", gw, kubeconfig)
+			}
+			if got.onDisk.Sandbox != "namespaces" {
+				t.Errorf("sandbox %q", got.onDisk.Sandbox)
+			}
+		})
 	}
 }
