@@ -82,7 +82,7 @@ func (o *TriageOptions) stopProgress() {
 func (o *TriageOptions) finish(res *triage.Result) error {
 	o.stopProgress()
 	inc := res.Incident
-	code := triage.ExitCode(inc)
+	code := res.ExitCode() // the engine maps the outcome (and an unrecorded one) to the code
 	if o.Output == outputJSON {
 		if err := writeTriageJSON(o.Out, res); err != nil {
 			return err
@@ -99,7 +99,7 @@ func (o *TriageOptions) finish(res *triage.Result) error {
 		if inc.Report != nil {
 			where = "the report is at " + inc.Report.Path
 		}
-		return &exitError{code: ExitFailed, err: fmt.Errorf("incident %s ended %s, but %v; %s", inc.IncidentID, inc.Status, res.RecordErr, where)}
+		return &exitError{code: code, err: fmt.Errorf("incident %s ended %s, but %v; %s", inc.IncidentID, inc.Status, res.RecordErr, where)}
 	}
 	switch inc.Status {
 	case incident.Resolved:
