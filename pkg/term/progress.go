@@ -22,9 +22,6 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 // ProgressOptions tune a Progress. The zero value is fine.
 type ProgressOptions struct {
-	// Keep selects the messages printed as lines above the live line on a
-	// terminal; the others only replace the live line. Default: IsWarning.
-	Keep func(msg string) bool
 	// Interval between redraws of the live line. Default: DefaultInterval.
 	Interval time.Duration
 }
@@ -41,7 +38,6 @@ type ProgressOptions struct {
 type Progress struct {
 	w        io.Writer
 	term     Terminal
-	keep     func(string) bool
 	interval time.Duration
 	now      func() time.Time
 	start    time.Time
@@ -58,10 +54,7 @@ type Progress struct {
 
 // NewProgress reports on w, which t describes (see Detect).
 func NewProgress(w io.Writer, t Terminal, opts ProgressOptions) *Progress {
-	p := &Progress{w: w, term: t, keep: opts.Keep, interval: opts.Interval, now: time.Now}
-	if p.keep == nil {
-		p.keep = IsWarning
-	}
+	p := &Progress{w: w, term: t, interval: opts.Interval, now: time.Now}
 	if p.interval <= 0 {
 		p.interval = DefaultInterval
 	}
@@ -69,15 +62,10 @@ func NewProgress(w io.Writer, t Terminal, opts ProgressOptions) *Progress {
 	return p
 }
 
-// Printf reports one step, or a message to keep (see ProgressOptions.Keep).
-// Its signature is the progress callback's of pkg/triage and pkg/agent.
-func (p *Progress) Printf(format string, a ...any) {
-	msg := sanitize(fmt.Sprintf(format, a...))
-	p.Line(msg, p.keep(msg))
-}
-
-// Line reports one message whose caller already knows whether it is to be
-// kept on screen (a typed progress event says so by its kind).
+// Line reports one message: a step, which only replaces the live line on a
+// terminal, or with keep a message printed as a line above it (a warning,
+// the incident's ID). The caller knows which (a typed progress event says so
+// by its kind, pkg/progress); nothing here reads the text to decide.
 func (p *Progress) Line(msg string, keep bool) {
 	msg = sanitize(msg)
 	p.mu.Lock()

@@ -120,10 +120,3 @@ func (t Terminal) Highlight(line string) string {
 	}
 	return line
 }
-
-// IsWarning reports whether a progress message is a warning or an error, the
-// lines worth keeping on screen.
-func IsWarning(msg string) bool {
-	msg = strings.ToLower(strings.TrimSpace(msg))
-	return strings.HasPrefix(msg, "warning:") || strings.HasPrefix(msg, "error:")
-}

@@ -110,13 +110,13 @@ func newTestProgress(w *syncBuffer, t Terminal, interval time.Duration) *Progres
 func TestProgressPlain(t *testing.T) {
 	var out syncBuffer
 	p := newTestProgress(&out, Terminal{}, time.Hour)
-	p.Printf("Resolving %s", "pod/api")
-	p.Printf("warning: could not read %s", "logs")
-	p.Printf("  agent: evil \x1b]0;title\x07 tool\r")
-	p.Printf("Fault %s for pod/x", "Crash\u202eLoop\x1b[2J\u009b31m")
+	p.Line(fmt.Sprintf("Resolving %s", "pod/api"), false)
+	p.Line(fmt.Sprintf("warning: could not read %s", "logs"), true)
+	p.Line("  agent: evil \x1b]0;title\x07 tool\r", false)
+	p.Line(fmt.Sprintf("Fault %s for pod/x", "Crash\u202eLoop\x1b[2J\u009b31m"), false)
 	fmt.Fprintln(p.Writer(), "direct line")
 	p.Stop()
-	p.Printf("Incident %s resolved", "x")
+	p.Line(fmt.Sprintf("Incident %s resolved", "x"), false)
 	want := "Resolving pod/api\nwarning: could not read logs\n  agent: evil  tool\nFault CrashLoop for pod/x\ndirect line\nIncident x resolved\n"
 	if got := out.String(); got != want {
 		t.Errorf("plain output:\n%q\nwant\n%q", got, want)
@@ -126,15 +126,15 @@ func TestProgressPlain(t *testing.T) {
 func TestProgressRedraw(t *testing.T) {
 	var out syncBuffer
 	p := newTestProgress(&out, redraw, time.Hour)
-	p.Printf("Resolving pod/api")
-	p.Printf("Collecting\tevents\nsecond line")
-	p.Printf("warning: could not read logs")
+	p.Line("Resolving pod/api", false)
+	p.Line("Collecting\tevents\nsecond line", false)
+	p.Line("warning: could not read logs", true)
 	fmt.Fprint(p.Writer(), "half a line… ")
-	p.Printf("Investigating") // not drawn over the half line
+	p.Line("Investigating", false) // not drawn over the half line
 	fmt.Fprint(p.Writer(), "done\n")
 	p.Stop()
 	p.Stop()
-	p.Printf("Incident x resolved")
+	p.Line("Incident x resolved", false)
 
 	want := eraseLine + "⠋ Resolving pod/api (2.5s)" +
 		eraseLine + "⠋ Collecting events (2.5s)" +
@@ -152,7 +152,7 @@ func TestProgressRedraw(t *testing.T) {
 func TestProgressFitsTheWidth(t *testing.T) {
 	var out syncBuffer
 	p := newTestProgress(&out, redraw, time.Hour)
-	p.Printf("%s", strings.Repeat("x", 300))
+	p.Line(strings.Repeat("x", 300), false)
 	line := strings.TrimPrefix(out.String(), eraseLine)
 	if n := len([]rune(line)); n != defaultWidth-1 || !strings.Contains(line, "…") {
 		t.Errorf("live line is %d runes, want %d ending in an ellipsis: %q", n, defaultWidth-1, line)
@@ -165,7 +165,7 @@ func TestProgressFitsTheWidth(t *testing.T) {
 func TestProgressTicks(t *testing.T) {
 	var out syncBuffer
 	p := NewProgress(&out, redraw, ProgressOptions{Interval: time.Millisecond})
-	p.Printf("Investigating")
+	p.Line("Investigating", false)
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), spinnerFrames[1]+" Investigating") {
 		if time.Now().After(deadline) {
@@ -194,9 +194,9 @@ func TestProgressConcurrent(t *testing.T) {
 				defer wg.Done()
 				for i := range each {
 					if i%2 == 0 {
-						p.Printf("warning: worker %d message %d", w, i)
+						p.Line(fmt.Sprintf("warning: worker %d message %d", w, i), true)
 					} else {
-						p.Printf("step %d of worker %d", i, w)
+						p.Line(fmt.Sprintf("step %d of worker %d", i, w), false)
 					}
 				}
 			}()
@@ -253,21 +253,6 @@ func TestEllipsize(t *testing.T) {
 	} {
 		if got := ellipsize(tt.s, tt.n); got != tt.want {
 			t.Errorf("ellipsize(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
-		}
-	}
-}
-
-func TestIsWarning(t *testing.T) {
-	for msg, want := range map[string]bool{
-		"warning: x":            true,
-		"WARNING: --no-sandbox": true,
-		"error: x":              true,
-		"  warning: indented":   true,
-		"Collected 3 objects":   false,
-		"  agent: error: x":     false,
-	} {
-		if got := IsWarning(msg); got != want {
-			t.Errorf("IsWarning(%q) = %v, want %v", msg, got, want)
 		}
 	}
 }
