@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefix"
 )
 
 // Finding is one rule's verdict on one hypothesis.
@@ -185,6 +186,7 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 	}
 	r.Evidence = c.evidence
 	pruneEvidence(r)
+	safefix.Apply(r, b, best != nil && !best.Current)
 	return r
 }
 
