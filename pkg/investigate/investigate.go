@@ -173,6 +173,9 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 	case best != nil:
 		applyFinding(r, best, symptoms)
 		addContext(r, best, findings)
+		if b.Target.Kind == "Namespace" {
+			summarizeNamespace(r, c, findings, best)
+		}
 	case len(symptoms.lines) == 0 || symptoms.healthy:
 		applyHealthy(r, c)
 	default:
