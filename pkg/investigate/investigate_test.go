@@ -1,9 +1,7 @@
 package investigate
 
 import (
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,9 +20,9 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/kubectl-triage/kubectl-triage/internal/golden"
+)
 
 var now = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 
@@ -434,23 +432,7 @@ func TestGoldenReports(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := Investigate(b, Options{IncidentID: "00000000-0000-4000-8000-000000000000", Agent: "builtin", Severity: "critical", Now: now})
 			r.Duration = 1234 * time.Millisecond
-			got := r.Markdown()
-			path := filepath.Join("testdata", name+".md")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("report differs from %s (run go test ./pkg/investigate -update and review the diff):\n%s", path, got)
-			}
+			golden.AssertString(t, filepath.Join("testdata", name+".md"), r.Markdown())
 		})
 	}
 }
