@@ -7,7 +7,7 @@
 //	  context/       the evidence, exactly as the plugin wrote it into the
 //	                 workspace (resources/, events.json, logs.txt, …)
 //	  report.md      the golden report: the builtin investigator's report
-//	                 on context/ as of Meta.CapturedAt
+//	                 on context/ as of Meta.CapturedAt, as printed (Render)
 //
 // The unit tier replays every directory in memory (bundle.Load, then
 // investigate.Investigate at the captured time) against report.md; the e2e
@@ -31,7 +31,9 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -142,6 +144,14 @@ func (s Scenario) Replay() (*report.Report, error) {
 	return rep, nil
 }
 
+// Render is the report as `kubectl triage` prints it (and `replay`
+// compares it): the markdown through the terminal and redaction passes, so
+// a golden reads like the printed report, [REDACTED] included.
+func Render(rep *report.Report) string {
+	md, _ := redact.Text(term.Clean(rep.Markdown()))
+	return md
+}
+
 // Check says how the report misses the scenario's expectations (nil when
 // it meets them): the root cause's category prefix and what the root cause
 // names, or a healthy report; and the State when pinned.
@@ -204,7 +214,7 @@ func Capture(workspace, dir string, meta Meta) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ReportFile), []byte(replayed.Markdown()), 0o644)
+	return os.WriteFile(filepath.Join(dir, ReportFile), []byte(Render(replayed)), 0o644)
 }
 
 // notEvidence are the files of context/ that the plugin writes for an

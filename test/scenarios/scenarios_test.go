@@ -26,7 +26,7 @@ func TestReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.AssertString(t, filepath.Join(s.Dir, ReportFile), rep.Markdown())
+			golden.AssertString(t, filepath.Join(s.Dir, ReportFile), Render(rep))
 			for _, m := range s.Check(rep) {
 				t.Error(m)
 			}
