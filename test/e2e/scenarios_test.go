@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -72,7 +73,10 @@ func simplePod(name string, mutate ...func(*corev1.Pod)) *corev1.Pod {
 	return p
 }
 
-// goScenarios are the scenarios still written as Go setups; each area's file registers its own.
+// goScenarios are scenarios written as Go setups, registered from an
+// init() of the file defining them. A new scenario starts as one: `make
+// capture-scenarios` runs it and saves it as test/scenarios/NAME, and then
+// the Go setup is deleted (the directory is the definition).
 var goScenarios []scenario
 
 func register(list ...scenario) {
@@ -98,14 +102,23 @@ func scenarioNamed(name string) scenario {
 }
 
 // allScenarios is the corpus: the captured directories of test/scenarios
-// and the scenarios still written as Go setups, in name order. A scenario
-// defined both ways is an error: each is defined once.
+// and the scenarios written as Go setups (to be captured), in name order.
+// A scenario defined both ways is an error, each is defined once; except
+// while capturing (make capture-scenarios), when the Go setup is what
+// replaces the directory.
 func allScenarios() []scenario {
-	all := append(capturedScenarios(), goScenarios...)
+	var all []scenario
+	for _, sc := range capturedScenarios() {
+		if captureRoot != "" && slices.ContainsFunc(goScenarios, func(g scenario) bool { return g.name == sc.name }) {
+			continue
+		}
+		all = append(all, sc)
+	}
+	all = append(all, goScenarios...)
 	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
 	for i := 1; i < len(all); i++ {
 		if all[i].name == all[i-1].name {
-			panic("scenario " + all[i].name + " is defined twice: as test/scenarios/" + all[i].name + " and in a Go setup; remove the Go one")
+			panic("scenario " + all[i].name + " is defined twice: as test/scenarios/" + all[i].name + " and in a Go setup; remove the Go one once captured")
 		}
 	}
 	return all
