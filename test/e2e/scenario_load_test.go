@@ -95,7 +95,26 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 		u.SetKind("Pod")
 		objs = append(objs, u)
 	}
-	sort.SliceStable(objs, func(i, j int) bool { return createOrder[objs[i].GetKind()] < createOrder[objs[j].GetKind()] })
+	// Within a kind, oldest first and, among objects created in the same
+	// second, the reverse of the collection's order: the collector lists
+	// the newest pods first, by creationTimestamp (set by the API server,
+	// to the second), then as listed. pacePods keeps the seconds apart.
+	listed := map[types.UID]int{}
+	for i, r := range b.Cluster.Involved {
+		listed[types.UID(r.UID)] = i + 1
+	}
+	sort.SliceStable(objs, func(i, j int) bool {
+		ki, kj := createOrder[objs[i].GetKind()], createOrder[objs[j].GetKind()]
+		if ki != kj {
+			return ki < kj
+		}
+		ti, tj := objs[i].GetCreationTimestamp(), objs[j].GetCreationTimestamp()
+		if !ti.Equal(&tj) {
+			return ti.Before(&tj)
+		}
+		return listed[objs[i].GetUID()] > listed[objs[j].GetUID()]
+	})
+	pace := pacePods(objs)
 
 	var later, deleting []*unstructured.Unstructured
 	uids := map[types.UID]types.UID{}      // captured -> new
@@ -110,6 +129,7 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 			// The fake node: its kubelet endpoint is this cluster's.
 			continue
 		}
+		pace(u)
 		old := u.GetUID()
 		captured := u.DeepCopy()
 		prepare(u, ns, uids, shift)
@@ -165,6 +185,37 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 var logTime = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z `)
 
 func untimestamped(text string) string { return logTime.ReplaceAllString(text, "") }
+
+// pacePods returns what to call before creating each object (in objs'
+// order) so that pods get creationTimestamps in the captured order: pods
+// captured in different seconds are created in different seconds, and
+// pods captured in one second are created in one second when they can be
+// (a second more than half gone is waited out first).
+func pacePods(objs []*unstructured.Unstructured) func(*unstructured.Unstructured) {
+	same := map[time.Time]int{} // captured second -> pods
+	for _, u := range objs {
+		if u.GetKind() == "Pod" {
+			same[u.GetCreationTimestamp().Time]++
+		}
+	}
+	var prev time.Time // the previous pod's captured second
+	var last time.Time // when it was created here
+	return func(u *unstructured.Unstructured) {
+		if u.GetKind() != "Pod" {
+			return
+		}
+		ts := u.GetCreationTimestamp().Time
+		if !last.IsZero() && !ts.Equal(prev) {
+			time.Sleep(time.Until(last.Truncate(time.Second).Add(time.Second)))
+		}
+		if (last.IsZero() || !ts.Equal(prev)) && same[ts] > 1 {
+			if now := time.Now(); now.Sub(now.Truncate(time.Second)) > 500*time.Millisecond {
+				time.Sleep(time.Until(now.Truncate(time.Second).Add(time.Second)))
+			}
+		}
+		prev, last = ts, time.Now()
+	}
+}
 
 // applyNamespaceMeta gives ns the captured namespace's labels and
 // annotations (e.g. a Pod Security level).
