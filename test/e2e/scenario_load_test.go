@@ -40,14 +40,26 @@ var createOrder = map[string]int{
 }
 
 // loadScenario creates a captured scenario's objects in namespace ns of
-// the control plane, with the events and container logs the capture
-// recorded, and returns the triage arguments. Server-set fields (uid,
-// resourceVersion, creationTimestamp, generation, managedFields, a
-// Service's clusterIP) are dropped and set again by the API server;
-// ownerReferences follow the owners' new UIDs. Every time in the objects
-// and events is shifted by (now − capturedAt), so ages read as they did at
-// capture ("restarted 20m ago" stays 20m); creationTimestamp cannot be set
-// and is now. Logs are served by the fake kubelet as of now.
+// the control plane (create, then the status subresource), with the events
+// and container logs the capture recorded, and returns the triage
+// arguments.
+//
+// Server-set fields (uid, resourceVersion, creationTimestamp, generation,
+// managedFields, a Service's clusterIP, a Job's selector and controller-uid
+// labels) are dropped and set again by the API server; every captured UID
+// of an object created before (ownerReferences, labels, a CronJob's active
+// runs) becomes the new one. The fake node is this cluster's own and is
+// not replaced; a Service's candidate pods and a Node's pods, kept outside
+// resources/, are created too.
+//
+// Times: every RFC 3339 time in the objects and events is shifted by
+// now − capturedAt (whole seconds), so ages read as they did at capture
+// ("restarted 20m ago" stays 20m). What the API server sets cannot be
+// shifted: creationTimestamp is the load's (pods keep their captured order,
+// see pacePods), and a pod captured Terminating is deleted again, so its
+// deletionTimestamp is now plus its grace period. Logs are served by the
+// fake kubelet with the load's time; a log the capture could not read is
+// left to the fake kubelet's own error.
 func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns string) []string {
 	t.Helper()
 	shift := time.Since(s.Meta.CapturedAt).Truncate(time.Second)
