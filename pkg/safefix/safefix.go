@@ -63,6 +63,22 @@ func Apply(r *report.Report, b *bundle.Bundle, history bool) {
 	r.Actions = kept
 }
 
+// Violations lists r's actions the policy refuses, without changing r: for
+// checking reports the policy did not write (a golden, an agent's).
+func Violations(r *report.Report, b *bundle.Bundle, history bool) []report.Withheld {
+	s := state{b: b, ns: b.Target.Namespace}
+	var out []report.Withheld
+	for _, a := range r.Actions {
+		if reason, _ := s.check(a, history); reason != "" {
+			out = append(out, report.Withheld{Action: a, Reason: reason})
+		}
+		if history && a.Kind == report.Immediate {
+			out = append(out, report.Withheld{Action: a, Reason: "an immediate action for a fault that has ended"})
+		}
+	}
+	return out
+}
+
 // check returns why the action must not be proposed ("" when it may), and
 // what to propose instead, if anything.
 func (s state) check(a report.Action, history bool) (string, *report.Action) {
@@ -81,7 +97,7 @@ func (s state) check(a report.Action, history bool) (string, *report.Action) {
 			}
 			if c.destroys() {
 				if why := s.destroysHealthy(c, files); why != "" {
-					return fmt.Sprintf("%s; `%s` would %s it", why, c.verb+" "+c.sub, verbEffect(c)), nil
+					return fmt.Sprintf("%s; `kubectl %s` would %s it", why, strings.TrimSpace(c.verb+" "+c.sub), verbEffect(c)), nil
 				}
 				if history {
 					return "the fault has ended (history): deleting or recreating now fixes nothing", nil

@@ -165,3 +165,21 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// TestViolationsLeavesTheReport: the check over a report someone else wrote
+// (a golden, an agent's) names what the policy refuses and changes nothing.
+func TestViolationsLeavesTheReport(t *testing.T) {
+	p := pod("api", "", map[string]string{"run": "api"}, true)
+	b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "api", Namespace: "shop"}, Pods: []*corev1.Pod{p}}
+	r := &report.Report{Actions: []report.Action{
+		{Kind: report.Immediate, Description: "Recreate it.", Commands: []string{"kubectl delete pod api -n shop"}},
+		{Kind: report.Check, Description: "Look.", Commands: []string{"kubectl describe pod api -n shop"}},
+	}}
+	got := Violations(r, b, false)
+	if len(got) != 1 || got[0].Action.Description != "Recreate it." || len(r.Actions) != 2 || len(r.Withheld) != 0 {
+		t.Fatalf("violations %+v, report actions %d withheld %d", got, len(r.Actions), len(r.Withheld))
+	}
+	if got := Violations(r, b, true); len(got) != 2 {
+		t.Fatalf("history: violations %+v, want the deletion and the immediate action", got)
+	}
+}

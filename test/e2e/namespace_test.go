@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 	"testing"
 	"time"
 
@@ -25,9 +27,12 @@ func TestNamespaceTarget(t *testing.T) {
 	}
 	image := "registry.example.com/shop/orders:2.0.1"
 	_, _, pulling := c.DeploymentChain(t, ns, testcluster.DeploymentSpec{Name: "orders", Container: "app", Image: image, Replicas: 3,
-		PodStatus: ctPullStatus(image, "ImagePullBackOff", `Back-off pulling image "`+image+`"`)})
+		PodStatus: corev1.PodStatus{Phase: corev1.PodPending, HostIP: "127.0.0.1", PodIP: "10.244.0.22", StartTime: ptr(minutesAgo(20)), Conditions: notReadyConditions(),
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: image,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "` + image + `"`}}}}}})
 	for _, p := range pulling {
-		ctEvent(t, c, p, "app", "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = failed to pull and unpack image "`+image+`": failed to resolve reference "`+image+`": `+image+`: not found`, 4)
+		c.Event(t, testcluster.EventSpec{Object: p, Type: "Warning", Reason: "Failed", Count: 4, First: time.Now().Add(-20 * time.Minute), FieldPath: "spec.containers{app}",
+			Message: `Failed to pull image "` + image + `": rpc error: code = NotFound desc = failed to pull and unpack image "` + image + `": failed to resolve reference "` + image + `": ` + image + `: not found`})
 	}
 	c.DeploymentChain(t, ns, testcluster.DeploymentSpec{Name: "web", Container: "web", Replicas: 2, PodStatus: wlReadyStatus("web", "nginx:1.27", 3*time.Hour)})
 

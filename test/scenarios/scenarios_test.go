@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefix"
 	"path/filepath"
 	"testing"
 
@@ -29,6 +30,15 @@ func TestReplay(t *testing.T) {
 			golden.AssertString(t, filepath.Join(s.Dir, ReportFile), Render(rep))
 			for _, m := range s.Check(rep) {
 				t.Error(m)
+			}
+			// Every proposed command passes the safe-fix policy against
+			// the scenario's evidence (issue 16).
+			b, err := s.Bundle()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range safefix.Violations(rep, b, false) {
+				t.Errorf("unsafe action %q: %s", w.Action.Description, w.Reason)
 			}
 		})
 	}
