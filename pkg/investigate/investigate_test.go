@@ -2,7 +2,6 @@ package investigate
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,8 +19,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
-
-	"github.com/kubectl-triage/kubectl-triage/internal/golden"
 )
 
 var now = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
@@ -408,32 +405,6 @@ func TestFindDecisive(t *testing.T) {
 		if d == nil || d.Pattern.Class != tt.class || d.Line != tt.line {
 			t.Errorf("%q: got %+v, want %s %q", tt.log, d, tt.class, tt.line)
 		}
-	}
-}
-
-// TestGoldenReports renders representative reports and compares them with
-// testdata; run with -update to rewrite after an intended change.
-func TestGoldenReports(t *testing.T) {
-	cases := map[string]*bundle.Bundle{
-		"crashloop-missing-env": podBundle(pod("api", crashing(1, "Error")),
-			withLogs(true, "2026-11-21T14:58:59Z starting api v1.4.2\n2026-11-21T14:59:00Z FATAL config: required env DATABASE_URL is empty\n"),
-			withEvents(event(pod("api"), "Warning", "BackOff", "Back-off restarting failed container app in pod api_shop(uid-api)", 42))),
-		"oomkilled":     podBundle(pod("worker", crashing(137, "OOMKilled"))),
-		"unschedulable": podBundle(pod("batch", unscheduled("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", "64"))),
-		"healthy":       podBundle(pod("api", healthy)),
-		// A pod cause with the rollout that introduced it as context.
-		"rollout-crash-introduced": func() *bundle.Bundle {
-			b := wlTwoRevisions(wlTemplate("shop/web:2.4.0", wlWithoutEnv("DATABASE_URL")), crashing(1, "Error"))
-			b.Logs = []bundle.ContainerLog{{Namespace: "shop", Pod: "web-new-aaaaa", Container: "app", Previous: true, Text: "FATAL config: required env DATABASE_URL is empty\n"}}
-			return b
-		}(),
-	}
-	for name, b := range cases {
-		t.Run(name, func(t *testing.T) {
-			r := Investigate(b, Options{IncidentID: "00000000-0000-4000-8000-000000000000", Agent: "builtin", Severity: "critical", Now: now})
-			r.Duration = 1234 * time.Millisecond
-			golden.AssertString(t, filepath.Join("testdata", name+".md"), r.Markdown())
-		})
 	}
 }
 
