@@ -81,6 +81,7 @@ type WatchOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
 	AgentFlags
+	LeaderElectFlags
 
 	Source          string
 	MCPEndpoint     string
@@ -91,6 +92,7 @@ type WatchOptions struct {
 	IncludeExisting bool
 	MinSeverity     string
 	DedupWindow     time.Duration
+	GroupWindow     time.Duration
 	MaxQueue        int
 	Overflow        string
 	MaxIncidents    int
@@ -127,6 +129,7 @@ func NewWatchOptions(flags *genericclioptions.ConfigFlags, streams genericioopti
 		SubscribeMode: "faults",
 		MinSeverity:   "warning",
 		DedupWindow:   15 * time.Minute,
+		GroupWindow:   watch.DefaultGroupWindow,
 		MaxQueue:      watch.DefaultQueueSize,
 		Overflow:      watch.DropOldest.String(),
 		DrainTimeout:  2 * time.Minute,
@@ -179,6 +182,8 @@ func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.IncludeExisting, "include-existing", false, "With --source cluster: also triage, once, the faults that exist when the watch starts")
 	checkedVar(f, &o.MinSeverity, "min-severity", o.MinSeverity, func(s string) error { _, err := watch.NewFilter(s); return err }, "Triage faults at least this severe: info, warning, critical (or debug … emergency). Env: "+envMinSeverity)
 	nonNegativeDurationVar(f, &o.DedupWindow, "dedup-window", o.DedupWindow, "Triage the same fault of the same resource at most once per window (0 disables)")
+	nonNegativeDurationVar(f, &o.GroupWindow, "group-window", o.GroupWindow, "Faults that share a cause within this window (a NotReady node and its pods, a rollout's or a Job's pods, one pod's crash then crash loop) make one incident listing them all (0 disables)")
+	o.LeaderElectFlags.AddFlags(f)
 	positiveIntVar(f, &o.MaxQueue, "max-queue", o.MaxQueue, "Faults waiting per cluster while its agent is busy")
 	checkedVar(f, &o.Overflow, "overflow", o.Overflow, func(s string) error { _, err := watch.ParseOverflow(s); return err }, "When the queue is full: drop-oldest or drop-new")
 	nonNegativeIntVar(f, &o.MaxIncidents, "max-incidents", 0, "Stop after this many incidents (0: run until interrupted)")
@@ -267,7 +272,10 @@ func (o *WatchOptions) Validate() error {
 	if o.MaxIncidents < 0 {
 		return fmt.Errorf("--max-incidents must not be negative, got %d", o.MaxIncidents)
 	}
-	for flag, d := range map[string]time.Duration{"--dedup-window": o.DedupWindow, "--drain-timeout": o.DrainTimeout, "--retention": o.Retention} {
+	if err := o.LeaderElectFlags.Validate(); err != nil {
+		return err
+	}
+	for flag, d := range map[string]time.Duration{"--dedup-window": o.DedupWindow, "--group-window": o.GroupWindow, "--drain-timeout": o.DrainTimeout, "--retention": o.Retention} {
 		if d < 0 {
 			return fmt.Errorf("%s must not be negative, got %s", flag, d)
 		}
@@ -394,8 +402,13 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 
+	rep, err := o.newReplica(m)
+	if err != nil {
+		return err
+	}
 	w, err := watcher.New(watcher.Config{
-		Filter: filter, DedupWindow: o.DedupWindow, MaxQueue: o.MaxQueue, Overflow: o.overflow,
+		Filter: filter, DedupWindow: o.DedupWindow, GroupWindow: o.GroupWindow, WrapSink: rep.wrap(),
+		MaxQueue: o.MaxQueue, Overflow: o.overflow,
 		MaxIncidents: o.MaxIncidents, DrainTimeout: o.DrainTimeout,
 		Triage:  o.triage,
 		Started: m.AgentStarted,
@@ -427,10 +440,16 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		o.log.Info("serving metrics", "addr", addr, "paths", "/metrics /healthz")
 	}
 	o.log.Info("watching for faults", "source", o.Source, "cluster", def.name, "endpoint", o.MCPEndpoint, "namespaces", strings.Join(o.namespaces, ","),
-		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
-	err = w.Run(ctx, src)
+		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "group_window", o.GroupWindow.String(), "leader_elect", o.LeaderElect, "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	rep.start(stopWatch)
+	err = w.Run(watchCtx, src)
+	if lost := rep.finish(); lost != nil && err == nil {
+		err = lost
+	}
 	st := w.Stats()
-	o.log.Info("watch stopped", "received", st.Received, "filtered", st.Filtered, "deduplicated", st.Deduplicated, "dropped", st.Dropped,
+	o.log.Info("watch stopped", "received", st.Received, "filtered", st.Filtered, "deduplicated", st.Deduplicated, "grouped", st.Grouped, "dropped", st.Dropped,
 		"parse_errors", st.ParseErrors, "triaged", st.Triaged, "failed", st.Failed, "not_triaged", st.Discarded)
 	return err
 }

@@ -103,6 +103,9 @@ type Incident struct {
 	// CancelledBy says who asked for the cancellation (kubectl triage
 	// cancel): user, host and process.
 	CancelledBy string `json:"cancelledBy,omitempty"`
+	// Members are the other faults this incident stands for: watch grouped
+	// them into it because they share its cause (see members.go).
+	Members []Member `json:"members,omitempty"`
 }
 
 // Redaction records what the redaction pass did to the triggering event.

@@ -61,12 +61,16 @@ type Config struct {
 	DedupMaxKeys int           // 0: watch.DefaultDedupMaxKeys
 	MaxQueue     int           // per cluster; 0: watch.DefaultQueueSize
 	Overflow     watch.Overflow
+	GroupWindow  time.Duration // faults sharing a cause within it make one incident; 0: no grouping
 	MaxIncidents int           // stop after this many triages; 0: never
 	DrainTimeout time.Duration // after intake stops, how long running triages get before they are cancelled
 
 	// Triage runs one fault to an incident. ctx is cancelled only when the
 	// drain timeout passes.
 	Triage func(ctx context.Context, ev *fault.Event) (*incident.Incident, error)
+	// WrapSink, when set, wraps the triage queue: leader election's gate,
+	// which remembers a follower's faults instead of queueing them.
+	WrapSink func(next watch.Sink) watch.Sink
 	// Parsed, when set, sees every fault event a source's message carried,
 	// before the filter (the MCP reconciler notes what the server reported).
 	Parsed func(ev *fault.Event)
@@ -107,6 +111,7 @@ type Watcher struct {
 	log      *slog.Logger
 	counters watch.Counters
 	pipeline *watch.Pipeline
+	grouper  *watch.Grouper
 	keyed    atomic.Pointer[watch.Keyed[*fault.Event]] // set by Run; read by metrics scrapes
 	async    []chan Outcome
 	stopping atomic.Bool
@@ -196,7 +201,12 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 		w.log.Warn("fault not triaged: the watch stopped", w.eventAttrs(ev)...)
 	}
 	w.keyed.Store(keyed)
-	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Sink: keyed, Counters: &w.counters, Now: w.cfg.Now}
+	var sink watch.Sink = keyed
+	if w.cfg.WrapSink != nil {
+		sink = w.cfg.WrapSink(keyed)
+	}
+	w.grouper = watch.NewGrouper(w.cfg.GroupWindow)
+	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Group: w.grouper, Sink: sink, Counters: &w.counters, Now: w.cfg.Now}
 
 	var bg, observers sync.WaitGroup
 	if w.cfg.Retention > 0 && w.cfg.WorkspaceRoot != "" {
@@ -336,6 +346,10 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 		w.log.Debug("fault filtered: "+r.FilterReason.String(), w.eventAttrs(r.Event)...)
 	case watch.Duplicate:
 		w.log.Debug("duplicate within --dedup-window", w.eventAttrs(r.Event)...)
+	case watch.Grouped:
+		p := r.Group.Primary
+		w.log.Info("fault grouped: it shares the cause of an earlier fault, whose incident stands for it",
+			append(w.eventAttrs(r.Event), "group_event", p.EventID, "group_kind", p.ResourceKind(), "group_namespace", p.Namespace(), "group_name", p.ResourceName(), "group_fault", p.FaultType)...)
 	case watch.Dropped:
 		if w.stopping.Load() {
 			w.log.Info("stopping: fault not triaged", w.eventAttrs(r.Event)...)
@@ -369,6 +383,11 @@ func (w *Watcher) handle(ev *fault.Event) {
 	o := Outcome{Event: ev, Cluster: cluster, Incident: inc, Err: err, Took: w.cfg.Now().Sub(start)}
 	if inc == nil && err == nil {
 		o.Err = errors.New("triage returned no incident")
+	}
+	if inc != nil {
+		// Before the observers, so the summary, Slack and an upload see the
+		// faults the incident stands for.
+		o.Incident = w.recordMembers(ev, inc)
 	}
 	if o.Incident == nil || o.Incident.Status != incident.Resolved {
 		w.failed.Add(1)
