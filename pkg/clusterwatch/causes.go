@@ -36,11 +36,22 @@ func (h *causeHints) forPod(pod *corev1.Pod) []string {
 	if h == nil {
 		return nil
 	}
-	var out []string
-	if n := pod.Spec.NodeName; n != "" && h.nodes != nil {
-		if node, err := h.nodes.Get(n); err == nil && !nodeReady(node) {
-			out = append(out, fault.CauseKey("Node", "", n))
+	return podCauses(pod, func(name string) bool {
+		if h.nodes == nil {
+			return false
 		}
+		node, err := h.nodes.Get(name)
+		return err == nil && !nodeReady(node)
+	})
+}
+
+// podCauses are the cause keys of a pod's fault: its node when
+// nodeNotReady says so, its controller (ReplicaSet and the Deployment
+// owning it, or Job).
+func podCauses(pod *corev1.Pod, nodeNotReady func(string) bool) []string {
+	var out []string
+	if n := pod.Spec.NodeName; n != "" && nodeNotReady(n) {
+		out = append(out, fault.CauseKey("Node", "", n))
 	}
 	for _, ref := range pod.OwnerReferences {
 		if ref.Controller == nil || !*ref.Controller {
