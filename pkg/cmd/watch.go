@@ -59,7 +59,13 @@ cluster (--source cluster, the default without an endpoint): Warning events
 and pods, nodes, deployments and jobs turning faulty.
 
 Faults pass a severity filter and a dedup window, wait in a bounded queue,
-and are triaged one at a time per cluster. Ctrl-C (or SIGTERM) stops intake,
+and are triaged one at a time per cluster. Faults that share a cause within
+--group-window (a NotReady node and its pods, a rollout's or a Job's pods)
+make one incident that lists them all.
+
+With --leader-elect, several replicas of one watch elect a leader on a
+Lease (the only thing the watch ever writes); only the leader triages, and
+a follower that takes over triages the faults no incident covers. Ctrl-C (or SIGTERM) stops intake,
 lets the running triage finish for up to --drain-timeout, and exits 0.`
 
 var watchExample = `  # Triage the faults kubernetes-mcp-server reports
@@ -407,7 +413,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return err
 	}
 	w, err := watcher.New(watcher.Config{
-		Filter: filter, DedupWindow: o.DedupWindow, GroupWindow: o.GroupWindow, WrapSink: rep.wrap(),
+		Filter: filter, DedupWindow: o.DedupWindow, GroupWindow: o.GroupWindow, WrapSink: rep.wrap(), Following: rep.following(),
 		MaxQueue: o.MaxQueue, Overflow: o.overflow,
 		MaxIncidents: o.MaxIncidents, DrainTimeout: o.DrainTimeout,
 		Triage:  o.triage,

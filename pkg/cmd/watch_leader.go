@@ -120,6 +120,14 @@ func (r *replica) wrap() func(watch.Sink) watch.Sink {
 	return r.gate.Wrap
 }
 
+// following is the watcher's Following (nil without leader election).
+func (r *replica) following() func() bool {
+	if r == nil {
+		return nil
+	}
+	return func() bool { return !r.gate.Leading() }
+}
+
 // start campaigns; losing a Lease held calls cancel (the watch drains and
 // stops: another replica may lead already).
 func (r *replica) start(cancel context.CancelFunc) {

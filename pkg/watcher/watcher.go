@@ -71,6 +71,9 @@ type Config struct {
 	// WrapSink, when set, wraps the triage queue: leader election's gate,
 	// which remembers a follower's faults instead of queueing them.
 	WrapSink func(next watch.Sink) watch.Sink
+	// Following, when set, says whether the gate is remembering rather than
+	// queueing (a follower), for the log.
+	Following func() bool
 	// Parsed, when set, sees every fault event a source's message carried,
 	// before the filter (the MCP reconciler notes what the server reported).
 	Parsed func(ev *fault.Event)
@@ -357,6 +360,10 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 		}
 		w.log.Warn("queue full: fault dropped", w.eventAttrs(r.Event)...)
 	case watch.Enqueued:
+		if w.cfg.Following != nil && w.cfg.Following() {
+			w.log.Info("fault remembered: a follower triages it only if it takes over and no incident covers it", w.eventAttrs(r.Event)...)
+			return
+		}
 		w.log.Info("fault queued", w.eventAttrs(r.Event)...)
 		if r.Lost != nil {
 			w.log.Warn("queue full: oldest fault dropped", w.eventAttrs(r.Lost)...)
