@@ -13,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
+	"github.com/kubectl-triage/kubectl-triage/test/mcpserver"
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
 
@@ -326,4 +328,99 @@ func waitLogged(t *testing.T, w *watchProc, msg string, match func(map[string]an
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("watch did not log %q as expected; stderr:\n%s", msg, w.stderr.String())
+}
+
+// TestWatchGroupsByCause: from the cluster, a failed Job and its failed
+// pods make one incident, and so do a Deployment stuck on an image pull
+// and its pods; from an MCP server, PodCrash then CrashLoop of one pod.
+func TestWatchGroupsByCause(t *testing.T) {
+	c := testcluster.Get(t)
+	t.Run("cluster", func(t *testing.T) {
+		ns := c.Namespace(t)
+		w := startWatch(t, c, "-n", ns)
+		w.logged(t, "watching cluster for faults", time.Minute)
+
+		image := "registry.example.com/batch/nightly:2.0"
+		j := wlJob(t, c, ns, "nightly", batchv1.JobSpec{BackoffLimit: ptr(int32(2)), Template: wlJobTemplate("task", image)},
+			wlFailedJobStatus("BackoffLimitExceeded", "Job has reached the specified backoff limit", 3, 5*time.Minute, 0))
+		for _, name := range []string{"nightly-a", "nightly-b", "nightly-c"} {
+			wlJobPod(t, c, j, name, wlFailedPodStatus("task", image, 1, time.Minute))
+		}
+		_, _, pods := c.DeploymentChain(t, ns, testcluster.DeploymentSpec{Name: "web", Image: "registry.example.com/shop/web:9.9", Replicas: 2,
+			PodStatus: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "web", Image: "registry.example.com/shop/web:9.9",
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}}}}}})
+
+		want := map[string]int{ // primary → members
+			"Job/nightly":         3, // its three pods
+			"Pod/" + pods[0].Name: 2, // the other pod of the revision, and the Deployment
+		}
+		got := map[string]*incident.Incident{}
+		for range want {
+			il := w.next(t, 2*time.Minute)
+			got[il.Kind+"/"+il.Name] = loadIncident(t, il.Workspace)
+		}
+		select {
+		case l := <-w.lines:
+			t.Errorf("an incident too many: %s", l)
+		case <-time.After(3 * time.Second):
+		}
+		for primary, n := range want {
+			inc := got[primary]
+			if inc == nil {
+				t.Errorf("no incident for %s; got %v", primary, keys(got))
+				continue
+			}
+			if inc = waitMembers(t, inc.Workspace, n); len(inc.Members) != n {
+				t.Errorf("%s: members %+v; want %d", primary, inc.Members, n)
+			}
+		}
+	})
+	t.Run("mcp", func(t *testing.T) {
+		ns := c.Namespace(t)
+		scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+		mcp := startMCP(t, mcpserver.Options{})
+		w := startWatch(t, c, "--mcp-endpoint", mcp.Endpoint())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := mcp.WaitSubscribed(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		send(t, mcp, podFault(ns, "api", "PodCrash", "warning"))
+		send(t, mcp, podFault(ns, "api", "CrashLoop", "critical"))
+		il := w.next(t, 2*time.Minute)
+		if il.Name != "api" || il.FaultType != "PodCrash" {
+			t.Errorf("incident: %+v", il)
+		}
+		inc := waitMembers(t, il.Workspace, 1)
+		if len(inc.Members) != 1 || inc.Members[0].FaultType != "CrashLoop" || inc.Members[0].Cause != "Pod/"+ns+"/api" {
+			t.Errorf("members %+v; want the CrashLoop of the same pod", inc.Members)
+		}
+		select {
+		case l := <-w.lines:
+			t.Errorf("an incident too many: %s", l)
+		case <-time.After(3 * time.Second):
+		}
+	})
+}
+
+// waitMembers reloads an incident until it has n members (late ones are
+// added within a second or so) or half a minute passed.
+func waitMembers(t *testing.T, workspace string, n int) *incident.Incident {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		inc := loadIncident(t, workspace)
+		if len(inc.Members) >= n || time.Now().After(deadline) {
+			return inc
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
