@@ -10,9 +10,14 @@ import (
 // DefaultGroupWindow is how long a group takes in faults sharing its cause.
 const DefaultGroupWindow = 30 * time.Second
 
-// maxHeldGroups bounds the groups held for their primary's triage: beyond
-// it the oldest are let go (their late members are then not recorded).
-const maxHeldGroups = 100_000
+// Groups are held for their primary's triage (Attach) at most
+// maxHeldGroups of them and for heldFor: a follower's primaries that a
+// takeover finds covered are never triaged here, and must not pile up.
+// A group let go early loses only the recording of its members.
+const (
+	maxHeldGroups = 20_000
+	heldFor       = 2 * time.Hour
+)
 
 // Member is a fault grouped into another's incident instead of being
 // triaged on its own.
@@ -73,7 +78,12 @@ type Grouper struct {
 	open      map[string]*Group // cause key → open group
 	order     []*Group          // open groups, oldest first
 	byPrimary map[string]*Group // primary's EventID → group, until attached
-	held      []string          // byPrimary's keys in insertion order
+	held      []heldGroup       // byPrimary's keys in insertion order
+}
+
+type heldGroup struct {
+	id string
+	at time.Time
 }
 
 // NewGrouper makes a grouper over window; a window <= 0 groups nothing
@@ -121,18 +131,20 @@ func (gr *Grouper) Admit(ev *fault.Event, now time.Time) (joined *Group) {
 	}
 	gr.order = append(gr.order, g)
 	if ev.EventID != "" {
-		if len(gr.held) >= maxHeldGroups {
-			delete(gr.byPrimary, gr.held[0])
+		for len(gr.held) > 0 && (len(gr.held) >= maxHeldGroups || now.Sub(gr.held[0].at) > heldFor) {
+			if gr.byPrimary[gr.held[0].id] != nil && gr.byPrimary[gr.held[0].id].opened.Equal(gr.held[0].at) {
+				delete(gr.byPrimary, gr.held[0].id)
+			}
 			gr.held = gr.held[1:]
 		}
 		gr.byPrimary[ev.EventID] = g
-		gr.held = append(gr.held, ev.EventID)
+		gr.held = append(gr.held, heldGroup{ev.EventID, now})
 		if len(gr.held) > 2*len(gr.byPrimary)+1024 {
 			// Attach deleted most of them: keep only the ones still held.
-			kept := gr.held[:0]
-			for _, id := range gr.held {
-				if gr.byPrimary[id] != nil {
-					kept = append(kept, id)
+			kept := gr.held[:0:0]
+			for _, h := range gr.held {
+				if gr.byPrimary[h.id] != nil {
+					kept = append(kept, h)
 				}
 			}
 			gr.held = kept
@@ -188,7 +200,7 @@ func (gr *Grouper) Attach(primary *fault.Event, late func(Member)) []Member {
 	g := gr.byPrimary[primary.EventID]
 	delete(gr.byPrimary, primary.EventID)
 	if len(gr.byPrimary) == 0 {
-		gr.held = gr.held[:0]
+		gr.held = nil
 	}
 	gr.mu.Unlock()
 	if g == nil {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -136,5 +137,27 @@ func TestPipelineCountsGrouped(t *testing.T) {
 	}
 	if q.Len() != 1 || c.Grouped.Load() != 20 || c.Enqueued.Load() != 1 {
 		t.Fatalf("queued %d, grouped %d, enqueued %d; want 1, 20, 1", q.Len(), c.Grouped.Load(), c.Enqueued.Load())
+	}
+}
+
+func TestGrouperLetsGoOfUnattachedGroups(t *testing.T) {
+	gr := NewGrouper(30 * time.Second)
+	old := gev("old", "Pod", "shop", "old-0", "CrashLoop")
+	gr.Admit(old, t0)
+	gr.Admit(gev("m", "Pod", "shop", "old-0", "PodFailed"), t0.Add(time.Second))
+	// A follower's primary that a takeover found covered is never attached:
+	// it is let go once held for heldFor.
+	gr.Admit(gev("new", "Pod", "shop", "new-0", "CrashLoop"), t0.Add(heldFor+time.Minute))
+	if m := gr.Attach(old, nil); m != nil {
+		t.Fatalf("a group held past heldFor: %+v", m)
+	}
+	if gr.byPrimary["new"] == nil {
+		t.Fatalf("the new group was let go too")
+	}
+	for i := range maxHeldGroups + 10 {
+		gr.Admit(gev(fmt.Sprint("p", i), "Pod", "shop", fmt.Sprint("p", i), "CrashLoop"), t0.Add(heldFor+2*time.Minute))
+	}
+	if len(gr.byPrimary) > maxHeldGroups || len(gr.held) > maxHeldGroups {
+		t.Fatalf("held %d groups (%d entries); want at most %d", len(gr.byPrimary), len(gr.held), maxHeldGroups)
 	}
 }
