@@ -24,12 +24,15 @@ func (w *Watcher) recordMembers(ev *fault.Event, inc *incident.Incident) *incide
 		mu      sync.Mutex
 		pending []incident.Member
 		timer   *time.Timer
+		write   sync.Mutex // one read-modify-write of incident.json at a time
 	)
 	flush := func() {
 		mu.Lock()
 		batch := pending
 		pending, timer = nil, nil
 		mu.Unlock()
+		write.Lock()
+		defer write.Unlock()
 		if _, err := incident.AddMembers(inc.Workspace, batch); err != nil {
 			w.log.Warn("grouped faults not recorded", "incident_id", inc.IncidentID, "error", err)
 		}
@@ -49,7 +52,9 @@ func (w *Watcher) recordMembers(ev *fault.Event, inc *incident.Incident) *incide
 	for i, m := range members {
 		out[i] = toIncidentMember(m)
 	}
+	write.Lock()
 	updated, err := incident.AddMembers(inc.Workspace, out)
+	write.Unlock()
 	if err != nil {
 		w.log.Warn("grouped faults not recorded", "incident_id", inc.IncidentID, "error", err)
 		return inc
