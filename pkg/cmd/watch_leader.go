@@ -86,7 +86,7 @@ func (o *WatchOptions) newReplica(m *metrics.Metrics) (*replica, error) {
 	// leader's queue; an incident covers a fault seen up to a dedup window
 	// (the old leader dropped repeats within it) and a group window after it.
 	r := &replica{gate: leader.NewGate(max(o.DedupWindow, time.Hour), o.DedupWindow+o.GroupWindow+5*time.Second, o.log)}
-	hist, err := store.New(o.WorkspaceRoot)
+	hist, err := o.history()
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +110,12 @@ func (o *WatchOptions) newReplica(m *metrics.Metrics) (*replica, error) {
 	m.SetRole(r.elector.Role)
 	o.log.Info("leader election: campaigning", "lease", ns+"/"+name, "identity", r.elector.Identity(), "lease_duration", l.LeaseDuration.String())
 	return r, nil
+}
+
+// history is where a new leader reads the incidents its predecessors
+// made: where this watch keeps them (the replicas must share it).
+func (o *WatchOptions) history() (leader.History, error) {
+	return store.New(o.WorkspaceRoot)
 }
 
 // wrap is the watcher's WrapSink (nil without leader election).
