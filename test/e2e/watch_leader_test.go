@@ -240,6 +240,9 @@ func TestWatchGroupsNodeFaults(t *testing.T) {
 	ns := c.Namespace(t)
 	node := "grouped-" + schedSuffix(ns)
 	n := schedNode(t, c, node)
+	t.Cleanup(func() { // a NotReady node is no fixture for later tests
+		c.Client.CoreV1().Nodes().Delete(context.Background(), node, metav1.DeleteOptions{})
+	})
 	var pods []string
 	for i := range 20 {
 		name := fmt.Sprintf("web-%02d", i)
