@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -426,4 +427,19 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestInstallReplicas: `install --print --replicas 2` is accepted by the API
+// server, and its watch elects a leader.
+func TestInstallReplicas(t *testing.T) {
+	c := testcluster.Get(t)
+	ns, _ := applyInstall(t, c, "--replicas", "2")
+	d, err := c.Client.AppsV1().Deployments(ns).Get(context.Background(), "kubectl-triage", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := d.Spec.Template.Spec.Containers[0].Args
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 || !slices.Contains(args, "--leader-elect") {
+		t.Errorf("replicas %v, args %q; want 2 replicas of a leader-elected watch", d.Spec.Replicas, args)
+	}
 }
