@@ -408,7 +408,7 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 
-	rep, err := o.newReplica(m)
+	rep, err := o.newReplica(ctx, m)
 	if err != nil {
 		return err
 	}

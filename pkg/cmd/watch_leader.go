@@ -59,7 +59,7 @@ type replica struct {
 // newReplica sets up leader election for the watch: the Lease, the gate in
 // front of the triage queue, the leader_election_master_status gauge and
 // the role on /healthz. It returns nil without --leader-elect.
-func (o *WatchOptions) newReplica(m *metrics.Metrics) (*replica, error) {
+func (o *WatchOptions) newReplica(ctx context.Context, m *metrics.Metrics) (*replica, error) {
 	l := o.LeaderElectFlags
 	if !l.LeaderElect {
 		return nil, nil
@@ -102,6 +102,9 @@ func (o *WatchOptions) newReplica(m *metrics.Metrics) (*replica, error) {
 		o.log.Info("takeover: now triaging", "remembered", t.Remembered, "covered_by_earlier_incidents", t.Covered, "queued", t.Queued)
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := r.elector.Check(ctx); err != nil {
 		return nil, err
 	}
 	if err := m.Register(leader.Collectors()...); err != nil {

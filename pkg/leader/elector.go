@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -88,6 +89,7 @@ type Config struct {
 // Elector runs leader election for one watch.
 type Elector struct {
 	cfg     Config
+	client  kubernetes.Interface
 	le      *leaderelection.LeaderElector
 	leading atomic.Bool
 	lost    chan struct{}
@@ -121,7 +123,7 @@ func New(cfg Config, started func(ctx context.Context)) (*Elector, error) {
 		Client:     cs.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: cfg.Identity}, // no EventRecorder: events would be a write
 	}
-	e := &Elector{cfg: cfg, lost: make(chan struct{}), started: started}
+	e := &Elector{cfg: cfg, client: cs, lost: make(chan struct{}), started: started}
 	e.le, err = leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:          lock,
 		LeaseDuration: cfg.LeaseDuration,
@@ -156,6 +158,17 @@ func New(cfg Config, started func(ctx context.Context)) (*Elector, error) {
 		return nil, fmt.Errorf("leader election: %w", err)
 	}
 	return e, nil
+}
+
+// Check reads the Lease once, so that a Lease the credentials may not read
+// (RBAC) is an error at start rather than a replica that silently never
+// leads: client-go's elector only logs, and the plugin discards its logs.
+func (e *Elector) Check(ctx context.Context) error {
+	_, err := e.client.CoordinationV1().Leases(e.cfg.Namespace).Get(ctx, e.cfg.Name, metav1.GetOptions{})
+	if err == nil || apierrors.IsNotFound(err) {
+		return nil
+	}
+	return fmt.Errorf("leader election: read Lease %s/%s: %w (the watch needs get, create and update on leases in that namespace)", e.cfg.Namespace, e.cfg.Name, err)
 }
 
 // Run campaigns for the Lease until ctx ends or leadership, once held, is

@@ -3,8 +3,10 @@ package leader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -145,5 +147,34 @@ func TestNamespaceAndLeaseName(t *testing.T) {
 	}
 	if n := LeaseName("mcp", "http://"+string(make([]byte, 0))+"a-very-long-host-name-that-goes-on-and-on.example.com:8080/mcp", "namespace"); len(n) > 63 {
 		t.Errorf("LeaseName too long: %d", len(n))
+	}
+}
+
+// TestCheckReportsAForbiddenLease: credentials that may not read the Lease
+// fail the start; a Lease not created yet does not.
+func TestCheckReportsAForbiddenLease(t *testing.T) {
+	for _, tc := range []struct {
+		code    int
+		reason  string
+		wantErr bool
+	}{
+		{http.StatusForbidden, "Forbidden", true},
+		{http.StatusNotFound, "NotFound", false},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(tc.code)
+			fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":%q,"code":%d,"details":{"group":"coordination.k8s.io","kind":"leases","name":"w"}}`, tc.reason, tc.code)
+		}))
+		e, err := New(Config{Config: &rest.Config{Host: srv.URL}, Namespace: "triage", Name: "w",
+			LeaseDuration: DefaultLeaseDuration, RenewDeadline: DefaultRenewDeadline, RetryPeriod: DefaultRetryPeriod}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.Check(context.Background())
+		if (err != nil) != tc.wantErr || (err != nil && !strings.Contains(err.Error(), "Lease triage/w")) {
+			t.Errorf("%d: Check = %v; want error %v", tc.code, err, tc.wantErr)
+		}
+		srv.Close()
 	}
 }
