@@ -628,6 +628,7 @@ type summary struct {
 	DurationSeconds float64 `json:"durationSeconds"`
 	Workspace       string  `json:"workspace,omitempty"`
 	Report          string  `json:"report,omitempty"`
+	Grouped         int     `json:"grouped,omitempty"` // faults grouped into the incident so far (incident.json members)
 	Error           string  `json:"error,omitempty"`
 }
 
@@ -642,6 +643,7 @@ func summarize(out watcher.Outcome) summary {
 	}
 	if inc := out.Incident; inc != nil {
 		s.IncidentID, s.Status, s.FailureReason, s.Workspace = inc.IncidentID, string(inc.Status), inc.FailureReason, inc.Workspace
+		s.Grouped = len(inc.Members)
 		if inc.Report != nil {
 			s.RootCause, s.Confidence, s.ConfidenceLevel = inc.Report.RootCause, inc.Report.Confidence, inc.Report.ConfidenceLevel
 			if inc.Status == incident.Resolved {
