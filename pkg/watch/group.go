@@ -189,6 +189,26 @@ func (gr *Grouper) Forget(ev *fault.Event) {
 	}
 }
 
+// Abandon closes the group primary opened, as Forget does, and returns
+// the members that had joined it: primary got no incident, so nothing
+// records them and nothing more may join.
+func (gr *Grouper) Abandon(primary *fault.Event) []Member {
+	if gr == nil || primary == nil {
+		return nil
+	}
+	gr.mu.Lock()
+	g := gr.byPrimary[primary.EventID]
+	if g != nil {
+		gr.close(g)
+		delete(gr.byPrimary, primary.EventID)
+	}
+	gr.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	return g.Members()
+}
+
 // Attach is called once primary's incident exists: it returns the members
 // that joined so far and routes the ones joining later (until the window
 // closes) to late. It returns nil for a fault that opened no group.

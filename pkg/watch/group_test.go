@@ -161,3 +161,17 @@ func TestGrouperLetsGoOfUnattachedGroups(t *testing.T) {
 		t.Fatalf("held %d groups (%d entries); want at most %d", len(gr.byPrimary), len(gr.held), maxHeldGroups)
 	}
 }
+
+func TestGrouperAbandon(t *testing.T) {
+	gr := NewGrouper(30 * time.Second)
+	a := gev("a", "Pod", "shop", "api-0", "PodCrash")
+	gr.Admit(a, t0)
+	gr.Admit(gev("b", "Pod", "shop", "api-0", "CrashLoop"), t0.Add(time.Second))
+	// a got no incident: its member is handed back, and nothing joins any more.
+	if m := gr.Abandon(a); len(m) != 1 || m[0].EventID != "b" {
+		t.Fatalf("Abandon = %+v; want b", m)
+	}
+	if g := gr.Admit(gev("c", "Pod", "shop", "api-0", "OOMKilled"), t0.Add(2*time.Second)); g != nil {
+		t.Fatalf("joined an abandoned group")
+	}
+}

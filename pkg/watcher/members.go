@@ -69,3 +69,16 @@ func (w *Watcher) recordMembers(ev *fault.Event, inc *incident.Incident) *incide
 func toIncidentMember(m watch.Member) incident.Member {
 	return incident.Member{Resource: m.Resource, FaultType: m.FaultType, Severity: m.Severity, EventID: m.EventID, Timestamp: m.Timestamp, Cause: m.Cause}
 }
+
+// noIncidentForGroup closes the group of a fault that got no incident (the
+// cluster refused us, the object is gone): nothing more joins it, and the
+// faults that had are logged, since no incident records them.
+func (w *Watcher) noIncidentForGroup(ev *fault.Event) {
+	if w.grouper == nil {
+		return
+	}
+	for _, m := range w.grouper.Abandon(ev) {
+		w.log.Warn("grouped fault not triaged: the fault it was grouped with got no incident",
+			append(EventAttrs(&fault.Event{EventID: m.EventID, Resource: &m.Resource, FaultType: m.FaultType, Severity: m.Severity}, w.clusterOf(ev)), "group_event", ev.EventID)...)
+	}
+}

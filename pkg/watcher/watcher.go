@@ -395,6 +395,8 @@ func (w *Watcher) handle(ev *fault.Event) {
 		// Before the observers, so the summary, Slack and an upload see the
 		// faults the incident stands for.
 		o.Incident = w.recordMembers(ev, inc)
+	} else {
+		w.noIncidentForGroup(ev)
 	}
 	if o.Incident == nil || o.Incident.Status != incident.Resolved {
 		w.failed.Add(1)
