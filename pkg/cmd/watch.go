@@ -65,8 +65,10 @@ make one incident that lists them all.
 
 With --leader-elect, several replicas of one watch elect a leader on a
 Lease (the only thing the watch ever writes); only the leader triages, and
-a follower that takes over triages the faults no incident covers. Ctrl-C (or SIGTERM) stops intake,
-lets the running triage finish for up to --drain-timeout, and exits 0.`
+a follower that takes over triages the faults no incident covers.
+
+Ctrl-C (or SIGTERM) stops intake, lets the running triage finish for up to
+--drain-timeout, and exits 0.`
 
 var watchExample = `  # Triage the faults kubernetes-mcp-server reports
   kubectl triage watch --mcp-endpoint http://127.0.0.1:8080/mcp
@@ -412,6 +414,12 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Losing the Lease stops the watch as a signal does (another replica
+	// may lead already); the Lease is released once the watch has drained.
+	ctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	rep.start(stopWatch)
+	defer rep.finish(nil)
 	w, err := watcher.New(watcher.Config{
 		Filter: filter, DedupWindow: o.DedupWindow, GroupWindow: o.GroupWindow, WrapSink: rep.wrap(), Following: rep.following(),
 		MaxQueue: o.MaxQueue, Overflow: o.overflow,
@@ -446,14 +454,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		o.log.Info("serving metrics", "addr", addr, "paths", "/metrics /healthz")
 	}
 	o.log.Info("watching for faults", "source", o.Source, "cluster", def.name, "endpoint", o.MCPEndpoint, "namespaces", strings.Join(o.namespaces, ","),
-		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "group_window", o.GroupWindow.String(), "leader_elect", o.LeaderElect, "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	rep.start(stopWatch)
-	err = w.Run(watchCtx, src)
-	if lost := rep.finish(); lost != nil && err == nil {
-		err = lost
-	}
+		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
+	err = w.Run(ctx, src)
+	err = rep.finish(err)
 	st := w.Stats()
 	o.log.Info("watch stopped", "received", st.Received, "filtered", st.Filtered, "deduplicated", st.Deduplicated, "grouped", st.Grouped, "dropped", st.Dropped,
 		"parse_errors", st.ParseErrors, "triaged", st.Triaged, "failed", st.Failed, "not_triaged", st.Discarded)
@@ -628,7 +631,6 @@ type summary struct {
 	DurationSeconds float64 `json:"durationSeconds"`
 	Workspace       string  `json:"workspace,omitempty"`
 	Report          string  `json:"report,omitempty"`
-	Grouped         int     `json:"grouped,omitempty"` // faults grouped into the incident so far (incident.json members)
 	Error           string  `json:"error,omitempty"`
 }
 
@@ -643,7 +645,6 @@ func summarize(out watcher.Outcome) summary {
 	}
 	if inc := out.Incident; inc != nil {
 		s.IncidentID, s.Status, s.FailureReason, s.Workspace = inc.IncidentID, string(inc.Status), inc.FailureReason, inc.Workspace
-		s.Grouped = len(inc.Members)
 		if inc.Report != nil {
 			s.RootCause, s.Confidence, s.ConfidenceLevel = inc.Report.RootCause, inc.Report.Confidence, inc.Report.ConfidenceLevel
 			if inc.Status == incident.Resolved {

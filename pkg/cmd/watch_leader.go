@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +55,7 @@ type replica struct {
 	stopping atomic.Bool
 	lost     atomic.Bool
 	stop     func()
+	once     sync.Once
 }
 
 // newReplica sets up leader election for the watch: the Lease, the gate in
@@ -152,15 +154,16 @@ func (r *replica) start(cancel context.CancelFunc) {
 }
 
 // finish ends the campaign once the watch has drained, releasing the Lease
-// when held, and says whether the watch stopped because the Lease was lost.
-func (r *replica) finish() error {
+// when held; the watch's error err stands, else losing the Lease is the
+// error. Calling it again does nothing more.
+func (r *replica) finish(err error) error {
 	if r == nil || r.stop == nil {
-		return nil
+		return err
 	}
 	r.stopping.Store(true)
-	r.stop()
-	if r.lost.Load() {
+	r.once.Do(r.stop)
+	if err == nil && r.lost.Load() {
 		return errors.New("lost the leader-election lease: stopped so that only the new leader triages (a restart rejoins as a follower)")
 	}
-	return nil
+	return err
 }
