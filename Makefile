@@ -95,9 +95,10 @@ bench: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'GatewayLatency|SandboxedGatewayRequest' -benchtime 2000x ./test/e2e
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'AgentStart' -benchtime 30x ./test/e2e
 	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact
-	$(GO) test -count=1 -run '^$$' -bench 'Ingest|DedupMemory|GroupBurst' -benchmem ./pkg/watch
-	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'WatchBurst' -benchtime 1x -timeout 20m ./test/e2e
+	$(GO) test -count=1 -run '^$$' -bench 'Ingest|DedupMemory' -benchmem ./pkg/watch
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'RealNode' -benchtime 5x -timeout 10m ./test/realnode
+	$(GO) test -count=1 -run '^$$' -bench 'GroupBurst' -benchmem ./pkg/watch
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'WatchBurst' -benchtime 1x -timeout 20m ./test/e2e
 
 # ---- Release packaging (hack/dist.sh, hack/krewmanifest, hack/smoke.sh) ----
 # Reproducible archives for every platform, and the krew manifest made from
