@@ -16,6 +16,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
@@ -441,5 +442,35 @@ func TestInstallReplicas(t *testing.T) {
 	args := d.Spec.Template.Spec.Containers[0].Args
 	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 || !slices.Contains(args, "--leader-elect") {
 		t.Errorf("replicas %v, args %q; want 2 replicas of a leader-elected watch", d.Spec.Replicas, args)
+	}
+}
+
+// TestWatchLeaderLosesLease: a leader whose Lease another holder took (as
+// after a partition) stops triaging: it drains and exits 1 with a line
+// that says why, rather than triaging beside the new leader.
+func TestWatchLeaderLosesLease(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	w, _ := startReplica(t, c, filepath.Join(t.TempDir(), "incidents"), ns, "-n", ns)
+	w.logged(t, "takeover: now triaging", time.Minute)
+	ctx := context.Background()
+	leases := c.Client.CoordinationV1().Leases(ns)
+	for {
+		l, err := leases.Get(ctx, "kubectl-triage-watch-"+ns, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Spec.HolderIdentity = ptr("another-replica")
+		l.Spec.LeaseDurationSeconds = ptr(int32(3600))
+		l.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+		if _, err = leases.Update(ctx, l, metav1.UpdateOptions{}); err == nil {
+			break
+		} else if !apierrors.IsConflict(err) {
+			t.Fatal(err)
+		}
+	}
+	code, _ := w.wait(t, time.Minute)
+	if code != 1 || !strings.Contains(w.stderr.String(), "lost the leader-election lease") {
+		t.Errorf("exit %d; stderr:\n%s", code, w.stderr.String())
 	}
 }
