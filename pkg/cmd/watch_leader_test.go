@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/leader"
 )
 
@@ -33,5 +36,25 @@ func TestLeaderElectFlagsValidate(t *testing.T) {
 				t.Errorf("Validate = %v; want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestStatusShowsGroupedFaults: status says how many faults watch grouped
+// into an incident, and by which cause.
+func TestStatusShowsGroupedFaults(t *testing.T) {
+	root := standardRoot(t)
+	members := []incident.Member{
+		{EventID: "e1", Resource: fault.Resource{Kind: "Pod", Namespace: "shop", Name: "api-1"}, FaultType: "CrashLoop", Cause: "ReplicaSet/shop/api-0f8f"},
+		{EventID: "e2", Resource: fault.Resource{Kind: "Pod", Namespace: "shop", Name: "api-2"}, FaultType: "CrashLoop", Cause: "ReplicaSet/shop/api-0f8f"},
+	}
+	if inc, err := incident.AddMembers(filepath.Join(root, idResolved), members); inc == nil || len(inc.Members) != 2 {
+		t.Fatalf("AddMembers: %v", err)
+	}
+	r := run(t, "status", "0f8fad5b", "--workspace-root", root)
+	if got := fields(r.stdout)["Grouped"]; got != "2 more fault(s) with the same cause (ReplicaSet/shop/api-0f8f); incident.json lists them under members" {
+		t.Errorf("Grouped = %q\n%s", got, r.stdout)
+	}
+	if r := run(t, "status", "0f8fad5c", "--workspace-root", root); fields(r.stdout)["Grouped"] != "" {
+		t.Errorf("an incident without members says Grouped:\n%s", r.stdout)
 	}
 }
