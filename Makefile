@@ -88,6 +88,8 @@ eval:
 # direct access, and from inside the agent's sandbox), the time the plugin
 # adds before an agent CLI starts (workspace, gateway, egress, sandbox), and
 # the redaction throughput.
+# WatchBurst: 1,000 faults at once through the real watch binary: peak RSS,
+# time to drain, and every fault triaged or counted as dropped.
 bench: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'TriagePod|KubectlDescribe' -benchtime 20x -timeout 30m ./test/e2e
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'GatewayLatency|SandboxedGatewayRequest' -benchtime 2000x ./test/e2e
@@ -95,6 +97,8 @@ bench: build
 	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact
 	$(GO) test -count=1 -run '^$$' -bench 'Ingest|DedupMemory' -benchmem ./pkg/watch
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'RealNode' -benchtime 5x -timeout 10m ./test/realnode
+	$(GO) test -count=1 -run '^$$' -bench 'GroupBurst' -benchmem ./pkg/watch
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'WatchBurst' -benchtime 1x -timeout 20m ./test/e2e
 
 # ---- Release packaging (hack/dist.sh, hack/krewmanifest, hack/smoke.sh) ----
 # Reproducible archives for every platform, and the krew manifest made from

@@ -159,6 +159,7 @@ type watcher struct {
 	now       func() time.Time
 	stats     *Stats
 	tracker   *tracker
+	hints     causeHints
 	synced    atomic.Bool
 	abortSync context.CancelCauseFunc
 }
@@ -282,6 +283,10 @@ func (w *watcher) register(factory informers.SharedInformerFactory) ([]cache.Don
 		return nil
 	}
 
+	w.hints.pods = factory.Core().V1().Pods().Lister()
+	if w.opts.Namespace == "" {
+		w.hints.nodes = factory.Core().V1().Nodes().Lister()
+	}
 	pods := factory.Core().V1().Pods().TypedInformer()
 	if err := add("pods", true, pods, func() (cache.ResourceEventHandlerRegistration, error) {
 		return pods.AddTypedEventHandler(stateHandler[*corev1.Pod](w, podKind))
@@ -381,7 +386,11 @@ func (w *watcher) observe(obj object, gvk schema.GroupVersionKind, armed bool) {
 		Namespace:  obj.GetNamespace(),
 		UID:        string(obj.GetUID()),
 	}
-	w.send(res, faultType, severity, context, now)
+	var causes []string
+	if pod, ok := obj.(*corev1.Pod); ok {
+		causes = w.hints.forPod(pod)
+	}
+	w.send(res, faultType, severity, context, now, causes)
 }
 
 // warning emits the fault a Warning event reports, unless it is noise or
@@ -395,10 +404,10 @@ func (w *watcher) warning(e *corev1.Event) {
 	if w.now().Sub(at) > existingEventWindow {
 		return
 	}
-	w.send(res, faultType, severity, context, at)
+	w.send(res, faultType, severity, context, at, w.hints.forResource(res))
 }
 
-func (w *watcher) send(res fault.Resource, faultType, severity, context string, at time.Time) {
+func (w *watcher) send(res fault.Resource, faultType, severity, context string, at time.Time, causes []string) {
 	ev, err := newEvent(w.opts.Cluster, res, faultType, severity, context, at)
 	if err != nil {
 		w.log.Error("cannot build fault event", "cluster", w.opts.Cluster, "kind", res.Kind,
@@ -408,6 +417,7 @@ func (w *watcher) send(res fault.Resource, faultType, severity, context string, 
 	w.log.Debug("fault", "cluster", w.opts.Cluster, "kind", res.Kind, "namespace", res.Namespace,
 		"name", res.Name, "faultType", faultType, "severity", severity)
 	w.stats.Emitted.Add(1)
+	ev.Causes = causes
 	w.emit(ev)
 }
 

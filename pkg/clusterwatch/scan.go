@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -107,6 +108,8 @@ func scan(ctx context.Context, opts Options, limits scanLimits) (scanResult, err
 	}
 	at := now()
 	var errs []error
+	// Nodes come first: a pod on one found not Ready is grouped with it.
+	notReady := map[string]bool{}
 	for _, k := range kinds {
 		if !k.namespaced && ns != "" {
 			continue
@@ -141,6 +144,12 @@ func scan(ctx context.Context, opts Options, limits scanLimits) (scanResult, err
 				log.Error("cannot build fault event", "cluster", opts.Cluster, "kind", r.Kind,
 					"namespace", r.Namespace, "name", r.Name, "faultType", faultType, "error", err)
 				return nil
+			}
+			switch o := o.(type) {
+			case *corev1.Node:
+				notReady[o.Name] = true
+			case *corev1.Pod:
+				ev.Causes = podCauses(o, func(n string) bool { return notReady[n] })
 			}
 			res.events = append(res.events, ev)
 			return nil

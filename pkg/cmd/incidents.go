@@ -650,6 +650,10 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 		fault += " (severity " + inc.Severity + ")"
 	}
 	line("Fault", fault)
+	if n := len(inc.Members); n > 0 {
+		// watch grouped faults with the same cause into this incident.
+		line("Grouped", fmt.Sprintf("%d more fault(s) with the same cause (%s); incident.json lists them under members", n, inc.Members[0].Cause))
+	}
 	if inc.Message != "" {
 		line("Message", truncate(term.Clean(inc.Message), 200))
 	}

@@ -63,7 +63,7 @@ func NewCmdInstall(streams genericiooptions.IOStreams) *cobra.Command {
 	f.BoolVar(&o.Print, "print", false, "Print the manifests on stdout (required: kubectl triage applies nothing)")
 	f.StringVar(&o.Name, "name", o.Name, "Name of the ServiceAccount, Deployment and the other objects")
 	f.StringVar(&o.Image, "image", o.Image, "Image holding the plugin at /kubectl-triage (make image builds one)")
-	f.Int32Var(&o.Replicas, "replicas", o.Replicas, "Replicas of the watch (1 until watch has leader election)")
+	f.Int32Var(&o.Replicas, "replicas", o.Replicas, "Replicas of the watch: they elect one leader (watch --leader-elect), which alone triages; the others take over when it goes")
 	f.StringVar(&o.Source, "source", o.Source, "Where the watch takes faults from: cluster (the API server) or mcp")
 	f.StringVar(&o.MCPEndpoint, "mcp-endpoint", "", "kubernetes-mcp-server's URL as seen from the pod, with --source mcp")
 	f.StringVar(&o.Agent, "agent", o.Agent, "Agent that investigates in the pod: builtin (the image holds no agent CLI)")

@@ -55,8 +55,16 @@ cluster (--source cluster, the default without an endpoint): Warning events
 and pods, nodes, deployments and jobs turning faulty.
 
 Faults pass a severity filter and a dedup window, wait in a bounded queue,
-and are triaged one at a time per cluster. Ctrl-C (or SIGTERM) stops intake,
-lets the running triage finish for up to --drain-timeout, and exits 0.`
+and are triaged one at a time per cluster. Faults that share a cause within
+--group-window (a NotReady node and its pods, a rollout's or a Job's pods)
+make one incident that lists them all.
+
+With --leader-elect, several replicas of one watch elect a leader on a
+Lease (the only thing the watch ever writes); only the leader triages, and
+a follower that takes over triages the faults no incident covers.
+
+Ctrl-C (or SIGTERM) stops intake, lets the running triage finish for up to
+--drain-timeout, and exits 0.`
 
 var watchExample = `  # Triage the faults kubernetes-mcp-server reports
   kubectl triage watch --mcp-endpoint http://127.0.0.1:8080/mcp
@@ -77,6 +85,7 @@ type WatchOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 	genericiooptions.IOStreams
 	AgentFlags
+	LeaderElectFlags
 
 	Source          string
 	MCPEndpoint     string
@@ -87,6 +96,7 @@ type WatchOptions struct {
 	IncludeExisting bool
 	MinSeverity     string
 	DedupWindow     time.Duration
+	GroupWindow     time.Duration
 	MaxQueue        int
 	Overflow        string
 	MaxIncidents    int
@@ -120,6 +130,7 @@ func NewWatchOptions(flags *genericclioptions.ConfigFlags, streams genericioopti
 		SubscribeMode: "faults",
 		MinSeverity:   "warning",
 		DedupWindow:   15 * time.Minute,
+		GroupWindow:   watch.DefaultGroupWindow,
 		MaxQueue:      watch.DefaultQueueSize,
 		Overflow:      watch.DropOldest.String(),
 		DrainTimeout:  2 * time.Minute,
@@ -169,6 +180,8 @@ func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.IncludeExisting, "include-existing", false, "With --source cluster: also triage, once, the faults that exist when the watch starts")
 	checkedVar(f, &o.MinSeverity, "min-severity", o.MinSeverity, func(s string) error { _, err := watch.NewFilter(s); return err }, "Triage faults at least this severe: info, warning, critical (or debug … emergency). Env: "+envMinSeverity)
 	nonNegativeDurationVar(f, &o.DedupWindow, "dedup-window", o.DedupWindow, "Triage the same fault of the same resource at most once per window (0 disables)")
+	nonNegativeDurationVar(f, &o.GroupWindow, "group-window", o.GroupWindow, "Faults that share a cause within this window (a NotReady node and its pods, a rollout's or a Job's pods, one pod's crash then crash loop) make one incident listing them all (0 disables)")
+	o.LeaderElectFlags.AddFlags(f)
 	positiveIntVar(f, &o.MaxQueue, "max-queue", o.MaxQueue, "Faults waiting per cluster while its agent is busy")
 	checkedVar(f, &o.Overflow, "overflow", o.Overflow, func(s string) error { _, err := watch.ParseOverflow(s); return err }, "When the queue is full: drop-oldest or drop-new")
 	nonNegativeIntVar(f, &o.MaxIncidents, "max-incidents", 0, "Stop after this many incidents (0: run until interrupted)")
@@ -257,7 +270,10 @@ func (o *WatchOptions) Validate() error {
 	if o.MaxIncidents < 0 {
 		return fmt.Errorf("--max-incidents must not be negative, got %d", o.MaxIncidents)
 	}
-	for flag, d := range map[string]time.Duration{"--dedup-window": o.DedupWindow, "--drain-timeout": o.DrainTimeout, "--retention": o.Retention} {
+	if err := o.LeaderElectFlags.Validate(); err != nil {
+		return err
+	}
+	for flag, d := range map[string]time.Duration{"--dedup-window": o.DedupWindow, "--group-window": o.GroupWindow, "--drain-timeout": o.DrainTimeout, "--retention": o.Retention} {
 		if d < 0 {
 			return fmt.Errorf("%s must not be negative, got %s", flag, d)
 		}
@@ -385,8 +401,19 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		}
 	}
 
+	rep, err := o.newReplica(ctx, m)
+	if err != nil {
+		return err
+	}
+	// Losing the Lease stops the watch as a signal does (another replica
+	// may lead already); the Lease is released once the watch has drained.
+	ctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	rep.start(stopWatch)
+	defer rep.finish(nil)
 	w, err := watcher.New(watcher.Config{
-		Filter: filter, DedupWindow: o.DedupWindow, MaxQueue: o.MaxQueue, Overflow: o.overflow,
+		Filter: filter, DedupWindow: o.DedupWindow, GroupWindow: o.GroupWindow, WrapSink: rep.wrap(), Following: rep.following(),
+		MaxQueue: o.MaxQueue, Overflow: o.overflow,
 		MaxIncidents: o.MaxIncidents, DrainTimeout: o.DrainTimeout,
 		Triage:  o.triage,
 		Started: m.AgentStarted,
@@ -420,8 +447,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	o.log.Info("watching for faults", "source", o.Source, "cluster", def.Name, "endpoint", o.MCPEndpoint, "namespaces", strings.Join(o.namespaces, ","),
 		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
 	err = w.Run(ctx, src)
+	err = rep.finish(err)
 	st := w.Stats()
-	o.log.Info("watch stopped", "received", st.Received, "filtered", st.Filtered, "deduplicated", st.Deduplicated, "dropped", st.Dropped,
+	o.log.Info("watch stopped", "received", st.Received, "filtered", st.Filtered, "deduplicated", st.Deduplicated, "grouped", st.Grouped, "dropped", st.Dropped,
 		"parse_errors", st.ParseErrors, "triaged", st.Triaged, "failed", st.Failed, "not_triaged", st.Discarded)
 	return err
 }

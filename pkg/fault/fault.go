@@ -61,6 +61,10 @@ type Event struct {
 	// Shape is the wire shape Parse recognised (ShapeFlat, ShapeFlatLegacy,
 	// ShapeNested); empty for synthesised events.
 	Shape string `json:"-"`
+	// Causes are CauseKeys of objects the source knows may have caused the
+	// fault (a pod's NotReady node, its ReplicaSet, Deployment or Job):
+	// watch groups faults that share one into one incident.
+	Causes []string `json:"-"`
 }
 
 // ResourceName and the helpers below answer the same whatever shape the event

@@ -91,6 +91,9 @@ type Incident struct {
 	Sandbox           string         `json:"sandbox,omitempty"`
 	Workspace         string         `json:"workspace"`
 	Report            *ReportRef     `json:"report,omitempty"`
+	// Members are the other faults this incident stands for: watch grouped
+	// them into it because they share its cause (see members.go).
+	Members []Member `json:"members,omitempty"`
 	// Redaction says that the fault's text went through the redaction pass
 	// before anything of it was written: this record, context/event.json
 	// and PROMPT.md hold the redacted form.

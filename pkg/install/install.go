@@ -80,10 +80,6 @@ func (o Options) Validate() error {
 	if o.Replicas < 1 {
 		return fmt.Errorf("invalid --replicas %d: at least 1", o.Replicas)
 	}
-	if o.Replicas > 1 {
-		// Without leader election every replica would triage every fault.
-		return fmt.Errorf("--replicas %d needs leader election, which watch does not have yet: each replica would triage every fault; use 1", o.Replicas)
-	}
 	switch o.Source {
 	case "cluster":
 		if o.MCPEndpoint != "" {
@@ -166,8 +162,9 @@ func Objects(o Options) ([]runtime.Object, error) {
 		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"), ObjectMeta: meta(clusterName, ""),
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterName}, Subjects: subject},
 		&rbacv1.Role{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "Role"), ObjectMeta: meta(o.Name+"-leases", o.Namespace), Rules: []rbacv1.PolicyRule{{
-			// The only write the process will ever need: its leader-election
-			// Lease (leader election itself is still to come in watch).
+			// The only write the process ever makes: its leader-election
+			// Lease (watch --leader-elect, through a client that can touch
+			// nothing else).
 			APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"},
 		}}},
 		&rbacv1.RoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "RoleBinding"), ObjectMeta: meta(o.Name+"-leases", o.Namespace),
@@ -224,6 +221,9 @@ func watchArgs(o Options) []string {
 		"--log-format=json",
 		// An emptyDir is bounded: keep a few days of incidents, not all.
 		"--retention=72h",
+		// Always, so scaling up never makes two replicas triage the same
+		// fault; the Lease is in the pod's own namespace.
+		"--leader-elect",
 	}
 	if o.Source == "mcp" {
 		args = append(args, "--mcp-endpoint="+o.MCPEndpoint)
@@ -276,9 +276,13 @@ func deployment(o Options, meta metav1.ObjectMeta, selector map[string]string, p
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr(o.Replicas),
 			Selector: &metav1.LabelSelector{MatchLabels: selector},
-			// Recreate: a rolling update would run the old and the new pod
-			// side by side, each triaging every fault.
-			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
+			// A rolling update keeps a replica watching throughout: the new
+			// pod joins as a follower, and the old one hands the Lease over
+			// when it stops (watch --leader-elect), so none triages a fault
+			// twice.
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
+				MaxUnavailable: ptr(intstr.FromInt32(0)), MaxSurge: ptr(intstr.FromInt32(1)),
+			}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{

@@ -128,7 +128,6 @@ func TestValidate(t *testing.T) {
 		{"ok", func(*Options) {}, ""},
 		{"bad namespace", func(o *Options) { o.Namespace = "Triage_System" }, "invalid --namespace"},
 		{"replicas 0", func(o *Options) { o.Replicas = 0 }, "at least 1"},
-		{"replicas 2 without leader election", func(o *Options) { o.Replicas = 2 }, "needs leader election"},
 		{"bad source", func(o *Options) { o.Source = "kafka" }, `invalid --source "kafka"`},
 		{"mcp without endpoint", func(o *Options) { o.Source = "mcp" }, "needs --mcp-endpoint"},
 		{"mcp endpoint not a URL", func(o *Options) { o.Source, o.MCPEndpoint = "mcp", "kubernetes-mcp-server:8080" }, "needs --mcp-endpoint"},

@@ -43,6 +43,7 @@ type Metrics struct {
 	agentErrors   *prometheus.CounterVec
 
 	watchSources *watchCollector
+	role         func() string // see SetRole
 }
 
 // New returns Metrics with their own registry, including the Go runtime and
@@ -146,5 +147,27 @@ func (m *Metrics) Notifications(sent, failed func() uint64) {
 			Help:        "Slack notifications, by result: sent, or failed after every retry.",
 			ConstLabels: prometheus.Labels{"result": result},
 		}, func() float64 { return float64(n()) }))
+	}
+}
+
+// Register adds collectors of other packages (leader election's) to the
+// private registry.
+func (m *Metrics) Register(cs ...prometheus.Collector) error {
+	if m == nil {
+		return nil
+	}
+	for _, c := range cs {
+		if err := m.registry.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetRole makes /healthz say which role this replica plays ("leader" or
+// "follower") after its "ok"; call it before Serve.
+func (m *Metrics) SetRole(role func() string) {
+	if m != nil {
+		m.role = role
 	}
 }

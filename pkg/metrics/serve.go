@@ -49,6 +49,10 @@ func Serve(ctx context.Context, addr string, m *Metrics, health func() error, lo
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if m != nil && m.role != nil {
+			_, _ = io.WriteString(w, "ok: "+m.role()+"\n")
+			return
+		}
 		_, _ = io.WriteString(w, "ok\n")
 	})
 	server := &http.Server{

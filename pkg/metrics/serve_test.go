@@ -62,10 +62,14 @@ func TestServeHealthz(t *testing.T) {
 	tests := []struct {
 		name     string
 		health   func() error
+		role     string // SetRole's answer, when set
 		wantCode int
 		wantBody string
 	}{
 		{name: "no health check", wantCode: http.StatusOK, wantBody: "ok\n"},
+		{name: "leader", health: func() error { return nil }, role: "leader", wantCode: http.StatusOK, wantBody: "ok: leader\n"},
+		{name: "follower", role: "follower", wantCode: http.StatusOK, wantBody: "ok: follower\n"},
+		{name: "unhealthy follower", health: func() error { return errors.New("not synced") }, role: "follower", wantCode: http.StatusServiceUnavailable, wantBody: "not synced\n"},
 		{name: "healthy", health: func() error { return nil }, wantCode: http.StatusOK, wantBody: "ok\n"},
 		{
 			name:     "unhealthy",
@@ -76,7 +80,11 @@ func TestServeHealthz(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			addr, err := Serve(t.Context(), "127.0.0.1:0", New(), tt.health, nil)
+			m := New()
+			if tt.role != "" {
+				m.SetRole(func() string { return tt.role })
+			}
+			addr, err := Serve(t.Context(), "127.0.0.1:0", m, tt.health, nil)
 			if err != nil {
 				t.Fatalf("Serve: %v", err)
 			}

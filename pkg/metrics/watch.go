@@ -25,6 +25,8 @@ var (
 		"Fault events skipped by the filter: below --min-severity, or outside the namespace of -n (the log line of each says which).", clusterLabel, nil)
 	eventsDeduplicatedDesc = prometheus.NewDesc("kubectl_triage_events_deduplicated_total",
 		"Fault events skipped as repeats within --dedup-window.", clusterLabel, nil)
+	eventsGroupedDesc = prometheus.NewDesc("kubectl_triage_events_grouped_total",
+		"Fault events not triaged on their own: they share the cause of an earlier fault within --group-window and joined its incident.", clusterLabel, nil)
 	eventsDroppedDesc = prometheus.NewDesc("kubectl_triage_events_dropped_total",
 		"Fault events lost to a full queue.", clusterLabel, nil)
 	eventsEnqueuedDesc = prometheus.NewDesc("kubectl_triage_events_enqueued_total",
@@ -75,7 +77,7 @@ func (m *Metrics) WatchSource(cluster string, counters *watch.Counters, queueDep
 func (c *watchCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		eventsReceivedDesc, eventsParseErrorsDesc, subscriptionErrorsDesc, eventsFilteredDesc,
-		eventsDeduplicatedDesc, eventsDroppedDesc, eventsEnqueuedDesc, queueDepthDesc,
+		eventsDeduplicatedDesc, eventsGroupedDesc, eventsDroppedDesc, eventsEnqueuedDesc, queueDepthDesc,
 		mcpReconnectsDesc, handoffDroppedDesc,
 	} {
 		ch <- d
@@ -100,6 +102,7 @@ func (c *watchCollector) Collect(ch chan<- prometheus.Metric) {
 			counter(subscriptionErrorsDesc, v.SubscriptionErrors, cluster)
 			counter(eventsFilteredDesc, v.Filtered, cluster)
 			counter(eventsDeduplicatedDesc, v.Deduplicated, cluster)
+			counter(eventsGroupedDesc, v.Grouped, cluster)
 			counter(eventsDroppedDesc, v.Dropped, cluster)
 			counter(eventsEnqueuedDesc, v.Enqueued, cluster)
 		}

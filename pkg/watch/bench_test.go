@@ -106,3 +106,38 @@ func BenchmarkDedupMemory(b *testing.B) {
 		runtime.KeepAlive(d)
 	}
 }
+
+// BenchmarkGroupBurst: a node dies with 1,000 pods on it; each op ingests
+// the node's fault and its pods' through filter, dedup and grouping. One
+// fault is queued, the rest are members; reported: the heap the group holds
+// per member and the ingest rate.
+func BenchmarkGroupBurst(b *testing.B) {
+	const pods = 1000
+	node := fault.CauseKey("Node", "", "worker-3")
+	f, _ := NewFilter("warning")
+	b.ReportAllocs()
+	var held float64
+	for i := 0; i < b.N; i++ {
+		q := NewQueue[*fault.Event](pods, DropOldest)
+		var c Counters
+		now := t0.Add(time.Duration(i) * time.Hour)
+		p := &Pipeline{Filter: f, Dedup: NewDedup(15*time.Minute, 0), Group: NewGrouper(30 * time.Second), Sink: q, Counters: &c, Now: func() time.Time { return now }}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		p.IngestEvent(&fault.Event{Cluster: "prod", FaultType: "NodeUnhealthy", Severity: "critical", Resource: &fault.Resource{Kind: "Node", Name: "worker-3"}})
+		for j := range pods {
+			p.IngestEvent(&fault.Event{Cluster: "prod", FaultType: "NodeUnhealthy", Severity: "critical", Causes: []string{node},
+				Resource: &fault.Resource{Kind: "Pod", Namespace: "shop", Name: fmt.Sprintf("web-7d9f6c5b8-%05d", j)}})
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if q.Len() != 1 || c.Grouped.Load() != pods {
+			b.Fatalf("queued %d, grouped %d; want 1, %d", q.Len(), c.Grouped.Load(), pods)
+		}
+		held += float64(int64(after.HeapAlloc) - int64(before.HeapAlloc))
+		runtime.KeepAlive(p)
+	}
+	b.ReportMetric(held/float64(b.N)/pods, "heap-bytes/member")
+	b.ReportMetric(float64(b.N*(pods+1))/b.Elapsed().Seconds(), "events/s")
+}

@@ -10,13 +10,14 @@ type Counters struct {
 	SubscriptionErrors atomic.Uint64 // subscription_error notifications
 	Filtered           atomic.Uint64 // below --min-severity or outside -n (Result.FilterReason)
 	Deduplicated       atomic.Uint64 // repeats within --dedup-window
+	Grouped            atomic.Uint64 // joined an earlier fault's incident (same cause within --group-window)
 	Dropped            atomic.Uint64 // lost to a full queue
 	Enqueued           atomic.Uint64 // handed to the queue
 }
 
 // CounterValues is a point-in-time copy of Counters.
 type CounterValues struct {
-	Received, ParseErrors, SubscriptionErrors, Filtered, Deduplicated, Dropped, Enqueued uint64
+	Received, ParseErrors, SubscriptionErrors, Filtered, Deduplicated, Grouped, Dropped, Enqueued uint64
 }
 
 // Snapshot reads every counter (each atomically; the set is not one
@@ -28,6 +29,7 @@ func (c *Counters) Snapshot() CounterValues {
 		SubscriptionErrors: c.SubscriptionErrors.Load(),
 		Filtered:           c.Filtered.Load(),
 		Deduplicated:       c.Deduplicated.Load(),
+		Grouped:            c.Grouped.Load(),
 		Dropped:            c.Dropped.Load(),
 		Enqueued:           c.Enqueued.Load(),
 	}

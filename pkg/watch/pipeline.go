@@ -28,10 +28,11 @@ const (
 	Filtered                         // dropped by the filter: Result.FilterReason says why
 	Duplicate                        // a repeat within the dedup window
 	Dropped                          // the queue was full (DropNew) or closed
+	Grouped                          // joined the incident of an earlier fault with the same cause: Result.Group
 )
 
 func (o Outcome) String() string {
-	return [...]string{"enqueued", "parse_error", "subscription_error", "filtered", "duplicate", "dropped"}[o]
+	return [...]string{"enqueued", "parse_error", "subscription_error", "filtered", "duplicate", "dropped", "grouped"}[o]
 }
 
 // Result is one Ingest's outcome.
@@ -41,14 +42,17 @@ type Result struct {
 	Lost              *fault.Event             // an event the queue dropped to make room, or Event itself when Dropped
 	SubscriptionError *fault.SubscriptionError // for SubscriptionError
 	FilterReason      FilterReason             // for Filtered
+	Group             *Group                   // for Grouped: the group it joined
 }
 
 // Pipeline is the ingest path. Filter's zero value passes all; a nil Dedup
-// does not dedup; Counters and Now may be nil (no counting; time.Now).
+// does not dedup; a nil Group groups nothing; Counters and Now may be nil
+// (no counting; time.Now).
 // Ingest is safe for concurrent use when Sink is.
 type Pipeline struct {
 	Filter   Filter
 	Dedup    *Dedup
+	Group    *Grouper
 	Sink     Sink
 	Counters *Counters
 	Now      func() time.Time
@@ -106,13 +110,20 @@ func (p *Pipeline) admit(ev *fault.Event, c *Counters) Result {
 	if p.Sink == nil {
 		panic(errors.New("watch: Pipeline without Sink"))
 	}
+	// After dedup: a repeat of a fault is a duplicate, not a member.
+	if g := p.Group.Admit(ev, p.now()); g != nil {
+		c.Grouped.Add(1)
+		return Result{Outcome: Grouped, Event: ev, Group: g}
+	}
 	lost, dropped := p.Sink.Push(ev)
 	if dropped {
 		c.Dropped.Add(1)
-		// Never triaged, so a repeat must not count as a duplicate of it.
+		// Never triaged, so a repeat must not count as a duplicate of it,
+		// nor a fault with its cause as a member of its incident.
 		if p.Dedup != nil && lost != nil {
 			p.Dedup.Forget(KeyOf(lost))
 		}
+		p.Group.Forget(lost)
 		if lost == ev {
 			return Result{Outcome: Dropped, Event: ev, Lost: ev}
 		}

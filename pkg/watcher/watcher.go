@@ -61,12 +61,19 @@ type Config struct {
 	DedupMaxKeys int           // 0: watch.DefaultDedupMaxKeys
 	MaxQueue     int           // per cluster; 0: watch.DefaultQueueSize
 	Overflow     watch.Overflow
+	GroupWindow  time.Duration // faults sharing a cause within it make one incident; 0: no grouping
 	MaxIncidents int           // stop after this many triages; 0: never
 	DrainTimeout time.Duration // after intake stops, how long running triages get before they are cancelled
 
 	// Triage runs one fault to an incident. ctx is cancelled only when the
 	// drain timeout passes.
 	Triage func(ctx context.Context, ev *fault.Event) (*incident.Incident, error)
+	// WrapSink, when set, wraps the triage queue: leader election's gate,
+	// which remembers a follower's faults instead of queueing them.
+	WrapSink func(next watch.Sink) watch.Sink
+	// Following, when set, says whether the gate is remembering rather than
+	// queueing (a follower), for the log.
+	Following func() bool
 	// Parsed, when set, sees every fault event a source's message carried,
 	// before the filter (the MCP reconciler notes what the server reported).
 	Parsed func(ev *fault.Event)
@@ -107,6 +114,7 @@ type Watcher struct {
 	log      *slog.Logger
 	counters watch.Counters
 	pipeline *watch.Pipeline
+	grouper  *watch.Grouper
 	keyed    atomic.Pointer[watch.Keyed[*fault.Event]] // set by Run; read by metrics scrapes
 	async    []chan Outcome
 	stopping atomic.Bool
@@ -196,7 +204,12 @@ func (w *Watcher) Run(ctx context.Context, src Source) error {
 		w.log.Warn("fault not triaged: the watch stopped", w.eventAttrs(ev)...)
 	}
 	w.keyed.Store(keyed)
-	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Sink: keyed, Counters: &w.counters, Now: w.cfg.Now}
+	var sink watch.Sink = keyed
+	if w.cfg.WrapSink != nil {
+		sink = w.cfg.WrapSink(keyed)
+	}
+	w.grouper = watch.NewGrouper(w.cfg.GroupWindow)
+	w.pipeline = &watch.Pipeline{Filter: w.cfg.Filter, Dedup: dedup, Group: w.grouper, Sink: sink, Counters: &w.counters, Now: w.cfg.Now}
 
 	var bg, observers sync.WaitGroup
 	if w.cfg.Retention > 0 && w.cfg.WorkspaceRoot != "" {
@@ -336,6 +349,10 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 		w.log.Debug("fault filtered: "+r.FilterReason.String(), w.eventAttrs(r.Event)...)
 	case watch.Duplicate:
 		w.log.Debug("duplicate within --dedup-window", w.eventAttrs(r.Event)...)
+	case watch.Grouped:
+		p := r.Group.Primary
+		w.log.Info("fault grouped: it shares the cause of an earlier fault, whose incident stands for it",
+			append(w.eventAttrs(r.Event), "group_event", p.EventID, "group_kind", p.ResourceKind(), "group_namespace", p.Namespace(), "group_name", p.ResourceName(), "group_fault", p.FaultType)...)
 	case watch.Dropped:
 		if w.stopping.Load() {
 			w.log.Info("stopping: fault not triaged", w.eventAttrs(r.Event)...)
@@ -343,6 +360,10 @@ func (w *Watcher) logResult(r watch.Result, err error) {
 		}
 		w.log.Warn("queue full: fault dropped", w.eventAttrs(r.Event)...)
 	case watch.Enqueued:
+		if w.cfg.Following != nil && w.cfg.Following() {
+			w.log.Info("fault remembered: a follower triages it only if it takes over and no incident covers it", w.eventAttrs(r.Event)...)
+			return
+		}
 		w.log.Info("fault queued", w.eventAttrs(r.Event)...)
 		if r.Lost != nil {
 			w.log.Warn("queue full: oldest fault dropped", w.eventAttrs(r.Lost)...)
@@ -369,6 +390,13 @@ func (w *Watcher) handle(ev *fault.Event) {
 	o := Outcome{Event: ev, Cluster: cluster, Incident: inc, Err: err, Took: w.cfg.Now().Sub(start)}
 	if inc == nil && err == nil {
 		o.Err = errors.New("triage returned no incident")
+	}
+	if inc != nil {
+		// Before the observers, so the summary, Slack and an upload see the
+		// faults the incident stands for.
+		o.Incident = w.recordMembers(ev, inc)
+	} else {
+		w.noIncidentForGroup(ev)
 	}
 	if o.Incident == nil || o.Incident.Status != incident.Resolved {
 		w.failed.Add(1)
