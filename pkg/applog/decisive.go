@@ -1,0 +1,226 @@
+package applog
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Options say what happened to the container whose log is read.
+type Options struct {
+	// Running is true for a container that still runs (e.g. never becomes
+	// Ready): there are no last words, and an error the application keeps
+	// repeating is the likeliest cause. Otherwise the log ends with the
+	// process's exit, and the records just before it weigh most.
+	Running bool
+	// Max bounds the lines returned; 0 means 3.
+	Max int
+}
+
+// Decisive is a log line that explains the container's state.
+type Decisive struct {
+	Event   *Event
+	Text    string   // the line, in one line (see Event.Text)
+	Signals []Signal // what kinds of failure it states, most specific first
+	Score   int
+	Repeats int      // how many events say the same thing (1 = once)
+	Reasons []string // why it was picked, for the report's evidence
+	Entities
+}
+
+// Signal returns the most specific signal, or "".
+func (d *Decisive) Signal() Signal {
+	if len(d.Signals) == 0 {
+		return ""
+	}
+	return d.Signals[0]
+}
+
+// minScore is what a line must reach to be called decisive: an error-level
+// record, a warning that states a specific failure, or any line naming one
+// right before the exit. An INFO line mentioning "error" stays below it.
+const minScore = 35
+
+// Decide parses a log and picks its decisive lines.
+func Decide(text string, opt Options) []Decisive { return Parse(text).Decisive(opt) }
+
+// Decisive ranks the log's events and returns the ones that explain the
+// container's state, best first. Repeated events are returned once (the
+// last occurrence) with their count.
+func (l *Log) Decisive(opt Options) []Decisive {
+	if opt.Max <= 0 {
+		opt.Max = 3
+	}
+	type cand struct {
+		ev      *Event
+		text    string
+		key     string
+		sigs    []Signal
+		base    int
+		reasons []string
+	}
+	var cands []cand
+	counts := map[string]int{}
+	for i := range l.Events {
+		ev := &l.Events[i]
+		text := ev.Text()
+		full := text
+		if ev.Message != "" && !strings.Contains(full, ev.Message) {
+			full = ev.Message + ": " + full
+		}
+		sigs := signalsOf(full)
+		base, reasons := baseScore(ev, sigs)
+		key := normalise(text)
+		counts[key]++
+		if base < minScore-20 { // even the last line could not make it
+			continue
+		}
+		cands = append(cands, cand{ev: ev, text: text, key: key, sigs: sigs, base: base, reasons: reasons})
+	}
+	// Position: the records closest to the exit are the process's last
+	// words. Ranked among candidates, each distinct message once.
+	posBonus := []int{20, 12, 6, 3}
+	if opt.Running {
+		posBonus = []int{10, 6, 3}
+	}
+	rank := map[string]int{}
+	for i := len(cands) - 1; i >= 0; i-- {
+		if _, seen := rank[cands[i].key]; !seen {
+			rank[cands[i].key] = len(rank)
+		}
+	}
+	best := map[string]Decisive{}
+	for _, c := range cands {
+		score, reasons := c.base, append([]string(nil), c.reasons...)
+		r := rank[c.key]
+		if r < len(posBonus) {
+			score += posBonus[r]
+			if r == 0 && !opt.Running {
+				reasons = append(reasons, "last error-like record before the exit")
+			}
+		}
+		n := counts[c.key]
+		switch {
+		case n >= 3 && opt.Running && r < 2:
+			score += 8
+			reasons = append(reasons, fmt.Sprintf("repeated %d times and still being logged", n))
+		case n >= 3 && !opt.Running && r > 0:
+			// A retry loop the process got past: it went on to fail (or
+			// exit) for another reason.
+			score -= 12
+			reasons = append(reasons, fmt.Sprintf("repeated %d times (a retry loop), then something else ended the process", n))
+		case n >= 2:
+			reasons = append(reasons, fmt.Sprintf("repeated %d times", n))
+		}
+		if score < minScore {
+			continue
+		}
+		if prev, ok := best[c.key]; ok && prev.Score > score {
+			continue
+		}
+		best[c.key] = Decisive{Event: c.ev, Text: c.text, Signals: c.sigs, Score: score, Repeats: n, Reasons: reasons}
+	}
+	out := make([]Decisive, 0, len(best))
+	for _, d := range best {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Score != out[b].Score {
+			return out[a].Score > out[b].Score
+		}
+		return out[a].Event.Line > out[b].Event.Line // later wins ties
+	})
+	if len(out) > opt.Max {
+		out = out[:opt.Max]
+	}
+	for i := range out {
+		ev := out[i].Event
+		out[i].Entities = Extract(ev.Message + "\n" + ev.Error + "\n" + ev.Headline + "\n" + strings.Join(nodeDetails(ev), "\n"))
+	}
+	return out
+}
+
+// baseScore weighs an event by its severity, the failure it states and
+// whether it is a crash report.
+func baseScore(ev *Event, sigs []Signal) (int, []string) {
+	var reasons []string
+	score := 0
+	switch {
+	case ev.Level == LevelFatal:
+		score = 40
+	case ev.Level == LevelError && ev.Implied:
+		score = 18
+	case ev.Level == LevelError:
+		score = 30
+	case ev.Level == LevelWarn:
+		score = 12
+	case ev.Level == LevelUnknown:
+		score = 4
+	case ev.Level == LevelInfo:
+		score = 0
+	default:
+		score = -10
+	}
+	if ev.Level != LevelUnknown {
+		what := "declared"
+		if ev.Implied {
+			what = "implied by its words"
+		}
+		reasons = append(reasons, fmt.Sprintf("level %s (%s)", ev.Level, what))
+	}
+	if len(sigs) > 0 {
+		w := weightOf(sigs[0])
+		// A record its own logger calls INFO or DEBUG is not a failure,
+		// whatever words it contains ("error_count=0", "retrying after …").
+		if ev.Level >= LevelTrace && ev.Level <= LevelInfo {
+			w /= 4
+		}
+		score += w
+		reasons = append(reasons, "states "+string(sigs[0]))
+	}
+	if ev.Trace != "" && ev.Level >= LevelError {
+		score += 15
+		reasons = append(reasons, "crash report ("+string(ev.Trace)+")")
+	}
+	return score, reasons
+}
+
+var (
+	normNumRe = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9a-f]{8,}|\d+`)
+	normIDRe  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+)
+
+// normalise makes the same message with other numbers (attempt 3/10,
+// timestamps, ids) one key.
+func normalise(s string) string {
+	s = normIDRe.ReplaceAllString(s, "#")
+	s = normNumRe.ReplaceAllString(s, "#")
+	return strings.ToLower(s)
+}
+
+// nodeDetails returns the "{ code: 'ECONNREFUSED', address: …, port: … }"
+// lines Node prints under an error: they name the endpoint.
+func nodeDetails(ev *Event) []string {
+	if ev.Trace != TraceNode {
+		return nil
+	}
+	var out []string
+	for _, l := range ev.Raw {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "address: ") || strings.HasPrefix(t, "port: ") || strings.HasPrefix(t, "hostname: ") || strings.HasPrefix(t, "path: ") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// LastWords returns the last n events: what the process printed before it
+// exited, whatever their level (an exit-0 container's "nothing to do").
+func (l *Log) LastWords(n int) []*Event {
+	var out []*Event
+	for i := len(l.Events) - 1; i >= 0 && len(out) < n; i-- {
+		out = append([]*Event{&l.Events[i]}, out...)
+	}
+	return out
+}

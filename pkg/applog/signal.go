@@ -1,0 +1,95 @@
+package applog
+
+import (
+	"regexp"
+	"sort"
+)
+
+// Signal is a kind of failure a line states, whatever its logger.
+type Signal string
+
+const (
+	SigCommandNotFound Signal = "CommandNotFound" // exec: not found, sh: X: not found
+	SigExecFormat      Signal = "ExecFormat"      // binary for another architecture
+	SigLoader          Signal = "Loader"          // shared library or dynamic loader missing
+	SigShellSyntax     Signal = "ShellSyntax"     // sh: syntax error: unexpected …
+	SigMissingEnv      Signal = "MissingEnv"      // a required environment variable is unset
+	SigModule          Signal = "MissingModule"   // Cannot find module, ModuleNotFoundError, ClassNotFound
+	SigForbidden       Signal = "Forbidden"       // Kubernetes RBAC denial
+	SigUnauthorized    Signal = "Unauthorized"    // authentication failed (database, broker, API)
+	SigTLS             Signal = "TLS"             // certificate expired, unknown authority, handshake
+	SigDNS             Signal = "DNS"             // a host name does not resolve
+	SigAddrInUse       Signal = "AddressInUse"    // port already bound
+	SigBindDenied      Signal = "BindDenied"      // privileged port without the capability
+	SigNoSpace         Signal = "NoSpace"         // no space left on device
+	SigReadOnlyFS      Signal = "ReadOnlyFS"      // read-only file system
+	SigPermission      Signal = "PermissionDenied"
+	SigMissingFile     Signal = "MissingFile"
+	SigSQL             Signal = "SQL"         // relation/table/database/role missing, migrations
+	SigOOM             Signal = "OutOfMemory" // the runtime's own out-of-memory
+	SigRefused         Signal = "ConnectionRefused"
+	SigTimeout         Signal = "Timeout"
+	SigReset           Signal = "ConnectionReset"
+	SigConfig          Signal = "InvalidConfig" // unknown flag, parse error, invalid value
+	SigHTTPStatus      Signal = "HTTPStatus"    // a failed HTTP call (4xx/5xx)
+	SigSegfault        Signal = "Segfault"
+)
+
+// signalRule is one row of the signal table; weight says how specific the
+// signal is (how surely it names a cause rather than a symptom).
+type signalRule struct {
+	sig    Signal
+	weight int
+	re     *regexp.Regexp
+}
+
+// signalTable is matched against an event's text. Wordings are those of the
+// runtimes, shells and libraries themselves (see the corpus test for where
+// each came from).
+var signalTable = []signalRule{
+	{SigCommandNotFound, 50, regexp.MustCompile(`exec:? "?[^"\s:]+"?: (no such file or directory|executable file not found in \$PATH)|(^|\s)(/bin/|/usr/bin/)?(ba|da|z|a)?sh: (\d+: )?(line \d+: )?(exec: )?[^\s:]+: (command )?not found|: command not found$|^exec /\S+: no such file or directory|executable file not found in \$PATH|OCI runtime exec failed|no such file or directory: unknown`)},
+	{SigExecFormat, 50, regexp.MustCompile(`(?i)exec format error|cannot execute binary file`)},
+	{SigLoader, 50, regexp.MustCompile(`error while loading shared libraries|Error relocating|symbol not found|GLIBC_[\d.]+'? not found|cannot open shared object file`)},
+	{SigShellSyntax, 48, regexp.MustCompile(`(?i)syntax error:? (near )?unexpected|unexpected EOF while looking for matching|: Syntax error: |bad substitution|unbound variable`)},
+	{SigMissingEnv, 47, regexp.MustCompile(`(?i)(required key "?[A-Z_][A-Z0-9_]*"? missing value|"?[A-Z_][A-Z0-9_]*"?:? missing required value|missing required value:? "?[A-Z_][A-Z0-9_]*"?|env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?\s+(is\s+)?(not set|unset|missing|empty|required|not defined)|(required|missing|mandatory|undefined)\s+env(ironment)?( var(iable)?)?:?\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(env(ironment)? var(iable)?\s+)?(is\s+)?(not set|must be set|is required|is empty|is missing|not defined)|KeyError: '[A-Z][A-Z0-9_]+'|Could not resolve placeholder '[^']+'|Missing (required )?environment variable|ImproperlyConfigured: Set the [A-Z_]+ environment variable)`)},
+	{SigForbidden, 47, regexp.MustCompile(`is forbidden: User "[^"]+" cannot|cannot (get|list|watch|create|update|patch|delete) (resource )?"?[\w.]+"? in (API group|the namespace)`)},
+	{SigOOM, 46, regexp.MustCompile(`OutOfMemoryError|fatal error: runtime: out of memory|JavaScript heap out of memory|Cannot allocate memory|\bMemoryError\b|OOM command not allowed|failed to allocate memory|out of memory`)},
+	{SigModule, 45, regexp.MustCompile(`Cannot find module|ERR_MODULE_NOT_FOUND|ModuleNotFoundError|ImportError|ClassNotFoundException|NoClassDefFoundError|cannot load such file|Could not load file or assembly|Could not find or load main class|uninitialized constant`)},
+	{SigBindDenied, 45, regexp.MustCompile(`(?i)bind\(?\)?.{0,40}(permission denied|EACCES)|listen EACCES|permission denied.{0,20}bind|\(13: Permission denied\)|permission to bind|bind: permission denied`)},
+	{SigNoSpace, 45, regexp.MustCompile(`(?i)no space left on device|ENOSPC|disk (is )?full|could not extend file|not enough space`)},
+	{SigAddrInUse, 44, regexp.MustCompile(`(?i)address already in use|EADDRINUSE|Address in use|port is already allocated|already listening`)},
+	{SigTLS, 42, regexp.MustCompile(`(?i)x509: |certificate (has )?expired|certificate is not (yet )?valid|unable to verify the first certificate|CERT_HAS_EXPIRED|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|PKIX path (building|validation) failed|SSLHandshakeException|certificate verify failed|tls: (failed|bad certificate|handshake)|remote error: tls|unable to get local issuer certificate|SSL routines`)},
+	{SigDNS, 42, regexp.MustCompile(`(?i)no such host|Name or service not known|Temporary failure in name resolution|getaddrinfo (ENOTFOUND|EAI_AGAIN)|could not translate host name|UnknownHostException|nodename nor servname|could not resolve host|server misbehaving|Name does not resolve|No address associated with hostname|failed to resolve|DNS resolution failed`)},
+	{SigUnauthorized, 40, regexp.MustCompile(`(?i)password authentication failed|authentication failed|Access denied for user|NOAUTH|WRONGPASS|invalid password|invalid credentials|SASL authentication|\b401 Unauthorized|Login failed for user|invalid username or password|auth(entication)? error`)},
+	{SigSQL, 40, regexp.MustCompile(`(?i)relation "[^"]+" does not exist|(table|column|relation|database|role|schema) "?[\w.]+"? (does not exist|doesn't exist|already exists)|Table '[^']+' doesn't exist|no such table|Unknown database|Unknown column|dirty database version|migration[s]? .{0,40}(failed|error)|duplicate column name|SQLSTATE\[?\w*\]?|ORA-\d{5}|undefined_table|ActiveRecord::(PendingMigrationError|NoDatabaseError)|django\.db\.utils\.\w+Error`)},
+	{SigReadOnlyFS, 44, regexp.MustCompile(`(?i)read-only file system|EROFS`)},
+	{SigPermission, 36, regexp.MustCompile(`(?i)permission denied|EACCES|operation not permitted|EPERM\b|has wrong ownership|must be owned by|has invalid permissions|AccessDeniedException`)},
+	{SigMissingFile, 38, regexp.MustCompile(`(?i)no such file or directory|ENOENT|FileNotFoundException|FileNotFoundError|cannot find the (file|path)|(file|directory|path) "?[^\s"]+"? (does not exist|not found)|could not open (config|configuration) file|Errno 2\]`)},
+	{SigRefused, 36, regexp.MustCompile(`(?i)connection refused|ECONNREFUSED|Connection refused|could not connect to|failed to connect to|unable to connect to|Is the server running|Connection to \S+ refused|actively refused`)},
+	{SigTimeout, 32, regexp.MustCompile(`(?i)i/o timeout|timed out|ETIMEDOUT|deadline exceeded|timeout expired|connect timeout|Timeout waiting|TimeoutException|timeout after`)},
+	{SigSegfault, 34, regexp.MustCompile(`(?i)segmentation (fault|violation)|SIGSEGV|core dumped|SIGABRT|Illegal instruction`)},
+	{SigReset, 24, regexp.MustCompile(`(?i)connection reset|ECONNRESET|broken pipe|EPIPE|unexpected EOF|socket hang up`)},
+	{SigConfig, 30, regexp.MustCompile(`(?i)invalid (config|configuration|value|argument|option|setting)|unknown (flag|option|field|directive|variable)|flag provided but not defined|unknown shorthand flag|parse error|failed to parse|cannot unmarshal|yaml: (line|unmarshal)|mapping values are not allowed|unrecognized (option|argument|arguments)|unexpected token|no such option|ValidationError|validation failed|is not a valid|must be (one of|a|an|set)|directive is not allowed|invalid port`)},
+	{SigHTTPStatus, 20, regexp.MustCompile(`(?i)(status|status code|statuscode|HTTP/\d(\.\d)?|code|returned|response)[\s=:"]+([45]\d\d)\b|\b([45]\d\d) (Bad Request|Unauthorized|Forbidden|Not Found|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout|Too Many Requests)`)},
+}
+
+// signalsOf returns the signals a text states, most specific first.
+func signalsOf(s string) []Signal {
+	var out []Signal
+	for i := range signalTable {
+		if signalTable[i].re.MatchString(s) {
+			out = append(out, signalTable[i].sig)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return weightOf(out[a]) > weightOf(out[b]) })
+	return out
+}
+
+func weightOf(sig Signal) int {
+	for i := range signalTable {
+		if signalTable[i].sig == sig {
+			return signalTable[i].weight
+		}
+	}
+	return 0
+}
