@@ -69,7 +69,8 @@ func (l *Log) Decisive(opt Options) []Decisive {
 		if ev.Message != "" && !strings.Contains(full, ev.Message) {
 			full = ev.Message + ": " + full
 		}
-		sigs := signalsOf(full)
+		// A message quoted inside a logfmt or JSON value keeps its escapes.
+		sigs := signalsOf(strings.ReplaceAll(full, `\"`, `"`))
 		base, reasons := baseScore(ev, sigs)
 		key := normalise(text)
 		counts[key]++
@@ -136,7 +137,7 @@ func (l *Log) Decisive(opt Options) []Decisive {
 	}
 	for i := range out {
 		ev := out[i].Event
-		out[i].Entities = Extract(ev.Message + "\n" + ev.Error + "\n" + ev.Headline + "\n" + strings.Join(nodeDetails(ev), "\n"))
+		out[i].Entities = Extract(entityText(ev))
 	}
 	return out
 }
@@ -198,6 +199,21 @@ func normalise(s string) string {
 	s = normNumRe.ReplaceAllString(s, "#")
 	return strings.ToLower(s)
 }
+
+// entityText is what an event says, without its stack frames: the frames
+// name source files, not what the application was trying to reach.
+func entityText(ev *Event) string {
+	parts := []string{ev.Message, ev.Error, ev.Headline}
+	for _, l := range ev.Raw {
+		if !frameRe.MatchString(l) {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// frameRe matches a stack frame of the common runtimes.
+var frameRe = regexp.MustCompile(`^\s*(at |File "|from |\d+: |\.\.\. \d+ more)|^\s+/\S+\.go:\d+|^[\w./*()\[\]-]+\(.*\)$|^\s+\S+\.(?:go|rs|py|rb|js|java|cs):\d+`)
 
 // nodeDetails returns the "{ code: 'ECONNREFUSED', address: …, port: … }"
 // lines Node prints under an error: they name the endpoint.

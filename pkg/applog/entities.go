@@ -53,13 +53,16 @@ var (
 	envLiteralRe = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 	// Listening and binding, in the words of Go's net package, nginx,
 	// Tomcat, gunicorn, puma, Kestrel, Node, PostgreSQL and Redis.
-	listenCtxRe  = regexp.MustCompile(`(?i)\b(listen(ing|s)?|bind(ing)?|bound|serving|started on|running on|now listening|port\(s\)|listening socket)\b|EADDRINUSE|EACCES`)
+	listenCtxRe  = regexp.MustCompile(`(?i)\b(listen(ing|s)?|bind(ing)?|bound|serving|started on|running on|now listening|port\(s\)|listening socket|already in use)\b|EADDRINUSE|EACCES`)
 	listenPortRe = regexp.MustCompile(`(?i)(?:port\(s\)?:?|port|:)\s*"?(\d{2,5})\b`)
 	hostPortRe   = regexp.MustCompile(`\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]*:[0-9a-fA-F:]+)\]?:(\d{2,5})\b`)
 	clockRe      = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T)?\d{1,2}$|^\d{4}-\d{2}-\d{2}`)
-	pgHostRe     = regexp.MustCompile(`(?:on host|server at) "([^"]+)"(?: \([^)]*\))?,? (?:and accepting TCP/IP connections on )?port (\d+)`)
+	// libpq: `connection to server at "db" (10.0.0.5), port 5432 failed`
+	// and the older `Is the server running on host "db" (10.0.0.5) and
+	// accepting\n\tTCP/IP connections on port 5432?`.
+	pgHostRe     = regexp.MustCompile(`(?:on host|server at) "([^"]+)"(?: \([^)]*\))?,?\s+(?:and accepting\s+TCP/IP connections on\s+)?port (\d+)`)
 	urlRe        = regexp.MustCompile(`\b(?:https?|wss?|postgres(?:ql)?|mysql|redis|rediss|amqps?|mongodb(?:\+srv)?|nats|kafka|grpc|jdbc:\w+|ldaps?)://[^\s"'<>)\]},;]+`)
-	dnsHostRe    = regexp.MustCompile(`lookup ([\w.-]+)(?: on [\w.:\[\]]+)?: (?:no such host|server misbehaving|i/o timeout|Temporary failure)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|could not translate host name "([^"]+)"|UnknownHostException: ([\w.-]+)|[Cc]ould not resolve host:? '?([\w.-]+)|[Ff]ailed to resolve '?([\w.-]+)|DNS resolution failed for ([\w.-]+)|resolve (?:host(?:name)? )?'?([\w.-]+)'?: (?:Name or service not known|Temporary failure)`)
+	dnsHostRe    = regexp.MustCompile(`host not found in (?:upstream|resolver) "([^"]+)"|lookup ([\w.-]+)(?: on [\w.:\[\]]+)?: (?:no such host|server misbehaving|i/o timeout|Temporary failure)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|could not translate host name "([^"]+)"|UnknownHostException: ([\w.-]+)|[Cc]ould not resolve host:? '?([\w.-]+)|[Ff]ailed to resolve '?([\w.-]+)|DNS resolution failed for ([\w.-]+)|resolve (?:host(?:name)? )?'?([\w.-]+)'?: (?:Name or service not known|Temporary failure)`)
 	pathRe       = regexp.MustCompile(`(?:^|[\s"'(=\[,])(/[\w.@+-]+(?:/[\w.@+*-]*)*)`)
 	certNamesRe  = regexp.MustCompile(`certificate is valid for ([^,]+(?:, [^,]+)*?), not ([\w.*-]+)`)
 	certAfterRe  = regexp.MustCompile(`current time (\S+) is after (\S+)`)
@@ -68,8 +71,8 @@ var (
 	sqlRe        = regexp.MustCompile(`(relation|table|column|database|role|schema) "([^"]+)"|Table '([^']+)' doesn't exist|no such table: ([\w.]+)|Unknown database '([^']+)'|for user "([^"]+)"|Access denied for user '([^']+)'`)
 	httpRe       = signalTable[signalIndex(SigHTTPStatus)].re
 	forbiddenRe  = regexp.MustCompile(`User "([^"]+)" cannot (\w+) (?:resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]+)"| at the cluster scope)?|path "([^"]+)")`)
-	forbiddenOld = regexp.MustCompile(`User "([^"]+)" cannot (\w+) ([\w./]+) in the namespace "([^"]+)"`)
-	commandRe    = regexp.MustCompile(`exec:? "?([^"\s:]+)"?: (?:no such file or directory|executable file not found)|(?:^|\s)(?:/bin/|/usr/bin/)?(?:ba|da|z|a)?sh: (?:\d+: )?(?:line \d+: )?(?:exec: )?([^\s:]+): (?:command )?not found|(?:^|\s)([^\s:]+): command not found`)
+	forbiddenOld = regexp.MustCompile(`User "([^"]+)" cannot (\w+) ([\w./]+)(?: in the namespace "([^"]+)"| at the cluster scope)`)
+	commandRe    = regexp.MustCompile(`exec:? "?([^"\s:]+)"?: (?:stat \S+: )?(?:no such file or directory|executable file not found)|(?:^|\s)(?:/bin/|/usr/bin/)?(?:ba|da|z|a)?sh: (?:\d+: )?(?:line \d+: )?(?:exec: )?([^\s:]+): (?:command )?not found|(?:^|\s)([^\s:]+): command not found`)
 	libraryRe    = regexp.MustCompile(`error while loading shared libraries: ([^:\s]+)|Error loading shared library ([^:\s]+)|([\w.+-]+\.so[\w.]*): cannot open shared object file`)
 )
 
@@ -88,6 +91,8 @@ var notEnv = map[string]bool{"FATAL": true, "ERROR": true, "WARN": true, "INFO":
 // Extract finds the entities a text names.
 func Extract(s string) Entities {
 	var e Entities
+	// Messages quoted inside a logfmt or JSON value keep their escapes.
+	s = strings.ReplaceAll(s, `\"`, `"`)
 	add := func(list *[]string, v string) {
 		v = strings.TrimSpace(v)
 		if v == "" {
@@ -124,17 +129,13 @@ func Extract(s string) Entities {
 		}
 	}
 	for _, line := range strings.Split(s, "\n") {
-		if listenCtxRe.MatchString(line) && !strings.Contains(strings.ToLower(line), "connect") {
+		if listenCtxRe.MatchString(line) && !connectRe.MatchString(line) {
 			for _, m := range listenPortRe.FindAllStringSubmatch(line, -1) {
 				if n, _ := strconv.Atoi(m[1]); n > 0 && n < 65536 && !clockRe.MatchString(m[1]) {
 					add(&e.Listen, m[1])
 				}
 			}
 			continue
-		}
-		for _, m := range pgHostRe.FindAllStringSubmatch(line, -1) {
-			add(&e.Endpoints, m[1]+":"+m[2])
-			add(&e.Hosts, m[1])
 		}
 		for _, m := range hostPortRe.FindAllStringSubmatch(stripURLs(line), -1) {
 			if clockRe.MatchString(m[1]) || strings.Count(m[1], ":") > 0 && !strings.Contains(m[0], "[") {
@@ -144,6 +145,12 @@ func Extract(s string) Entities {
 			if !ipRe.MatchString(m[1]) {
 				add(&e.Hosts, m[1])
 			}
+		}
+	}
+	for _, m := range pgHostRe.FindAllStringSubmatch(s, -1) {
+		add(&e.Endpoints, m[1]+":"+m[2])
+		if !ipRe.MatchString(m[1]) {
+			add(&e.Hosts, m[1])
 		}
 	}
 	for _, m := range dnsHostRe.FindAllStringSubmatch(s, -1) {
@@ -180,7 +187,7 @@ func Extract(s string) Entities {
 		}
 	}
 	for _, m := range httpRe.FindAllStringSubmatch(s, -1) {
-		code := m[3] + m[4]
+		code := m[1] + m[2] + m[3]
 		if n, err := strconv.Atoi(code); err == nil && !containsInt(e.HTTPStatus, n) {
 			e.HTTPStatus = append(e.HTTPStatus, n)
 		}
@@ -201,6 +208,9 @@ func Extract(s string) Entities {
 	}
 	return e
 }
+
+// connectRe tells an outgoing connection from a listening socket.
+var connectRe = regexp.MustCompile(`(?i)\bconnect(ed|ing|ion|s)?\b|\bdial\b`)
 
 var ipRe = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
 

@@ -14,9 +14,9 @@ var (
 	dotnetExcRe = regexp.MustCompile(`^(?:Unhandled [Ee]xception\. |\s*---> )?((?:[A-Z][\w]*\.)+[A-Z]\w*(?:Exception|Error)(?: \(\d+\))?)(?::\s*(.*))?$`)
 	// Node prints the throwing source line before the error:
 	// "/app/server.js:12" or "node:internal/process/promises:288".
-	nodeHeadRe   = regexp.MustCompile(`^(/\S+|node:\S+|file:///\S+|[A-Za-z]:\\\S+):\d+$`)
+	nodeHeadRe   = regexp.MustCompile(`^(\S+\.(?:js|mjs|cjs|ts)|node:\S+|/\S+|file:///\S+|[A-Za-z]:\\\S+):\d+$`)
 	nodeErrRe    = regexp.MustCompile(`^(?:Uncaught )?(?:[A-Z]\w*)?(?:Error|Exception)(?: \[[A-Z_0-9]+\])?: `)
-	rustPanicRe  = regexp.MustCompile(`^thread '[^']*' panicked at `)
+	rustPanicRe  = regexp.MustCompile(`^thread '[^']*'(?: \(\d+\))? panicked at `)
 	rubyExcRe    = regexp.MustCompile(`^\S+\.rb:\d+:in [^:]+: .*\([A-Z][\w:]*\)$`)
 	aspnetHeadRe = regexp.MustCompile(`^(trce|dbug|info|warn|fail|crit): \S+\[\d+\]$`)
 	pyChainRe    = regexp.MustCompile(`^(During handling of the above exception|The above exception was the direct cause)`)
@@ -81,6 +81,8 @@ func (p *parser) event(i int) (int, Event) {
 	case strings.HasPrefix(t, "Traceback (most recent call last)"):
 		end, head := p.pythonTraceback(i)
 		return end, Event{Format: FormatPlain, Level: LevelFatal, Message: head, Trace: TracePython, Headline: head}
+	case t == "APPLICATION FAILED TO START" || t == "*** FATAL CONFIG FILE ERROR ***":
+		return p.report(i)
 	}
 
 	r := parseLine(line)
@@ -126,6 +128,9 @@ func (p *parser) event(i int) (int, Event) {
 		} else if strings.HasPrefix(t, "Unhandled exception. ") || strings.HasPrefix(t, "Unhandled Exception: ") {
 			ev.Trace, ev.Headline = TraceDotNet, t[strings.Index(t, " ")+1:]
 			ev.Headline = strings.TrimPrefix(strings.TrimPrefix(ev.Headline, "exception. "), "Exception: ")
+			if parts := strings.Split(ev.Headline, " ---> "); len(parts) > 1 {
+				ev.Headline = parts[len(parts)-1]
+			}
 		} else if rubyExcRe.MatchString(t) {
 			ev.Trace, ev.Headline = TraceRuby, t
 		}
@@ -192,7 +197,7 @@ func (p *parser) nodeCrash(i int) (end int, head string, ok bool) {
 			for end < len(p.lines) {
 				n := p.lines[end]
 				nt := strings.TrimSpace(n)
-				if nt == "" || n[0] == ' ' || n[0] == '\t' || nt == "}" || strings.HasPrefix(nt, "Emitted 'error' event") {
+				if nt == "" || n[0] == ' ' || n[0] == '\t' || nt == "}" || strings.HasPrefix(nt, "Emitted 'error' event") || strings.HasPrefix(nt, "Require stack:") || strings.HasPrefix(nt, "- ") {
 					end++
 					continue
 				}
@@ -296,6 +301,10 @@ func traceHeadline(block []string) (Trace, string) {
 			kind, head = TraceJava, strings.TrimPrefix(lt, "Caused by: ")
 		case strings.HasPrefix(lt, "---> "):
 			kind, head = TraceDotNet, strings.TrimPrefix(lt, "---> ")
+		case head == "" && strings.Contains(lt, " ---> ") && dotnetExcRe.MatchString(strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(lt, "Unhandled exception. "), "Unhandled Exception: "), " ---> ", 2)[0]):
+			// Older .NET prints inner exceptions on the same line.
+			parts := strings.Split(lt, " ---> ")
+			kind, head = TraceDotNet, parts[len(parts)-1]
 		case head == "" && (k > 0 || len(block) == 1) && dotnetExcRe.MatchString(lt):
 			kind, head = TraceDotNet, strings.TrimPrefix(lt, "Unhandled exception. ")
 		case head == "" && (k > 0 || len(block) == 1) && javaExcRe.MatchString(lt):
@@ -319,4 +328,54 @@ func traceHeadline(block []string) (Trace, string) {
 		}
 	}
 	return kind, head
+}
+
+// report reads the failure reports some servers print as a paragraph
+// instead of a log record: Spring Boot's failure analysis
+//
+//	***************************
+//	APPLICATION FAILED TO START
+//	***************************
+//
+//	Description:
+//
+//	Web server failed to start. Port 8080 was already in use.
+//
+//	Action: …
+//
+// whose Description is the cause, and Redis's "*** FATAL CONFIG FILE
+// ERROR ***" whose last line is.
+func (p *parser) report(i int) (int, Event) {
+	t := strings.TrimSpace(p.lines[i])
+	ev := Event{Format: FormatPlain, Level: LevelFatal, Message: t}
+	end := i + 1
+	if strings.HasPrefix(t, "***") { // Redis: the block runs to a blank line
+		for end < len(p.lines) && end < i+6 && strings.TrimSpace(p.lines[end]) != "" && !startsRecord(p.lines[end]) {
+			end++
+		}
+		ev.Headline = strings.TrimSpace(p.lines[end-1])
+		return end, ev
+	}
+	var desc []string
+	section := ""
+	for end < len(p.lines) && end < i+40 {
+		l := strings.TrimSpace(p.lines[end])
+		switch {
+		case l == "Description:" || l == "Action:":
+			section = l
+		case l == "" || strings.Trim(l, "*") == "":
+		case section == "Description:":
+			desc = append(desc, l)
+		case section == "Action:":
+			// the action paragraph ends the report
+			for end < len(p.lines) && strings.TrimSpace(p.lines[end]) != "" {
+				end++
+			}
+			ev.Headline = strings.Join(desc, " ")
+			return end, ev
+		}
+		end++
+	}
+	ev.Headline = strings.Join(desc, " ")
+	return end, ev
 }

@@ -34,6 +34,21 @@ func parseLine(line string) record {
 	}
 	r := record{format: FormatPlain, msg: t}
 	r.level, r.implied = plainLevel(t)
+	// zap's console encoder (controller-runtime) prints the fields as a
+	// JSON object after the message: "… ERROR Reconciler error {"…": …,
+	// "error": "…"}". Its error field is the cause.
+	if i := strings.Index(t, "{\""); i > 0 && strings.HasSuffix(t, "}") {
+		var obj map[string]any
+		if json.Unmarshal([]byte(t[i:]), &obj) == nil {
+			flatten(obj)
+			for _, k := range jsonErrKeys {
+				if s := errText(obj[k]); s != "" {
+					r.msg, r.err = strings.TrimSpace(t[:i]), firstLine(s)
+					break
+				}
+			}
+		}
+	}
 	return r
 }
 
@@ -158,7 +173,7 @@ func levelWord(s string) Level {
 		return LevelInfo
 	case "warn", "warning", "wrn", "w":
 		return LevelWarn
-	case "error", "err", "eror", "fail", "e", "severe":
+	case "error", "err", "eror", "erro", "fail", "e", "severe":
 		return LevelError
 	case "fatal", "ftl", "f", "critical", "crit", "panic", "dpanic", "alert", "emerg", "emergency":
 		return LevelFatal
@@ -342,13 +357,15 @@ var (
 	// An upper-case level word near the start of the line: Spring Boot's
 	// "… ERROR 1 --- [main] …", Python logging's "ERROR:root:", gunicorn's
 	// "[ERROR]", Rails' "E, […] ERROR -- :", PostgreSQL's "FATAL:  ".
-	upperLevelRe = regexp.MustCompile(`\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE|PANIC|EMERG|ALERT|CRIT|LOG:|STATEMENT:|DETAIL:|HINT:)`)
+	upperLevelRe = regexp.MustCompile(`\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERRO|FATAL|CRITICAL|SEVERE|PANIC|EMERG|ALERT|CRIT|LOG:|STATEMENT:|DETAIL:|HINT:)`)
 	// nginx/Apache "[emerg]", "[error]"; ASP.NET's console "fail: ", "crit: ".
-	bracketLevelRe = regexp.MustCompile(`^\S*\s*\S*\s*\[(emerg|alert|crit|error|warn|notice|info|debug)\]|^(trce|dbug|info|warn|fail|crit): `)
+	bracketLevelRe = regexp.MustCompile(`(?i)^(?:\S+\s+){0,3}\[\s?(emerg|alert|crit|critical|error|err|erro|warn|warning|notice|info|information|debug|fatal|verbose|trace)\]|^(trce|dbug|info|warn|fail|crit): `)
+	// librdkafka: "%3|1618498121.702|FAIL|rdkafka#consumer-1| …" (syslog levels).
+	syslogLevelRe = regexp.MustCompile(`^%([0-7])\|`)
 	// Redis: "1:M 26 Nov 2026 09:34:01.123 # message" (# warning, * notice).
-	redisRe = regexp.MustCompile(`^\d+:[XCSM] \d{1,2} \w{3} \d{4} [\d:.]+ ([.\-*#]) `)
+	redisRe = regexp.MustCompile(`^(?:\d+:[XCSM]|\[\d+\]) \d{1,2} \w{3}(?: \d{4})? [\d:.]+ ([.\-*#]) `)
 	// An unlevelled line whose words say it is an error.
-	impliedErrorRe = regexp.MustCompile(`(?i)\b(error|errors|failed|failure|fatal|exception|panic|panicked|cannot|can't|unable to|refused|denied|not found|no such|invalid|timed out|timeout|unhandled|traceback|abort(ed|ing)?)\b`)
+	impliedErrorRe = regexp.MustCompile(`(?i)\b(error|errors|failed|failure|fatal|exception|panic|panicked|cannot|can't|could not|couldn't|unable to|refused|denied|not found|no such|invalid|timed out|timeout|unhandled|traceback|abort(ed|ing)?)\b`)
 	leadingErrorRe = regexp.MustCompile(`^(npm ERR!|npm error|[Ee]rror:|ERROR:|fatal:|FATAL:|panic:|\w*Error: |\w+Exception: |E! |error |Error |Fatal |Failed |failed )`)
 )
 
@@ -368,6 +385,19 @@ func plainLevel(line string) (Level, bool) {
 		default:
 			return LevelDebug, false
 		}
+	}
+	if m := syslogLevelRe.FindStringSubmatch(head); m != nil {
+		switch m[1] {
+		case "0", "1", "2":
+			return LevelFatal, false
+		case "3":
+			return LevelError, false
+		case "4":
+			return LevelWarn, false
+		case "7":
+			return LevelDebug, false
+		}
+		return LevelInfo, false
 	}
 	if m := bracketLevelRe.FindStringSubmatch(head); m != nil {
 		return levelWord(m[1] + m[2]), false
