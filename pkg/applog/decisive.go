@@ -69,14 +69,21 @@ func (l *Log) Decisive(opt Options) []Decisive {
 		if ev.Message != "" && !strings.Contains(full, ev.Message) {
 			full = ev.Message + ": " + full
 		}
-		// A message quoted inside a logfmt or JSON value keeps its escapes.
-		sigs := signalsOf(strings.ReplaceAll(full, `\"`, `"`))
+		// A record its logger calls INFO or below cannot become decisive
+		// (see baseScore): spare it the signal table.
+		var sigs []Signal
+		if ev.Level == LevelUnknown || ev.Level >= LevelWarn {
+			// A message quoted inside a logfmt or JSON value keeps its escapes.
+			sigs = signalsOf(strings.ReplaceAll(full, `\"`, `"`))
+		}
 		base, reasons := baseScore(ev, sigs)
-		key := normalise(text)
-		counts[key]++
 		if base < minScore-20 { // even the last line could not make it
 			continue
 		}
+		// Events that say the same thing score the same, so only
+		// candidates need counting.
+		key := normalise(text)
+		counts[key]++
 		cands = append(cands, cand{ev: ev, text: text, key: key, sigs: sigs, base: base, reasons: reasons})
 	}
 	// Position: the records closest to the exit are the process's last
@@ -187,17 +194,43 @@ func baseScore(ev *Event, sigs []Signal) (int, []string) {
 	return score, reasons
 }
 
-var (
-	normNumRe = regexp.MustCompile(`0x[0-9a-fA-F]+|[0-9a-f]{8,}|\d+`)
-	normIDRe  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-)
-
 // normalise makes the same message with other numbers (attempt 3/10,
-// timestamps, ids) one key.
+// timestamps, ids, addresses) one key: every run of digits and hex letters
+// that holds a digit becomes '#'. A byte scan: it runs on every candidate.
 func normalise(s string) string {
-	s = normIDRe.ReplaceAllString(s, "#")
-	s = normNumRe.ReplaceAllString(s, "#")
-	return strings.ToLower(s)
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		j := i
+		digit := false
+		for j < len(s) && isHexByte(s[j]) {
+			digit = digit || isDigit(s[j])
+			j++
+		}
+		switch {
+		case j > i && digit:
+			b = append(b, '#')
+			i = j
+		case j > i:
+			for ; i < j; i++ {
+				b = append(b, lowerByte(s[i]))
+			}
+		default:
+			b = append(b, lowerByte(s[i]))
+			i++
+		}
+	}
+	return string(b)
+}
+
+func isHexByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // entityText is what an event says, without its stack frames: the frames

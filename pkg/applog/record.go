@@ -204,13 +204,22 @@ func errText(v any) string {
 	case string:
 		return strings.TrimSpace(v)
 	case map[string]any:
+		// log4j2's JsonLayout nests the chain under "cause": the innermost
+		// cause is the root.
+		if c, ok := v["cause"].(map[string]any); ok {
+			if s := errText(c); s != "" {
+				return s
+			}
+		}
 		msg := text(v["message"])
 		if msg == "" {
 			msg = text(v["localizedMessage"])
 		}
 		name := text(v["type"])
-		if name == "" {
-			name = text(v["name"])
+		for _, k := range []string{"name", "class"} {
+			if name == "" {
+				name = text(v[k])
+			}
 		}
 		if name != "" && msg != "" && !strings.Contains(msg, name) {
 			return name + ": " + msg
@@ -354,18 +363,12 @@ func logfmtPairs(s string) map[string]string {
 // ---- plain text ----
 
 var (
-	// An upper-case level word near the start of the line: Spring Boot's
-	// "… ERROR 1 --- [main] …", Python logging's "ERROR:root:", gunicorn's
-	// "[ERROR]", Rails' "E, […] ERROR -- :", PostgreSQL's "FATAL:  ".
-	upperLevelRe = regexp.MustCompile(`\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERRO|FATAL|CRITICAL|SEVERE|PANIC|EMERG|ALERT|CRIT|LOG:|STATEMENT:|DETAIL:|HINT:)`)
 	// nginx/Apache "[emerg]", "[error]"; ASP.NET's console "fail: ", "crit: ".
 	bracketLevelRe = regexp.MustCompile(`(?i)^(?:\S+\s+){0,3}\[\s?(emerg|alert|crit|critical|error|err|erro|warn|warning|notice|info|information|debug|fatal|verbose|trace)\]|^(trce|dbug|info|warn|fail|crit): `)
 	// librdkafka: "%3|1618498121.702|FAIL|rdkafka#consumer-1| …" (syslog levels).
 	syslogLevelRe = regexp.MustCompile(`^%([0-7])\|`)
 	// Redis: "1:M 26 Nov 2026 09:34:01.123 # message" (# warning, * notice).
-	redisRe = regexp.MustCompile(`^(?:\d+:[XCSM]|\[\d+\]) \d{1,2} \w{3}(?: \d{4})? [\d:.]+ ([.\-*#]) `)
-	// An unlevelled line whose words say it is an error.
-	impliedErrorRe = regexp.MustCompile(`(?i)\b(error|errors|failed|failure|fatal|exception|panic|panicked|cannot|can't|could not|couldn't|unable to|refused|denied|not found|no such|invalid|timed out|timeout|unhandled|traceback|abort(ed|ing)?)\b`)
+	redisRe        = regexp.MustCompile(`^(?:\d+:[XCSM]|\[\d+\]) \d{1,2} \w{3}(?: \d{4})? [\d:.]+ ([.\-*#]) `)
 	leadingErrorRe = regexp.MustCompile(`^(npm ERR!|npm error|[Ee]rror:|ERROR:|fatal:|FATAL:|panic:|\w*Error: |\w+Exception: |E! |error |Error |Fatal |Failed |failed )`)
 )
 
@@ -399,8 +402,10 @@ func plainLevel(line string) (Level, bool) {
 		}
 		return LevelInfo, false
 	}
-	if m := bracketLevelRe.FindStringSubmatch(head); m != nil {
-		return levelWord(m[1] + m[2]), false
+	if b := strings.IndexByte(head, '['); (b >= 0 && b < 60) || (len(head) > 5 && head[4] == ':') {
+		if m := bracketLevelRe.FindStringSubmatch(head); m != nil {
+			return levelWord(m[1] + m[2]), false
+		}
 	}
 	if leadingErrorRe.MatchString(head) {
 		if strings.HasPrefix(head, "panic:") || strings.HasPrefix(strings.ToLower(head), "fatal") {
@@ -408,16 +413,83 @@ func plainLevel(line string) (Level, bool) {
 		}
 		return LevelError, false
 	}
-	if m := upperLevelRe.FindStringIndex(head); m != nil && m[0] < 80 {
-		w := strings.TrimSuffix(head[m[0]:m[1]], ":")
+	if w := upperLevelWord(head); w != "" {
 		switch w {
 		case "STATEMENT", "DETAIL", "HINT":
 			return LevelInfo, false
 		}
 		return levelWord(w), false
 	}
-	if impliedErrorRe.MatchString(line) {
+	if impliedError(line) {
 		return LevelError, true
 	}
 	return LevelUnknown, false
+}
+
+// upperLevels are the upper-case level words of text loggers; the
+// PostgreSQL ones count only followed by a colon ("LOG:  …").
+var upperLevels = map[string]bool{"TRACE": true, "DEBUG": true, "INFO": true, "NOTICE": true, "WARN": true, "WARNING": true, "ERROR": true, "ERRO": true, "FATAL": true, "CRITICAL": true, "SEVERE": true, "PANIC": true, "EMERG": true, "ALERT": true, "CRIT": true}
+var pgLevels = map[string]bool{"LOG": true, "STATEMENT": true, "DETAIL": true, "HINT": true}
+
+// upperLevelWord returns the first upper-case level word among the first
+// 80 characters: a whole word, so ERROR_COUNT or INFORMATION do not count.
+// A scan instead of a regular expression: it runs on every line.
+func upperLevelWord(head string) string {
+	if len(head) > 80 {
+		head = head[:80]
+	}
+	for i := 0; i < len(head); {
+		if !isWordByte(head[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(head) && isWordByte(head[j]) {
+			j++
+		}
+		w := head[i:j]
+		if upperLevels[w] || (pgLevels[w] && j < len(head) && head[j] == ':') {
+			return w
+		}
+		i = j
+	}
+	return ""
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// errorWords say an unlevelled line reports a failure.
+var errorWords = map[string]bool{"error": true, "errors": true, "failed": true, "failure": true, "fatal": true, "exception": true, "panic": true, "panicked": true, "cannot": true, "can't": true, "couldn't": true, "refused": true, "denied": true, "invalid": true, "timeout": true, "unhandled": true, "traceback": true, "abort": true, "aborted": true, "aborting": true}
+var errorPhrases = []string{"could not", "unable to", "not found", "no such", "timed out"}
+
+// impliedError reports whether an unlevelled line's words say it is an
+// error; a word scan for the same reason as upperLevelWord.
+func impliedError(line string) bool {
+	lower := strings.ToLower(line)
+	for i := 0; i < len(lower); {
+		c := lower[i]
+		if !(c >= 'a' && c <= 'z') {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && (lower[j] >= 'a' && lower[j] <= 'z' || lower[j] == '\'') {
+			j++
+		}
+		// A word glued to digits or underscores (error_count, err2) is an
+		// identifier, not prose.
+		glued := (i > 0 && isWordByte(lower[i-1])) || (j < len(lower) && isWordByte(lower[j]))
+		if !glued && errorWords[lower[i:j]] {
+			return true
+		}
+		i = j
+	}
+	for _, p := range errorPhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
 }
