@@ -126,3 +126,7 @@ func hasHTTPErrorCode(s string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// Signals returns the failure signals a line states, most specific first:
+// for callers that classify a line picked another way.
+func Signals(line string) []Signal { return signalsOf(strings.ReplaceAll(line, `\"`, `"`)) }
