@@ -195,6 +195,24 @@ Error relocating /var/run/s6/etc/cont-init.d/01-envfile: rl_complete: symbol not
 		want: "Error relocating", signal: SigLoader,
 	},
 	{
+		name: "go-binary-needs-libc-on-distroless", eco: "shell",
+		source: "https://github.com/jetstack/dependency-track-exporter/issues/70",
+		log:    `exec /dependency-track-exporter: no such file or directory`,
+		want:   "exec /dependency-track-exporter", signal: SigCommandNotFound, ent: ents{command: "/dependency-track-exporter"},
+	},
+	{
+		name: "runc-no-such-file", eco: "shell",
+		source: "https://github.com/open-policy-agent/gatekeeper/issues/1732",
+		log:    `standard_init_linux.go:219: exec user process caused: no such file or directory`,
+		want:   "exec user process caused", signal: SigCommandNotFound,
+	},
+	{
+		name: "busybox-cannot-open-script", eco: "shell",
+		source: "https://github.com/dockersamples/compose-dev-env/pull/4",
+		log:    `sh: can't open '/run.sh': No such file or directory`,
+		want:   "can't open '/run.sh'", signal: SigMissingFile, ent: ents{path: "/run.sh"},
+	},
+	{
 		name: "su-exec-missing-binary", eco: "shell",
 		source: "https://github.com/blacktop/docker-logstash-alpine/issues/4",
 		log:    `su-exec: tini: No such file or directory`,

@@ -197,3 +197,76 @@ Could not create server TCP listening listening socket ::1:6379: bind: Cannot as
 		want: "",
 	},
 }
+
+// More PostgreSQL-backed failures: the SQL error as the client logs it and
+// as the server logs it.
+var sqlCases = []corpusCase{
+	{
+		name: "zap-fatal-missing-relation-with-go-stacktrace-field", eco: "go", format: FormatJSON,
+		source: "https://github.com/kubestellar/ui/issues/1673",
+		log: `
+Registering Prometheus metrics..(((((((((((((((((((((((()))))))))))))))))))))))).
+{"level":"info","ts":1753521085.4240723,"caller":"app/main.go:41","msg":"Configuration loaded","port":"4000"}
+{"level":"fatal","ts":1753521085.2508235,"caller":"app/main.go:61","msg":"Failed to initialize admin user","error":"failed to check existing users: pq: relation \"users\" does not exist","stacktrace":"main.main\n\t/app/main.go:61\nruntime.main\n\t/usr/local/go/src/runtime/proc.go:283"}
+`,
+		stamped: true, want: `relation "users" does not exist`, signal: SigSQL, ent: ents{sql: "relation users"},
+	},
+	{
+		name: "server-side-missing-relation-repeated", eco: "postgresql", running: true,
+		source: "https://github.com/stackernews/stacker.news/issues/894",
+		log: `
+2024-03-08 13:48:25.469 UTC [1] LOG:  listening on IPv4 address "0.0.0.0", port 5432
+2024-03-08 13:48:25.469 UTC [1] LOG:  listening on IPv6 address "::", port 5432
+2024-03-08 13:48:25.486 UTC [1] LOG:  database system is ready to accept connections
+2024-03-08 13:48:35.490 UTC [47] ERROR:  relation "users" does not exist at character 15
+2024-03-08 13:48:35.490 UTC [47] STATEMENT:  SELECT 1 FROM users LIMIT 1
+2024-03-08 13:48:45.612 UTC [62] ERROR:  relation "users" does not exist at character 15
+2024-03-08 13:48:45.612 UTC [62] STATEMENT:  SELECT 1 FROM users LIMIT 1
+2024-03-08 13:48:55.713 UTC [78] ERROR:  relation "users" does not exist at character 15
+2024-03-08 13:48:55.713 UTC [78] STATEMENT:  SELECT 1 FROM users LIMIT 1
+`,
+		want: `relation "users" does not exist`, signal: SigSQL, ent: ents{sql: "relation users"},
+	},
+	{
+		name: "sequelize-unhandled-rejection", eco: "node",
+		source: "https://github.com/hackmdio/codimd/issues/366",
+		log: `
+== 20161009040430-support-delete-note: migrated (0.034s)
+== 20161201050312-support-email-signin: migrating =======
+Unhandled rejection SequelizeDatabaseError: relation "public.Users" does not exist
+    at Query.formatError (/hackmd/node_modules/sequelize/lib/dialects/postgres/query.js:357:14)
+`,
+		want: `relation "public.Users" does not exist`, signal: SigSQL, ent: ents{sql: "relation public.Users"},
+	},
+}
+
+// TLS failures as servers and agents log them.
+var tlsCases = []corpusCase{
+	{
+		name: "nats-handshake-names-certificate-subject", eco: "go", running: true,
+		source: "https://github.com/nats-io/nats-server/pull/6883",
+		log:    `[ERR] 127.0.0.1:50610 - gid:1 - TLS gateway handshake error: tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs (CN=localhost,OU=nats.io,O=Synadia,ST=California,C=US SHA-256: cb11b587f11697bec4b369f7761283f8b536337c538b5a43c07105a906f9eb12)`,
+		want:   "x509: cannot validate certificate", signal: SigTLS,
+	},
+	{
+		name: "fluent-bit-verify-failed", eco: "tls", running: true,
+		source: "https://github.com/fluent/fluent-bit/pull/9527",
+		log:    `[2024/10/28 22:35:46] [error] [tls] certificate verification failed, reason: unable to get local issuer certificate (X509 code: 20)`,
+		want:   "unable to get local issuer certificate", signal: SigTLS,
+	},
+	{
+		name: "fluent-bit-unexpected-eof-verify-failed", eco: "tls", running: true,
+		source: "https://github.com/fluent/fluent-bit/pull/9527",
+		log:    `[2024/09/16 10:00:38] [error] [tls] error: unexpected EOF with reason: certificate verify failed`,
+		want:   "certificate verify failed", signal: SigTLS,
+	},
+	{
+		name: "client-handshake-errors-logged-at-info-control", eco: "go", running: true, format: FormatKlog,
+		source: "https://github.com/kubeedge/kubeedge/issues/5899",
+		log: `
+2024-09-29T10:49:59.307288259+08:00 I0929 10:49:59.307204       1 log.go:198] http: TLS handshake error from 10.206.121.44:58812: tls: failed to verify client certificate: x509: certificate signed by unknown authority (possibly because of "x509: ECDSA verification failure" while trying to verify candidate authority certificate "KubeEdge")
+2024-09-29T10:50:01.307583875+08:00 I0929 10:50:01.307454       1 log.go:198] http: TLS handshake error from 10.206.121.44:58814: tls: failed to verify client certificate: x509: certificate signed by unknown authority (possibly because of "x509: ECDSA verification failure" while trying to verify candidate authority certificate "KubeEdge")
+`,
+		want: "",
+	},
+}

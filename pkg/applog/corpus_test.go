@@ -2,6 +2,7 @@ package applog
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -43,15 +44,18 @@ type ents struct {
 // corpus is every ecosystem's table.
 func corpus() []corpusCase {
 	var all []corpusCase
-	for _, t := range [][]corpusCase{javaCases, pythonCases, nodeCases, goCases, nginxCases, postgresCases, redisCases, rubyCases, dotnetCases, shellCases, rustCases, kafkaCases} {
+	for _, t := range [][]corpusCase{javaCases, pythonCases, nodeCases, goCases, nginxCases, postgresCases, redisCases, rubyCases, dotnetCases, shellCases, rustCases, kafkaCases, sqlCases, tlsCases} {
 		all = append(all, t...)
 	}
 	return all
 }
 
-// tabbed turns the two characters `\t` into a tab, so stack frames can be
-// written in raw strings the way the JVM and Go print them.
-func tabbed(s string) string { return strings.ReplaceAll(s, `\t`, "\t") }
+// tabbed turns the two characters `\t` at the start of a line into a tab,
+// so stack frames can be written in raw strings the way the JVM and Go
+// print them (a `\t` inside a JSON string stays an escape).
+func tabbed(s string) string { return leadingTab.ReplaceAllString(s, "\t") }
+
+var leadingTab = regexp.MustCompile(`(?m)^\\t`)
 
 // stamp adds the kubelet's RFC3339Nano prefix to every line.
 func stamp(s string) string {

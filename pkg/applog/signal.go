@@ -51,7 +51,7 @@ type signalRule struct {
 // runtimes, shells and libraries themselves (see the corpus test for where
 // each came from).
 var signalTable = []signalRule{
-	{SigCommandNotFound, 50, []string{"exec", "not found", "no such file"}, regexp.MustCompile(`exec:? "?[^"\s:]+"?: (stat \S+: )?(no such file or directory|executable file not found in \$PATH)|(^|\s)(/bin/|/usr/bin/)?(ba|da|z|a)?sh: (\d+: )?(line \d+: )?(exec: )?[^\s:]+: (command )?not found|: command not found$|^exec /\S+: no such file or directory|executable file not found in \$PATH|OCI runtime exec failed|no such file or directory: unknown`)},
+	{SigCommandNotFound, 50, []string{"exec", "not found", "no such file"}, regexp.MustCompile(`exec:? "?[^"\s:]+"?: (stat \S+: )?(no such file or directory|executable file not found in \$PATH)|(^|\s)(/bin/|/usr/bin/)?(ba|da|z|a)?sh: (\d+: )?(line \d+: )?(exec: )?[^\s:]+: (command )?not found|: command not found$|^exec /\S+: no such file or directory|exec user process caused:? "?no such file or directory|executable file not found in \$PATH|OCI runtime exec failed|no such file or directory: unknown`)},
 	{SigExecFormat, 50, []string{"exec format", "cannot execute"}, regexp.MustCompile(`(?i)exec format error|cannot execute binary file`)},
 	{SigLoader, 50, []string{"shared librar", "relocating", "symbol not found", "glibc_", "shared object"}, regexp.MustCompile(`error while loading shared libraries|Error loading shared library|Error relocating|symbol not found|GLIBC_[\d.]+'? not found|cannot open shared object file`)},
 	{SigShellSyntax, 48, []string{"syntax error", "unexpected eof", "bad substitution", "unbound variable"}, regexp.MustCompile(`(?i)syntax error|unexpected EOF while looking for matching|: Syntax error: |bad substitution|unbound variable`)},
