@@ -358,3 +358,62 @@ var kafkaCases = []corpusCase{
 		want: "Temporary failure in name resolution", signal: SigDNS,
 	},
 }
+
+// Retry loops, running servers and clients of the Kubernetes API.
+var moreCases = []corpusCase{
+	{
+		name: "retry-loop-then-giving-up-line", eco: "go",
+		source: "https://github.com/NTHU-LSALAB/KubeShare/issues/9",
+		log: `
+2020-06-22 09:15:16.220809 Gemini E/ attempt 1: Connection refused
+2020-06-22 09:15:26.221053 Gemini E/ attempt 2: Connection refused
+2020-06-22 09:15:36.221295 Gemini E/ attempt 3: Connection refused
+2020-06-22 09:15:46.221547 Gemini E/ attempt 4: Connection refused
+2020-06-22 09:15:56.221820 Gemini E/ attempt 5: Connection refused
+2020-06-22 09:16:06.221937 Gemini E/ Connection error: Connection refused
+`,
+		want: "Connection error: Connection refused", signal: SigRefused,
+	},
+	{
+		name: "serilog-console-err-while-serving", eco: "dotnet", running: true,
+		source: "https://github.com/dotnet/runtime/issues/34021",
+		log: `
+Content root path: /app
+Now listening on: http://[::]:80
+Application started. Press Ctrl+C to shut down.
+[15:22:27 ERR] Unexpected error occurred
+System.InvalidProgramException: Common Language Runtime detected an invalid program.
+   at Microsoft.AspNetCore.Mvc.Internal.ResourceInvoker.ResultNext[TFilter,TFilterAsync](State& next, Scope& scope, Object& state, Boolean& isCompleted)
+   at Microsoft.AspNetCore.Mvc.Internal.ResourceInvoker.InvokeResultFilters()
+fail: Microsoft.AspNetCore.Server.Kestrel[13]
+      Connection id "0HLUG0NTPANGU", Request id "0HLUG0NTPANGU:00000001": An unhandled exception was thrown by the application.
+System.InvalidProgramException: Common Language Runtime detected an invalid program.
+   at Microsoft.AspNetCore.Mvc.Internal.ResourceInvoker.ResultNext[TFilter,TFilterAsync](State& next, Scope& scope, Object& state, Boolean& isCompleted)
+`,
+		want: "InvalidProgramException: Common Language Runtime detected an invalid program", trace: TraceDotNet,
+	},
+	{
+		name: "kubernetes-client-forbidden-in-response-body", eco: "dotnet",
+		source: "https://github.com/microsoft/ApplicationInsights-Kubernetes/issues/378",
+		log:    `Operation returned an invalid status code 'Forbidden', response body {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"nodes is forbidden: User \"system:serviceaccount:xxx\" cannot list resource \"nodes\" in API group \"\"`,
+		want:   "nodes is forbidden", signal: SigForbidden, ent: ents{forbidden: "list nodes xxx"},
+	},
+	{
+		name: "python-chained-connection-refused", eco: "python",
+		source: "https://github.com/dask/dask-kubernetes/issues/205",
+		log: `
+Traceback (most recent call last):
+  File "/root/miniconda3/lib/python3.7/site-packages/urllib3/util/connection.py", line 70, in create_connection
+    sock.connect(sa)
+ConnectionRefusedError: [Errno 111] Connection refused
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/root/miniconda3/lib/python3.7/site-packages/urllib3/connection.py", line 168, in _new_conn
+    self, "Failed to establish a new connection: %s" % e)
+urllib3.exceptions.NewConnectionError: <urllib3.connection.VerifiedHTTPSConnection object at 0x7fa52a9ccfd0>: Failed to establish a new connection: [Errno 111] Connection refused
+`,
+		want: "Failed to establish a new connection: [Errno 111] Connection refused", signal: SigRefused, trace: TracePython,
+	},
+}

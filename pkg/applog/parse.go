@@ -9,7 +9,7 @@ var (
 	// A Java/Kotlin/Scala exception line: a dotted class name ending in
 	// Exception/Error/Throwable, optionally after "Exception in thread".
 	javaExcRe   = regexp.MustCompile(`^(?:Exception in thread "[^"]*" )?(?:Caused by: )?([a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable|Failure|Fault)[\w$]*)(?::\s*(.*))?$`)
-	javaFrameRe = regexp.MustCompile(`^\s+at [\w$.<>/]+\(|^\s+\.\.\. \d+ (more|common frames omitted)`)
+	javaFrameRe = regexp.MustCompile(`^\s+at \S+|^\s+\.\.\. \d+ (more|common frames omitted)`)
 	// .NET: "Unhandled exception. System.X: msg", " ---> System.Y: inner".
 	dotnetExcRe = regexp.MustCompile(`^(?:Unhandled [Ee]xception\. |\s*---> )?((?:[A-Z][\w]*\.)+[A-Z]\w*(?:Exception|Error)(?: \(\d+\))?)(?::\s*(.*))?$`)
 	// Node prints the throwing source line before the error:
@@ -323,7 +323,10 @@ func traceHeadline(block []string) (Trace, string) {
 	if kind == "" && len(block) > 1 && (javaFrameRe.MatchString(block[1]) || strings.HasPrefix(strings.TrimSpace(block[1]), "at ")) {
 		// A bare message followed by frames: the message is the error.
 		kind, head = TraceJava, strings.TrimSpace(block[0])
-		if nodeErrRe.MatchString(head) {
+		switch {
+		case dotnetExcRe.MatchString(head):
+			kind = TraceDotNet
+		case nodeErrRe.MatchString(head):
 			kind = TraceNode
 		}
 	}

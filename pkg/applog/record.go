@@ -365,6 +365,8 @@ func logfmtPairs(s string) map[string]string {
 var (
 	// nginx/Apache "[emerg]", "[error]"; ASP.NET's console "fail: ", "crit: ".
 	bracketLevelRe = regexp.MustCompile(`(?i)^(?:\S+\s+){0,3}\[\s?(emerg|alert|crit|critical|error|err|erro|warn|warning|notice|info|information|debug|fatal|verbose|trace)\]|^(trce|dbug|info|warn|fail|crit): `)
+	// Serilog's default console template: "[15:22:27 ERR] …".
+	serilogConsoleRe = regexp.MustCompile(`^\[\d{2}:\d{2}:\d{2} (VRB|DBG|INF|WRN|ERR|FTL)\] `)
 	// librdkafka: "%3|1618498121.702|FAIL|rdkafka#consumer-1| …" (syslog levels).
 	syslogLevelRe = regexp.MustCompile(`^%([0-7])\|`)
 	// Redis: "1:M 26 Nov 2026 09:34:01.123 # message" (# warning, * notice).
@@ -388,6 +390,9 @@ func plainLevel(line string) (Level, bool) {
 		default:
 			return LevelDebug, false
 		}
+	}
+	if m := serilogConsoleRe.FindStringSubmatch(head); m != nil {
+		return levelWord(m[1]), false
 	}
 	if m := syslogLevelRe.FindStringSubmatch(head); m != nil {
 		switch m[1] {
