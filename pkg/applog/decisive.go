@@ -14,6 +14,10 @@ type Options struct {
 	// repeating is the likeliest cause. Otherwise the log ends with the
 	// process's exit, and the records just before it weigh most.
 	Running bool
+	// Killed is true when something outside ended the process (exit 137
+	// or 143: the OOM killer, a failed liveness probe, a drain): its last
+	// words did not end it, so position gives no weight.
+	Killed bool
 	// Max bounds the lines returned; 0 means 3.
 	Max int
 }
@@ -89,7 +93,10 @@ func (l *Log) Decisive(opt Options) []Decisive {
 	// Position: the records closest to the exit are the process's last
 	// words. Ranked among candidates, each distinct message once.
 	posBonus := []int{20, 12, 6, 3}
-	if opt.Running {
+	switch {
+	case opt.Killed:
+		posBonus = nil
+	case opt.Running:
 		posBonus = []int{10, 6, 3}
 	}
 	rank := map[string]int{}
@@ -104,7 +111,7 @@ func (l *Log) Decisive(opt Options) []Decisive {
 		r := rank[c.key]
 		if r < len(posBonus) {
 			score += posBonus[r]
-			if r == 0 && !opt.Running {
+			if r == 0 && !opt.Running && !opt.Killed {
 				reasons = append(reasons, "last error-like record before the exit")
 			}
 		}
@@ -247,22 +254,6 @@ func entityText(ev *Event) string {
 
 // frameRe matches a stack frame of the common runtimes.
 var frameRe = regexp.MustCompile(`^\s*(at |File "|from |\d+: |\.\.\. \d+ more)|^\s+/\S+\.go:\d+|^[\w./*()\[\]-]+\(.*\)$|^\s+\S+\.(?:go|rs|py|rb|js|java|cs):\d+`)
-
-// nodeDetails returns the "{ code: 'ECONNREFUSED', address: …, port: … }"
-// lines Node prints under an error: they name the endpoint.
-func nodeDetails(ev *Event) []string {
-	if ev.Trace != TraceNode {
-		return nil
-	}
-	var out []string
-	for _, l := range ev.Raw {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "address: ") || strings.HasPrefix(t, "port: ") || strings.HasPrefix(t, "hostname: ") || strings.HasPrefix(t, "path: ") {
-			out = append(out, t)
-		}
-	}
-	return out
-}
 
 // LastWords returns the last n events: what the process printed before it
 // exited, whatever their level (an exit-0 container's "nothing to do").

@@ -3,6 +3,7 @@ package applog
 import (
 	"regexp"
 	"strings"
+	"time"
 )
 
 var (
@@ -28,9 +29,9 @@ var (
 func Parse(text string) *Log {
 	raw := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	p := parser{lines: make([]string, len(raw))}
-	times := make([]Event, len(raw)) // only Time is used
+	times := make([]time.Time, len(raw))
 	for i, l := range raw {
-		times[i].Time, p.lines[i] = SplitTimestamp(strings.TrimRight(l, "\r"))
+		times[i], p.lines[i] = SplitTimestamp(strings.TrimRight(l, "\r"))
 	}
 	log := &Log{Lines: len(raw)}
 	counts := map[Format]int{}
@@ -41,7 +42,7 @@ func Parse(text string) *Log {
 			continue
 		}
 		end, ev := p.event(i)
-		ev.Time = times[i].Time
+		ev.Time = times[i]
 		ev.Line, ev.Lines = i, end-i
 		ev.Raw = p.lines[i:end]
 		counts[ev.Format]++
