@@ -165,29 +165,48 @@ func findDecisive(text string) *decisive {
 // classify returns the most specific pattern a line matches; a crash
 // report's root-cause line that matches nothing more specific is a Panic.
 func classify(line string, crash bool) *logPattern {
-	var sigs []applog.Signal
-	sigsDone := false
+	sigs := applog.Signals(line)
+	var best *logPattern
 	for pi := range logPatterns {
 		p := &logPatterns[pi]
-		if crash && p.Class == "Panic" {
-			return p
-		}
-		if p.re == nil {
-			if !sigsDone {
-				sigs, sigsDone = applog.Signals(line), true
-			}
-			for _, s := range sigs {
-				if s == patternSignals[p.Class] {
-					return p
-				}
-			}
+		if best != nil && p.Priority <= best.Priority {
 			continue
 		}
-		if p.re.MatchString(line) {
-			return p
+		switch {
+		case crash && p.Class == "Panic",
+			p.re != nil && p.re.MatchString(line),
+			hasSignalOf(sigs, p.Class):
+			best = p
 		}
 	}
-	return nil
+	return best
+}
+
+// signalClasses maps the log component's signals to the classes whose own
+// expressions predate it: a wording the component knows and the
+// expression misses ("/bin/sh: 1: exec: /bin/x: not found") still lands in
+// its class.
+var signalClasses = map[applog.Signal]string{
+	applog.SigCommandNotFound: "CommandNotFound",
+	applog.SigExecFormat:      "ExecFormat",
+	applog.SigMissingEnv:      "MissingEnv",
+	applog.SigMissingFile:     "MissingFile",
+	applog.SigRefused:         "ConnectionRefused",
+	applog.SigDNS:             "DNS",
+	applog.SigPermission:      "PermissionDenied",
+	applog.SigReadOnlyFS:      "PermissionDenied",
+	applog.SigAddrInUse:       "AddressInUse",
+	applog.SigOOM:             "OutOfMemory",
+	applog.SigSegfault:        "Segfault",
+}
+
+func hasSignalOf(sigs []applog.Signal, class string) bool {
+	for _, s := range sigs {
+		if signalClasses[s] == class || (patternSignals[class] != "" && patternSignals[class] == s) {
+			return true
+		}
+	}
+	return false
 }
 
 // splitTimestamp removes the RFC3339 prefix the kubelet adds with
@@ -230,6 +249,9 @@ func subjectOf(class, line string) string {
 	case "CommandNotFound":
 		if m := commandRe.FindStringSubmatch(line); m != nil {
 			return "command " + m[1] + m[2] // only one group matches
+		}
+		if c := applog.Extract(line).Commands; len(c) > 0 {
+			return "command " + c[0]
 		}
 	case "ConnectionRefused", "DNS":
 		return endpointIn(line)

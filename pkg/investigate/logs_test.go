@@ -61,3 +61,17 @@ func TestFindDecisiveThroughLogComponent(t *testing.T) {
 		})
 	}
 }
+
+// TestShellExecNotFound: dash's wording for a missing exec target, which
+// the pattern's own expression does not know (issue 16 quotes it; a public
+// troubleshooting page records this line with systemd's status=127 —
+// search index id 61630350006 of the project's code corpus).
+func TestShellExecNotFound(t *testing.T) {
+	d := findDecisive("/bin/sh: 1: exec: java: not found\n")
+	if d == nil || d.Pattern.Class != "CommandNotFound" {
+		t.Fatalf("got %+v", d)
+	}
+	if got := subjectOf(d.Pattern.Class, d.Line); got != "command java" {
+		t.Errorf("subject %q", got)
+	}
+}
