@@ -246,7 +246,7 @@ var tlsCases = []corpusCase{
 		name: "nats-handshake-names-certificate-subject", eco: "go", running: true,
 		source: "https://github.com/nats-io/nats-server/pull/6883",
 		log:    `[ERR] 127.0.0.1:50610 - gid:1 - TLS gateway handshake error: tls: failed to verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs (CN=localhost,OU=nats.io,O=Synadia,ST=California,C=US SHA-256: cb11b587f11697bec4b369f7761283f8b536337c538b5a43c07105a906f9eb12)`,
-		want:   "x509: cannot validate certificate", signal: SigTLS,
+		want:   "x509: cannot validate certificate", signal: SigTLS, ent: ents{certSubject: "localhost"},
 	},
 	{
 		name: "fluent-bit-verify-failed", eco: "tls", running: true,

@@ -39,6 +39,7 @@ type ents struct {
 	status                                                                    int
 	forbidden                                                                 string // "verb resource serviceaccount"
 	certNotAfter                                                              string // RFC3339
+	certSubject                                                               string
 }
 
 // corpus is every ecosystem's table.
@@ -135,6 +136,15 @@ func checkEnts(t *testing.T, got Entities, want ents) {
 		}
 		if !has(seen, want.forbidden) {
 			t.Errorf("forbidden %q not among %q", want.forbidden, seen)
+		}
+	}
+	if want.certSubject != "" {
+		ok := false
+		for _, c := range got.Certs {
+			ok = ok || c.Subject == want.certSubject
+		}
+		if !ok {
+			t.Errorf("no certificate with subject %q among %+v", want.certSubject, got.Certs)
 		}
 	}
 	if want.certNotAfter != "" {

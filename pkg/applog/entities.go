@@ -65,6 +65,7 @@ var (
 	dnsHostRe    = regexp.MustCompile(`host not found in (?:upstream|resolver) "([^"]+)"|lookup ([\w.-]+)(?: on [\w.:\[\]]+)?: (?:no such host|server misbehaving|i/o timeout|Temporary failure)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|could not translate host name "([^"]+)"|UnknownHostException: ([\w.-]+)|[Cc]ould not resolve host:? '?([\w.-]+)|[Ff]ailed to resolve '?([\w.-]+)|DNS resolution failed for ([\w.-]+)|resolve (?:host(?:name)? )?'?([\w.-]+)'?: (?:Name or service not known|Temporary failure)`)
 	pathRe       = regexp.MustCompile(`(?:^|[\s"'(=\[,])(/[\w.@+-]+(?:/[\w.@+*-]*)*)`)
 	certNamesRe  = regexp.MustCompile(`certificate is valid for ([^,]+(?:, [^,]+)*?), not ([\w.*-]+)`)
+	certWantedRe = regexp.MustCompile(`not valid for any names, but wanted to match ([\w.*-]+)`)
 	certAfterRe  = regexp.MustCompile(`current time (\S+) is after (\S+)`)
 	certNotAftRe = regexp.MustCompile(`(?i)(?:NotAfter|notAfter|expired on|expires|expired at|valid until)[:=]?\s*([^;\n,)]+)`)
 	certSubjRe   = regexp.MustCompile(`(?i)subject[=:]\s*"?([^";\n]+)|\bCN=([^,\s"/]+)`)
@@ -227,6 +228,8 @@ func certs(s string) []Cert {
 	if m := certNamesRe.FindStringSubmatch(s); m != nil {
 		c.Names = strings.Split(m[1], ", ")
 		c.Wanted = m[2]
+	} else if m := certWantedRe.FindStringSubmatch(s); m != nil {
+		c.Wanted = m[1]
 	}
 	if m := certAfterRe.FindStringSubmatch(s); m != nil {
 		c.NotAfter, _ = time.Parse(time.RFC3339, m[2])

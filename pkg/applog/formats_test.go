@@ -138,6 +138,12 @@ func TestExtract(t *testing.T) {
 	if !has(e.EnvVars, "HOSTNAME") {
 		t.Errorf("env = %v", e.EnvVars)
 	}
+	// Go's x509 wording for a name mismatch
+	// (https://github.com/kubeedge/kubeedge/issues/5899).
+	e = Extract(`Error from server: Get "https://jenkins-slave-44:10351/containerLogs/test/nginx-7cc4557998-kpbtx/container-bbmd5s": x509: certificate is not valid for any names, but wanted to match jenkins-slave-44`)
+	if len(e.Certs) != 1 || e.Certs[0].Wanted != "jenkins-slave-44" {
+		t.Errorf("certs = %+v", e.Certs)
+	}
 	// https://github.com/kubernetes/kubernetes/issues/23618
 	e = Extract(`Error from server: Get https://juliette:10250/containerLogs/default/chatroom/chatroom: dial tcp: lookup juliette on 10.255.255.1:53: no such host`)
 	if !has(e.Unresolved, "juliette") || !has(e.URLs, "https://juliette:10250/containerLogs/default/chatroom/chatroom") {
