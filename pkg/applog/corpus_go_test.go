@@ -150,3 +150,37 @@ k8s.io/apimachinery/pkg/util/runtime.logPanic(0x7fa5344b2020, 0x7fa535320590)
 		format: FormatLogfmt, want: "Observed a panic",
 	},
 }
+
+// Go's flag package prints the offending flag, then its usage.
+var flagCases = []corpusCase{
+	{
+		name: "unknown-flag-then-usage", eco: "go",
+		source: "https://github.com/openshift/machine-api-operator/issues/107",
+		log: `
+flag provided but not defined: -log-level
+Usage of /machine-controller-manager:
+  -alsologtostderr
+    	log to standard error as well as files
+  -kubeconfig string
+    	Paths to a kubeconfig. Only required if out-of-cluster.
+  -log_backtrace_at value
+    	when logging hits line file:N, emit a stack trace
+  -log_dir string
+    	If non-empty, write log files in this directory
+`,
+		want: "flag provided but not defined: -log-level", signal: SigConfig,
+	},
+	{
+		name: "unknown-flag-logtostderr", eco: "go",
+		source: "https://github.com/wso2/cellery-controller/issues/93",
+		log: `
+flag provided but not defined: -logtostderr
+Usage of /tmp/___go_build_main_go:
+  -kubeconfig string
+    	Path to a kubeconfig. Only required if out-of-cluster.
+  -master string
+    	The address of the Kubernetes API server. Overrides any value in kubeconfig. Only required if out-of-cluster.
+`,
+		want: "flag provided but not defined: -logtostderr", signal: SigConfig,
+	},
+}

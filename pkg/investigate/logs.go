@@ -24,6 +24,7 @@ type logPattern struct {
 // patternSignals matches the patterns without a regular expression by the
 // log component's signal: it knows each runtime's and library's wording.
 var patternSignals = map[string]applog.Signal{
+	"InvalidConfig":  applog.SigConfig,
 	"MissingLibrary": applog.SigLoader,
 	"ShellSyntax":    applog.SigShellSyntax,
 	"Forbidden":      applog.SigForbidden,
@@ -104,6 +105,10 @@ var logPatterns = []logPattern{
 	{"AddressInUse", regexp.MustCompile(`(?i)(address already in use|EADDRINUSE|bind: address|port \S+ (was|is) already in use|may already be in use)`),
 		"the process cannot bind its listening port because another process already holds it",
 		"Make sure only one process (or container sharing the pod network) listens on that port; check hostNetwork and sidecars.", 75},
+	// Exit code 2's usual reason: an unknown flag, an unparsable value.
+	{Class: "InvalidConfig",
+		Explains: "the application rejects its command-line arguments or configuration",
+		Fix:      "Correct the container's command/args (or the config file it parses) to what this version of the program accepts; a literal $(VAR) in an argument means VAR is not defined in the container's env.", Priority: 72},
 	{"OutOfMemory", regexp.MustCompile(`(?i)(java\.lang\.OutOfMemoryError|fatal error: runtime: out of memory|JavaScript heap out of memory|Cannot allocate memory|MemoryError)`),
 		"the process ran out of memory inside its own runtime",
 		"Raise the memory limit or lower the runtime's heap size (e.g. -Xmx, --max-old-space-size) to fit within the container limit.", 70},
@@ -175,12 +180,18 @@ func classify(line string, crash bool) *logPattern {
 		switch {
 		case crash && p.Class == "Panic",
 			p.re != nil && p.re.MatchString(line),
-			hasSignalOf(sigs, p.Class):
+			hasSignalOf(sigs, p.Class),
+			// The kubelet leaves "$(VAR)" in command and args as is when
+			// VAR is not in the container's env: a program printing the
+			// literal was handed an undefined variable.
+			p.Class == "MissingEnv" && varRefRe.MatchString(line):
 			best = p
 		}
 	}
 	return best
 }
+
+var varRefRe = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 
 // signalClasses maps the log component's signals to the classes whose own
 // expressions predate it: a wording the component knows and the
@@ -233,6 +244,12 @@ var (
 func subjectOf(class, line string) string {
 	switch class {
 	case "MissingEnv":
+		if m := varRefRe.FindStringSubmatch(line); m != nil {
+			return "environment variable " + m[1]
+		}
+		if v := applog.Extract(line).EnvVars; len(v) > 0 {
+			return "environment variable " + v[0]
+		}
 		for _, m := range envNameRe.FindAllString(line, -1) {
 			switch m {
 			case "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "ENV", "PANIC", "CRITICAL":

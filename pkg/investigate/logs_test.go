@@ -75,3 +75,21 @@ func TestShellExecNotFound(t *testing.T) {
 		t.Errorf("subject %q", got)
 	}
 }
+
+// TestInvalidArgsAndUnexpandedVariables: Go's flag package's wording
+// (github.com/openshift/machine-api-operator/issues/107), and the literal
+// a pod prints when its args reference a variable its env lacks
+// (github.com/kubernetes/kubernetes/issues/57726).
+func TestInvalidArgsAndUnexpandedVariables(t *testing.T) {
+	d := findDecisive("flag provided but not defined: -log-level\nUsage of /machine-controller-manager:\n  -alsologtostderr\n    \tlog to standard error as well as files\n")
+	if d == nil || d.Pattern.Class != "InvalidConfig" || d.Line != "flag provided but not defined: -log-level" {
+		t.Errorf("flag: got %+v", d)
+	}
+	d = findDecisive("$(HOSTNAME)\n")
+	if d == nil || d.Pattern.Class != "MissingEnv" {
+		t.Fatalf("literal: got %+v", d)
+	}
+	if got := subjectOf(d.Pattern.Class, d.Line); got != "environment variable HOSTNAME" {
+		t.Errorf("literal: subject %q", got)
+	}
+}
