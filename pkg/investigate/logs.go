@@ -58,7 +58,8 @@ var logPatterns = []logPattern{
 	// Go configuration libraries word it their own way: envconfig's
 	// "required key X missing value", go-envconfig's "X: missing required
 	// value"; the same words arrive inside a JSON log line.
-	{"MissingEnv", regexp.MustCompile(`(?i)(required key "?[A-Z_][A-Z0-9_]*"? missing value|"?[A-Z_][A-Z0-9_]*"?:? missing required value|missing required value:? "?[A-Z_][A-Z0-9_]*"?|env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?\s+(is\s+)?(not set|unset|missing|empty|required)|(required|missing|mandatory)\s+env(ironment)?( var(iable)?)?\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(env(ironment)? var(iable)?\s+)?(is\s+)?(not set|must be set|is required|is empty))`),
+	// Case-sensitive for the name: "password is required" names no variable.
+	{"MissingEnv", regexp.MustCompile(`required key "?[A-Z_][A-Z0-9_]*"? missing value|"?[A-Z_][A-Z0-9_]*"?:? missing required value|missing required value:? "?[A-Z_][A-Z0-9_]*"?|(?i:env(?:ironment)?(?: var(?:iable)?)?)\s+"?[A-Z_][A-Z0-9_]*"?\s+(?i:(?:is\s+)?(?:not set|unset|missing|empty|required))|(?i:(?:required|missing|mandatory)\s+env(?:ironment)?(?: var(?:iable)?)?)\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(?i:(?:env(?:ironment)? var(?:iable)?\s+)?(?:is\s+)?(?:not set|must be set|is required|is empty))`),
 		"the application requires an environment variable that is unset or empty",
 		"Set the variable in the pod template (env or envFrom), or fix the ConfigMap/Secret it is read from.", 90},
 	// The API server's and client-go's exact wording: "pods is forbidden:
