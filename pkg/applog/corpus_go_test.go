@@ -184,3 +184,19 @@ Usage of /tmp/___go_build_main_go:
 		want: "flag provided but not defined: -logtostderr", signal: SigConfig,
 	},
 }
+
+// CoreDNS that cannot reach the API server: klog errors between its own
+// "[INFO] plugin/ready" lines.
+var apiTimeoutCases = []corpusCase{
+	{
+		name: "coredns-api-server-timeout", eco: "go", running: true, stamped: true,
+		source: "https://github.com/kubernetes/minikube/issues/6160",
+		log: `
+E1226 08:54:19.152480       1 reflector.go:125] pkg/mod/k8s.io/client-go@v0.0.0-20190620085101-78d2af792bab/tools/cache/reflector.go:98: Failed to list *v1.Namespace: Get https://10.96.0.1:443/api/v1/namespaces?limit=500&resourceVersion=0: dial tcp 10.96.0.1:443: i/o timeout
+E1226 08:54:19.152966       1 reflector.go:125] pkg/mod/k8s.io/client-go@v0.0.0-20190620085101-78d2af792bab/tools/cache/reflector.go:98: Failed to list *v1.Service: Get https://10.96.0.1:443/api/v1/services?limit=500&resourceVersion=0: dial tcp 10.96.0.1:443: i/o timeout
+[INFO] plugin/ready: Still waiting on: "kubernetes"
+[INFO] plugin/ready: Still waiting on: "kubernetes"
+`,
+		want: "dial tcp 10.96.0.1:443: i/o timeout", signal: SigTimeout, ent: ents{endpoint: "10.96.0.1:443"},
+	},
+}
