@@ -1,6 +1,9 @@
 package investigate
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestFindDecisiveThroughLogComponent: the decisive line is read by
 // pkg/applog (formats, crash reports, levels), then classified here. The
@@ -91,5 +94,20 @@ func TestInvalidArgsAndUnexpandedVariables(t *testing.T) {
 	}
 	if got := subjectOf(d.Pattern.Class, d.Line); got != "environment variable HOSTNAME" {
 		t.Errorf("literal: subject %q", got)
+	}
+}
+
+// TestStructuredLogDrivesRootCause: a crash whose reason is only in a
+// logrus-text record's msg field (github.com/knative/infra/issues/222)
+// is reported with that reason, not as a generic exit code 1.
+func TestStructuredLogDrivesRootCause(t *testing.T) {
+	log := `2026-11-26T09:34:01.1Z time="2023-09-24T09:41:34Z" level=error msg="client list: listing pods in : pods is forbidden: User \"system:serviceaccount:test-pods:nightly\" cannot list resource \"pods\" in API group \"\" at the cluster scope" cmp=lister` + "\n" +
+		`2026-11-26T09:34:01.2Z kail: error: Unable to initialize data source` + "\n"
+	r := Investigate(podBundle(pod("api", crashing(1, "Error")), withLogs(true, log)), Options{Now: now})
+	if r.RootCause.Category != "CrashLoop/Exit1/Forbidden" {
+		t.Fatalf("category %q (%s)", r.RootCause.Category, r.RootCause.Statement)
+	}
+	if !strings.Contains(r.RootCause.Statement, "serviceaccount test-pods/nightly cannot list pods") {
+		t.Errorf("statement %q", r.RootCause.Statement)
 	}
 }
