@@ -6,7 +6,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 )
 
 // logPattern is one row of the decisive-log-line table: a line matching re
@@ -166,6 +169,29 @@ func findDecisive(text string) *decisive {
 		}
 	}
 	return best
+}
+
+// lastWords returns what a container printed last before exiting (the
+// previous instance first: it is the one that exited): its decisive line
+// when it has one, else its last record. The log component groups crash
+// reports and strips the kubelet's timestamps.
+func lastWords(c *Context, p *corev1.Pod, container string) (string, bool) {
+	cur, prev := c.B.LogsFor(p.Name, container)
+	for _, l := range []struct {
+		entry *bundle.ContainerLog
+		prev  bool
+	}{{prev, true}, {cur, false}} {
+		if l.entry == nil || l.entry.Error != "" {
+			continue
+		}
+		if d := findDecisive(l.entry.Text); d != nil && d.Pattern.Priority > 10 {
+			return d.Line, l.prev
+		}
+		if w := applog.Parse(l.entry.Text).LastWords(1); len(w) == 1 {
+			return strings.TrimSpace(w[0].Text()), l.prev
+		}
+	}
+	return "", false
 }
 
 // classify returns the most specific pattern a line matches; a crash

@@ -111,3 +111,21 @@ func TestStructuredLogDrivesRootCause(t *testing.T) {
 		t.Errorf("statement %q", r.RootCause.Statement)
 	}
 }
+
+// TestExitZeroReadsLastWords: a container that exits 0 and is restarted
+// is reported with what it printed last; here the literal a pod prints
+// when its args reference an undefined variable
+// (github.com/kubernetes/kubernetes/issues/57726).
+func TestExitZeroReadsLastWords(t *testing.T) {
+	r := Investigate(podBundle(pod("api", crashing(0, "Completed")), withLogs(true, "2026-11-26T09:34:01.1Z $(HOSTNAME)\n")), Options{Now: now})
+	if r.RootCause.Category != "CrashLoop/Exit0" {
+		t.Fatalf("category %q (%s)", r.RootCause.Category, r.RootCause.Statement)
+	}
+	found := false
+	for _, e := range r.Evidence {
+		found = found || strings.Contains(e.Fact, `"$(HOSTNAME)"`)
+	}
+	if !found {
+		t.Errorf("no evidence of the last words: %+v", r.Evidence)
+	}
+}
