@@ -129,3 +129,14 @@ func TestExitZeroReadsLastWords(t *testing.T) {
 		t.Errorf("no evidence of the last words: %+v", r.Evidence)
 	}
 }
+
+// TestGenericExitReadsLastWords: an exit 1 whose log holds no error-like
+// line still reports what the application said last
+// (github.com/jhipster/generator-jhipster/issues/7334).
+func TestGenericExitReadsLastWords(t *testing.T) {
+	log := "waiting for kafka to be ready\nwaiting for kafka to be ready\nwaiting for kafka to be ready\n"
+	r := Investigate(podBundle(pod("api", crashing(1, "Error")), withLogs(true, log)), Options{Now: now})
+	if !strings.Contains(r.RootCause.Statement+r.Summary, `"waiting for kafka to be ready"`) {
+		t.Errorf("statement %q, summary %q", r.RootCause.Statement, r.Summary)
+	}
+}
