@@ -57,6 +57,33 @@ nginx: [emerg] host not found in upstream "loginservice" in /etc/nginx/nginx.con
 		want: `upstream "loginservice"`, ent: ents{unresolved: "loginservice"},
 	},
 	{
+		name: "privileged-port-after-harmless-warn", eco: "nginx",
+		source: "https://github.com/kubecost/kubecost/issues/413",
+		log: `
+2020-04-23T04:28:21.870779908Z 2020/04/23 04:28:21 [warn] 1#1: the "user" directive makes sense only if the master process runs with super-user privileges, ignored in /etc/nginx/nginx.conf:2
+2020-04-23T04:28:21.870836741Z nginx: [warn] the "user" directive makes sense only if the master process runs with super-user privileges, ignored in /etc/nginx/nginx.conf:2
+2020-04-23T04:28:21.879562031Z 2020/04/23 04:28:21 [emerg] 1#1: bind() to 0.0.0.0:80 failed (13: Permission denied)
+2020-04-23T04:28:21.879589001Z nginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)
+`,
+		want: "bind() to 0.0.0.0:80 failed (13: Permission denied)", signal: SigBindDenied, ent: ents{listen: "80"},
+	},
+	{
+		name: "privileged-port-after-entrypoint-readonly-info", eco: "nginx",
+		source: "https://github.com/mermaid-js/mermaid-live-editor/issues/1230",
+		log: `
+/docker-entrypoint.sh: /docker-entrypoint.d/ is not empty, will attempt to perform configuration
+/docker-entrypoint.sh: Looking for shell scripts in /docker-entrypoint.d/
+/docker-entrypoint.sh: Launching /docker-entrypoint.d/10-listen-on-ipv6-by-default.sh
+10-listen-on-ipv6-by-default.sh: info: can not modify /etc/nginx/conf.d/default.conf (read-only file system?)
+/docker-entrypoint.sh: Launching /docker-entrypoint.d/20-envsubst-on-templates.sh
+/docker-entrypoint.sh: Launching /docker-entrypoint.d/30-tune-worker-processes.sh
+/docker-entrypoint.sh: Configuration complete; ready for start up
+2023/05/24 08:45:31 [emerg] 1#1: bind() to 0.0.0.0:80 failed (13: Permission denied)
+nginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)
+`,
+		stamped: true, want: "bind() to 0.0.0.0:80 failed (13: Permission denied)", signal: SigBindDenied, ent: ents{listen: "80"},
+	},
+	{
 		name: "bind-address-in-use", eco: "nginx",
 		source: "https://github.com/beanieboi/heroku-nginx-puma-statsd/issues/1",
 		log: `

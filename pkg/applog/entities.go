@@ -130,9 +130,11 @@ func Extract(s string) Entities {
 		}
 	}
 	for _, line := range strings.Split(s, "\n") {
+		// Times (09:34:01, 2026-11-26T09:34) look like host:port.
+		line = timeRe.ReplaceAllString(line, " ")
 		if listenCtxRe.MatchString(line) && !connectRe.MatchString(line) {
 			for _, m := range listenPortRe.FindAllStringSubmatch(line, -1) {
-				if n, _ := strconv.Atoi(m[1]); n > 0 && n < 65536 && !clockRe.MatchString(m[1]) {
+				if n, _ := strconv.Atoi(m[1]); n > 0 && n < 65536 {
 					add(&e.Listen, m[1])
 				}
 			}
@@ -209,6 +211,9 @@ func Extract(s string) Entities {
 	}
 	return e
 }
+
+// timeRe matches clock times, which would read as host:port.
+var timeRe = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b|T\d{2}:\d{2}\b`)
 
 // connectRe tells an outgoing connection from a listening socket.
 var connectRe = regexp.MustCompile(`(?i)\bconnect(ed|ing|ion|s)?\b|\bdial\b`)

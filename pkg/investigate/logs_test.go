@@ -140,3 +140,15 @@ func TestGenericExitReadsLastWords(t *testing.T) {
 		t.Errorf("statement %q, summary %q", r.RootCause.Statement, r.Summary)
 	}
 }
+
+// TestPrivilegedPortNamesThePort: nginx as a non-root user on port 80
+// (github.com/hjacobs/kube-resource-report/issues/146).
+func TestPrivilegedPortNamesThePort(t *testing.T) {
+	d := findDecisive("2020/04/15 02:38:08 [emerg] 1#1: bind() to 0.0.0.0:80 failed (13: Permission denied)\nnginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)\n")
+	if d == nil || d.Pattern.Class != "PrivilegedPort" {
+		t.Fatalf("got %+v", d)
+	}
+	if got := subjectOf(d.Pattern.Class, d.Line); got != "port 80" {
+		t.Errorf("subject %q", got)
+	}
+}
