@@ -385,9 +385,10 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)), logsCmd(p, st.Name, fromPrev)))
 			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last error line is %q.", st.Name, p.Name, meaning, dec.Line)
 			f.Confidence = 0.7
-		} else if line, lp := lastWords(c, p, st.Name); line != "" {
+		} else if line, lp := lastWords(c, p, st.Name); line != "" && (term == nil || term.ExitCode < 128) {
 			// No error-like line: the last words are still what the
-			// application said before the exit.
+			// application said before it exited. Not after a signal
+			// (137, 143): something else ended it mid-sentence.
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last log line before the exit: %q", line),
 				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(lp)), logsCmd(p, st.Name, lp)))
 			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last log line is %q.", st.Name, p.Name, meaning, line)
