@@ -63,7 +63,7 @@ fuzz-short:
 
 # Only the tests that need no control plane.
 unit:
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/)
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /test/) ./test/scenarios
 
 # A throwaway control plane, a broken workload on it, and kubectl triage's
 # report on it with the builtin agent.
@@ -172,3 +172,12 @@ SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 image:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/linux-$(IMAGE_ARCH)/kubectl-triage ./cmd/kubectl-triage
 	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run ./hack/image -binary bin/linux-$(IMAGE_ARCH)/kubectl-triage -version $(VERSION) -platform linux/$(IMAGE_ARCH) -out $(IMAGE_DIR)
+
+# ---- Scenario corpus (test/scenarios) ----
+# Runs every scenario of the e2e suite on the test control plane and saves
+# each one's workspace as its corpus directory (context/, scenario.json and
+# the golden report.md), replacing the previous capture. Review with git diff.
+capture-scenarios: build
+	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_SCENARIOS_CAPTURE=$(CURDIR)/test/scenarios $(GO) test -count=1 -timeout 20m -run 'TestScenarios$$' ./test/e2e
+
+.PHONY: capture-scenarios

@@ -69,6 +69,10 @@ type Bundle struct {
 	LimitRanges []*corev1.LimitRange
 	// NodePods are the pods scheduled on a Node target (not its own pods).
 	NodePods []*corev1.Pod
+	// NamespacePods are every pod of a Namespace target, status only
+	// (no spec): what the report counts and ranks; the failing ones it
+	// explains are in Pods, in full.
+	NamespacePods []*corev1.Pod
 	// Candidates are pods of a Service's namespace considered when its
 	// selector matches nothing (labels only matter).
 	Candidates []*corev1.Pod

@@ -111,6 +111,11 @@ func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 			return nil, fmt.Errorf("read %s: %w", NodePodsFile, err)
 		}
 	}
+	if data, err := os.ReadFile(filepath.Join(contextDir, NamespacePodsFile)); err == nil {
+		if err := json.Unmarshal(data, &b.NamespacePods); err != nil {
+			return nil, fmt.Errorf("read %s: %w", NamespacePodsFile, err)
+		}
+	}
 	return b, nil
 }
 

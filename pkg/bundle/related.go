@@ -35,6 +35,8 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 	ns := c.b.Target.Namespace
 	conv := runtime.DefaultUnstructuredConverter
 	switch c.b.Target.Kind {
+	case "Namespace":
+		c.namespacePods(ctx, c.b.Target.Name)
 	case "Service":
 		var svc corev1.Service
 		if conv.FromUnstructured(target.Object, &svc) != nil {

@@ -31,6 +31,8 @@ const (
 	MissingFile = "missing-references.json"
 	// NodePodsFile holds the pods scheduled on a Node target.
 	NodePodsFile = "node-pods.json"
+	// NamespacePodsFile holds the status of every pod of a Namespace target.
+	NamespacePodsFile = "namespace-pods.json"
 )
 
 // Write stores the bundle under contextDir: one JSON file per object in
@@ -79,6 +81,11 @@ func (b *Bundle) Write(contextDir string) error {
 	}
 	if len(b.NodePods) > 0 {
 		if err := write(NodePodsFile, b.NodePods); err != nil {
+			return err
+		}
+	}
+	if len(b.NamespacePods) > 0 {
+		if err := write(NamespacePodsFile, b.NamespacePods); err != nil {
 			return err
 		}
 	}

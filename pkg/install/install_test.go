@@ -2,8 +2,6 @@ package install
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +11,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/kubectl-triage/kubectl-triage/internal/golden"
+)
 
 func base() Options {
 	return Options{Namespace: DefaultNamespace, Name: DefaultName, Image: "example.com/kubectl-triage:v1.2.3", Version: "v1.2.3",
@@ -38,19 +36,7 @@ func TestGolden(t *testing.T) {
 			if err := Render(&got, objs); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", name+".golden.yaml")
-			if *update {
-				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.String() != string(want) {
-				t.Errorf("output differs from %s (go test -update rewrites it):\n%s", golden, got.String())
-			}
+			golden.Assert(t, filepath.Join("testdata", name+".golden.yaml"), got.Bytes())
 			roundTrip(t, got.Bytes(), o)
 		})
 	}

@@ -79,6 +79,9 @@ func specOf(p *corev1.Pod, name string) *corev1.Container {
 // bundle, or the pod itself.
 func ownerName(c *Context, p *corev1.Pod) (kind, name string) {
 	b := c.B
+	if kind, name := ownerByRefs(b, p); kind != "" {
+		return kind, name
+	}
 	switch {
 	case len(b.Deployments) > 0:
 		return "deployment", b.Deployments[0].Name
@@ -97,6 +100,58 @@ func ownerName(c *Context, p *corev1.Pod) (kind, name string) {
 		return "replicaset", rs.Name
 	}
 	return "pod", p.Name
+}
+
+// ownerByRefs walks the pod's own controller references through the
+// collected owners (a Namespace target holds several workloads), to the
+// topmost one whose template a human changes; "" when they were not
+// collected.
+func ownerByRefs(b *bundle.Bundle, p *corev1.Pod) (kind, name string) {
+	refs := p.OwnerReferences
+	for range 3 {
+		ref := metav1.GetControllerOfNoCopy(&metav1.ObjectMeta{OwnerReferences: refs})
+		if ref == nil {
+			return kind, name
+		}
+		var next []metav1.OwnerReference
+		found := false
+		for _, o := range ownerObjects(b) {
+			if o.GetUID() == ref.UID {
+				next, found = o.GetOwnerReferences(), true
+			}
+		}
+		if !found {
+			return kind, name
+		}
+		if ref.Kind != "ReplicaSet" || kind == "" {
+			kind, name = strings.ToLower(ref.Kind), ref.Name
+		}
+		refs = next
+	}
+	return kind, name
+}
+
+func ownerObjects(b *bundle.Bundle) []metav1.Object {
+	var out []metav1.Object
+	for _, o := range b.ReplicaSets {
+		out = append(out, o)
+	}
+	for _, o := range b.Deployments {
+		out = append(out, o)
+	}
+	for _, o := range b.StatefulSets {
+		out = append(out, o)
+	}
+	for _, o := range b.DaemonSets {
+		out = append(out, o)
+	}
+	for _, o := range b.Jobs {
+		out = append(out, o)
+	}
+	for _, o := range b.CronJobs {
+		out = append(out, o)
+	}
+	return out
 }
 
 // checkOOMKilled: a container killed by the kernel's OOM killer at its limit.

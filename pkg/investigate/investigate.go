@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefix"
 )
 
 // Finding is one rule's verdict on one hypothesis.
@@ -172,6 +173,9 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 	case best != nil:
 		applyFinding(r, best, symptoms)
 		addContext(r, best, findings)
+		if b.Target.Kind == "Namespace" {
+			summarizeNamespace(r, c, findings, best)
+		}
 	case len(symptoms.lines) == 0 || symptoms.healthy:
 		applyHealthy(r, c)
 	default:
@@ -185,6 +189,7 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 	}
 	r.Evidence = c.evidence
 	pruneEvidence(r)
+	safefix.Apply(r, b, best != nil && !best.Current)
 	return r
 }
 

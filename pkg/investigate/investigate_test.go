@@ -1,10 +1,7 @@
 package investigate
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,8 +20,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var now = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 
@@ -410,48 +405,6 @@ func TestFindDecisive(t *testing.T) {
 		if d == nil || d.Pattern.Class != tt.class || d.Line != tt.line {
 			t.Errorf("%q: got %+v, want %s %q", tt.log, d, tt.class, tt.line)
 		}
-	}
-}
-
-// TestGoldenReports renders representative reports and compares them with
-// testdata; run with -update to rewrite after an intended change.
-func TestGoldenReports(t *testing.T) {
-	cases := map[string]*bundle.Bundle{
-		"crashloop-missing-env": podBundle(pod("api", crashing(1, "Error")),
-			withLogs(true, "2026-11-21T14:58:59Z starting api v1.4.2\n2026-11-21T14:59:00Z FATAL config: required env DATABASE_URL is empty\n"),
-			withEvents(event(pod("api"), "Warning", "BackOff", "Back-off restarting failed container app in pod api_shop(uid-api)", 42))),
-		"oomkilled":     podBundle(pod("worker", crashing(137, "OOMKilled"))),
-		"unschedulable": podBundle(pod("batch", unscheduled("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.", "64"))),
-		"healthy":       podBundle(pod("api", healthy)),
-		// A pod cause with the rollout that introduced it as context.
-		"rollout-crash-introduced": func() *bundle.Bundle {
-			b := wlTwoRevisions(wlTemplate("shop/web:2.4.0", wlWithoutEnv("DATABASE_URL")), crashing(1, "Error"))
-			b.Logs = []bundle.ContainerLog{{Namespace: "shop", Pod: "web-new-aaaaa", Container: "app", Previous: true, Text: "FATAL config: required env DATABASE_URL is empty\n"}}
-			return b
-		}(),
-	}
-	for name, b := range cases {
-		t.Run(name, func(t *testing.T) {
-			r := Investigate(b, Options{IncidentID: "00000000-0000-4000-8000-000000000000", Agent: "builtin", Severity: "critical", Now: now})
-			r.Duration = 1234 * time.Millisecond
-			got := r.Markdown()
-			path := filepath.Join("testdata", name+".md")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("report differs from %s (run go test ./pkg/investigate -update and review the diff):\n%s", path, got)
-			}
-		})
 	}
 }
 

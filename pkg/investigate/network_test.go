@@ -1,6 +1,7 @@
 package investigate
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ type nsCase struct {
 	title    []string
 	minConf  float64
 	maxConf  float64 // 0: no upper bound
+	withheld string  // part of the safe-fix policy's reason for a withheld action
 	degraded bool
 	// hypotheses that must appear with their verdict, e.g. {"Service/NoEndpoints", Refuted}
 	wantFinding map[string]report.Verdict
@@ -80,6 +82,13 @@ func runNSCases(t *testing.T, cases []nsCase) {
 			}
 			if !hasCommand {
 				t.Errorf("no action with a command")
+			}
+			withheld := ""
+			for _, w := range r.Withheld {
+				withheld += w.Reason + "\n"
+			}
+			if !strings.Contains(withheld, tt.withheld) || tt.withheld == "" && withheld != "" {
+				t.Errorf("withheld %q, want %q", withheld, tt.withheld)
 			}
 		})
 	}
@@ -220,6 +229,9 @@ func TestServiceRules(t *testing.T) {
 			category: "Service/NoEndpoints/SelectorMismatch",
 			culprit:  []string{"app=checkout (pods have app=postgres-primary)"},
 			maxConf:  0.75,
+			// Patching the selector to app=postgres-primary would send
+			// checkout's traffic to the database (issue 16).
+			withheld: "pods of db-0",
 		},
 		{
 			name:     "selector with a missing label",

@@ -1,12 +1,18 @@
 package investigate
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 )
 
 // The misses the real-node tier found, one table row each, with the lines
@@ -151,5 +157,46 @@ func TestInitRunning(t *testing.T) {
 				t.Errorf("finding %q: %s", fs[0].Category, fs[0].Title)
 			}
 		})
+	}
+}
+
+// TestRolloutContextBeforeStatusCatchesUp: the real node's back-off moment
+// of rollout-crash-introduced as CI once caught it, a controller round trip
+// early: the pod of revision 2 already in CrashLoopBackOff while the
+// Deployment's status still read Available=True from the instant the new
+// pod was Running. The revision that introduced the fault must still be
+// named. (The capture's status is put back to what the controller had
+// written before, in its own words.)
+func TestRolloutContextBeforeStatusCatchesUp(t *testing.T) {
+	dir := filepath.Join(realCorpus, "rollout-crash-introduced", "back-off")
+	data, err := os.ReadFile(filepath.Join(dir, "output", "investigation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded report.Report
+	if err := json.Unmarshal(data, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	res := recorded.Resource
+	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: res.APIVersion, Kind: res.Kind, Name: res.Name, Namespace: res.Namespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Deployments) != 1 {
+		t.Fatalf("capture holds %d deployments, want 1", len(b.Deployments))
+	}
+	d := b.Deployments[0]
+	d.Status.AvailableReplicas, d.Status.ReadyReplicas, d.Status.UnavailableReplicas = 1, 1, 0
+	for i := range d.Status.Conditions {
+		if c := &d.Status.Conditions[i]; c.Type == appsv1.DeploymentAvailable {
+			c.Status, c.Reason, c.Message = corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability."
+		}
+	}
+	r := Investigate(b, Options{Agent: "builtin", Now: recorded.Time})
+	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/Exit1/MissingEnv") {
+		t.Fatalf("category %q, want the pod's own cause", r.RootCause.Category)
+	}
+	if named := strings.Join(r.RootCause.Contributing, "\n"); !strings.Contains(named, "revision 2") {
+		t.Errorf("root cause does not name revision 2; contributing:\n%s", named)
 	}
 }

@@ -50,6 +50,7 @@ var kindSymptoms = map[string]func(*Context, *symptoms){
 	"Ingress":                 ingressSymptoms,
 	"HorizontalPodAutoscaler": hpaSymptoms,
 	"Node":                    nodeTargetSymptoms,
+	"Namespace":               namespaceSymptoms,
 }
 
 // collectSymptoms states what is observably wrong, without explaining it.

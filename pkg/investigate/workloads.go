@@ -1025,13 +1025,27 @@ func wlCheckRollout(c *Context) []Finding {
 	available := wlDeploymentCondition(d, appsv1.DeploymentAvailable)
 	deadline := progressing != nil && progressing.Status == corev1.ConditionFalse && progressing.Reason == "ProgressDeadlineExceeded"
 	unavailable := available != nil && available.Status == corev1.ConditionFalse
-	if !deadline && !unavailable {
+	if !deadline && !unavailable && !wlNewRevisionFailing(c, d) {
 		return nil
 	}
 	if f, ok := wlRolloutFinding(c, d, progressing, available, deadline); ok {
 		return []Finding{f}
 	}
 	return nil
+}
+
+// wlNewRevisionFailing: pods of the newest revision (a rollout: there is a
+// previous one) have a cause of their own. The Deployment's conditions lag
+// its pods by a controller round trip, so a new pod can already be in
+// CrashLoopBackOff while Available still reads True (seen on the real node);
+// the rollout's context is due then too.
+func wlNewRevisionFailing(c *Context, d *appsv1.Deployment) bool {
+	rss := wlReplicaSetsOf(c, d)
+	newest := bundle.NewestReplicaSet(rss)
+	if newest == nil || wlPreviousRevision(rss, newest) == nil {
+		return false
+	}
+	return len(wlPodCauses(c, wlPodsOf(c, newest.UID))) > 0
 }
 
 func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *appsv1.DeploymentCondition, deadline bool) (Finding, bool) {

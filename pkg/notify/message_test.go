@@ -3,8 +3,6 @@ package notify
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +11,9 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/kubectl-triage/kubectl-triage/internal/golden"
+)
 
 var created = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 
@@ -330,22 +328,7 @@ func TestGoldenPayloads(t *testing.T) {
 			if err := json.Indent(&got, raw, "", "  "); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", name+".json")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./pkg/notify -update to create it)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("payload differs from %s (run go test ./pkg/notify -update and review the diff):\n%s", path, got.String())
-			}
+			golden.Assert(t, filepath.Join("testdata", name+".json"), got.Bytes())
 		})
 	}
 }

@@ -131,6 +131,13 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 			p("\n")
 		}
 	}
+	if len(r.Withheld) > 0 {
+		p("### Not proposed\n\n")
+		for _, w := range r.Withheld {
+			p("- %s _Withheld: %s._\n", oneLine(w.Action.Description), oneLine(w.Reason))
+		}
+		p("\n")
+	}
 	if len(r.Actions) > 0 {
 		p("_kubectl-triage proposes these commands; it has not run them._\n")
 	}

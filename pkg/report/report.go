@@ -118,6 +118,13 @@ type Action struct {
 	Risk        string     `json:"risk,omitempty"`
 }
 
+// Withheld is an action the safe-fix policy refused to propose, and why
+// (pkg/safefix): the report shows it was considered and not offered.
+type Withheld struct {
+	Action Action `json:"action"`
+	Reason string `json:"reason"`
+}
+
 // Report is the whole investigation.
 type Report struct {
 	IncidentID string        `json:"incidentId"`
@@ -145,6 +152,7 @@ type Report struct {
 	RootCause  RootCause       `json:"rootCause"`
 	Actions    []Action        `json:"actions"`
 	RuledOut   []string        `json:"ruledOut"`
+	Withheld   []Withheld      `json:"withheld,omitempty"`
 	Milestones []string        `json:"milestones"`      // completed ones
 	Notes      []string        `json:"notes,omitempty"` // footer lines (sandbox, audit counts, …)
 }

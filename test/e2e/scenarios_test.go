@@ -3,6 +3,9 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -10,10 +13,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/test/scenarios"
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
 
@@ -25,6 +28,9 @@ type scenario struct {
 	category string                                                         // prefix of the root-cause category
 	culprit  []string                                                       // substrings the Root cause section must name
 	healthy  bool
+	state    string              // the Summary's State line, when pinned (ongoing, healthy, historical)
+	file     string              // the Go file defining setup
+	dir      *scenarios.Scenario // a captured scenario (test/scenarios): setup loads it
 }
 
 func minutesAgo(m int) metav1.Time {
@@ -67,22 +73,27 @@ func simplePod(name string, mutate ...func(*corev1.Pod)) *corev1.Pod {
 	return p
 }
 
-// scenarios is the corpus; each area's file registers its own.
-var scenarios []scenario
+// goScenarios are scenarios written as Go setups, registered from an
+// init() of the file defining them. A new scenario starts as one: `make
+// capture-scenarios` runs it and saves it as test/scenarios/NAME, and then
+// the Go setup is deleted (the directory is the definition).
+var goScenarios []scenario
 
 func register(list ...scenario) {
+	_, file, _, _ := runtime.Caller(1)
 	for _, sc := range list {
-		for _, have := range scenarios {
+		sc.file = filepath.Base(file)
+		for _, have := range goScenarios {
 			if have.name == sc.name {
 				panic("duplicate scenario " + sc.name)
 			}
 		}
-		scenarios = append(scenarios, sc)
+		goScenarios = append(goScenarios, sc)
 	}
 }
 
 func scenarioNamed(name string) scenario {
-	for _, sc := range scenarios {
+	for _, sc := range allScenarios() {
 		if sc.name == name {
 			return sc
 		}
@@ -90,128 +101,32 @@ func scenarioNamed(name string) scenario {
 	panic("no scenario " + name)
 }
 
-func init() { register(baseScenarios...) }
-
-var baseScenarios = []scenario{
-	{
-		name: "crashloop-missing-env",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			p := simplePod("api", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Status = crashStatus("app", 1, "Error", 5)
-				p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "DB_PASSWORD", Value: "hunter2-planted-secret"}}
-			})
-			p = c.CreatePod(t, p)
-			c.SetLogs(ns, "api", "app", true, "starting api v1.4.2\nFATAL config: required env DATABASE_URL is empty\n")
-			c.SetLogs(ns, "api", "app", false, "")
-			c.Event(t, testcluster.EventSpec{Object: p, Reason: "BackOff", Count: 42, First: time.Now().Add(-25 * time.Minute),
-				Message: fmt.Sprintf("Back-off restarting failed container app in pod api_%s(%s)", ns, p.UID), FieldPath: "spec.containers{app}"})
-			return []string{"pod/api"}
-		},
-		category: "CrashLoop/Exit1/MissingEnv",
-		culprit:  []string{"DATABASE_URL", "container app"},
-	},
-	{
-		name: "crashloop-connection-refused-bare-name",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c.CreatePod(t, simplePod("worker", func(p *corev1.Pod) { p.Namespace = ns; p.Status = crashStatus("app", 1, "Error", 3) }))
-			c.SetLogs(ns, "worker", "app", true, "connecting to redis\nError: dial tcp 10.0.0.42:6379: connect: connection refused\n")
-			return []string{"worker"} // a bare NAME means a pod
-		},
-		category: "CrashLoop/Exit1/ConnectionRefused",
-		culprit:  []string{"10.0.0.42:6379"},
-	},
-	{
-		name: "oomkilled",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c.CreatePod(t, simplePod("cruncher", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.Containers[0].Resources = corev1.ResourceRequirements{
-					Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}, Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}
-				p.Status = crashStatus("app", 137, "OOMKilled", 3)
-			}))
-			return []string{"po", "cruncher"} // TYPE NAME with a short name
-		},
-		category: "OOMKilled",
-		culprit:  []string{"container app", "64Mi"},
-	},
-	{
-		name: "imagepull-tag-not-found",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			image := "registry.invalid/shop/api:9.9.9"
-			p := c.CreatePod(t, simplePod("frontend", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.Containers[0].Image = image
-				p.Status = corev1.PodStatus{Phase: corev1.PodPending, HostIP: "127.0.0.1", StartTime: ptr(minutesAgo(30)), Conditions: notReadyConditions(),
-					ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: image,
-						State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "` + image + `"`}}}}}
-			}))
-			c.Event(t, testcluster.EventSpec{Object: p, Reason: "Failed", Count: 3, FieldPath: "spec.containers{app}",
-				Message: `Failed to pull image "` + image + `": rpc error: code = NotFound desc = failed to pull and unpack image "` + image + `": failed to resolve reference "` + image + `": ` + image + `: not found`})
-			c.Event(t, testcluster.EventSpec{Object: p, Reason: "BackOff", Count: 12, Message: `Back-off pulling image "` + image + `"`})
-			return []string{"pod/frontend"}
-		},
-		category: "ImagePull/NotFound",
-		culprit:  []string{"registry.invalid/shop/api:9.9.9"},
-	},
-	{
-		name: "unschedulable-insufficient-cpu",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			msg := "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
-			p := c.CreatePod(t, simplePod("trainer", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Annotations = map[string]string{testcluster.AnnotationUnscheduled: "true"}
-				p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64")}
-				p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
-					Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg, LastTransitionTime: minutesAgo(20)}}}
-			}))
-			c.Event(t, testcluster.EventSpec{Object: p, Reason: "FailedScheduling", Count: 4, Component: "default-scheduler", Message: "0/1 nodes are available: 1 Insufficient cpu."})
-			return []string{"pods/trainer"}
-		},
-		category: "Unschedulable/InsufficientCpu",
-		culprit:  []string{"cpu", "64"},
-	},
-	{
-		name: "deployment-crashloop",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			_, _, pods := c.DeploymentChain(t, ns, testcluster.DeploymentSpec{Name: "checkout", Image: "shop/checkout:2.1.0", Container: "web",
-				PodStatus: crashStatus("web", 1, "Error", 4)})
-			for _, p := range pods {
-				c.SetLogs(ns, p.Name, "web", true, "loading /etc/checkout/config.yaml\nopen /etc/checkout/config.yaml: no such file or directory\n")
-			}
-			return []string{"deploy/checkout"}
-		},
-		category: "CrashLoop/Exit1/MissingFile",
-		culprit:  []string{"/etc/checkout/config.yaml"},
-	},
-	{
-		name: "healthy-pod",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c.CreatePod(t, simplePod("fine", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Status = corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "127.0.0.1", StartTime: ptr(minutesAgo(30)),
-					Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, {Type: corev1.PodScheduled, Status: corev1.ConditionTrue}},
-					ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Ready: true, Started: ptr(true), Image: "busybox:1.36",
-						State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: minutesAgo(29)}}}}}
-			}))
-			c.SetLogs(ns, "fine", "app", false, "serving on :8080\n")
-			return []string{"pod/fine"}
-		},
-		healthy: true,
-	},
-	{
-		name: "healthy-deployment",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c.DeploymentChain(t, ns, testcluster.DeploymentSpec{Name: "web", Replicas: 2, PodStatus: corev1.PodStatus{
-				Phase: corev1.PodRunning, StartTime: ptr(minutesAgo(30)),
-				Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, {Type: corev1.PodScheduled, Status: corev1.ConditionTrue}},
-				ContainerStatuses: []corev1.ContainerStatus{{Name: "web", Ready: true, Image: "nginx:1.27",
-					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: minutesAgo(29)}}}}}})
-			return []string{"deployments.apps/web"}
-		},
-		healthy: true,
-	},
+// allScenarios is the corpus: the captured directories of test/scenarios
+// and the scenarios written as Go setups (to be captured), in name order.
+// A scenario defined both ways is an error, each is defined once; except
+// while capturing (make capture-scenarios), when the Go setup is what
+// replaces the directory.
+func allScenarios() []scenario {
+	var all []scenario
+	for _, sc := range capturedScenarios() {
+		if captureRoot != "" && slices.ContainsFunc(goScenarios, func(g scenario) bool { return g.name == sc.name }) {
+			continue
+		}
+		all = append(all, sc)
+	}
+	all = append(all, goScenarios...)
+	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
+	for i := 1; i < len(all); i++ {
+		if all[i].name == all[i-1].name {
+			panic("scenario " + all[i].name + " is defined twice: as test/scenarios/" + all[i].name + " and in a Go setup; remove the Go one once captured")
+		}
+	}
+	return all
 }
+
+// captureRoot is where TestScenarios saves each scenario's workspace as a
+// corpus directory (make capture-scenarios), or "".
+var captureRoot = os.Getenv("KUBECTL_TRIAGE_SCENARIOS_CAPTURE")
 
 // TestScenarios triages each scenario on the real control plane and checks
 // the report names the real cause, the incident lifecycle, the workspace
@@ -219,17 +134,21 @@ var baseScenarios = []scenario{
 // evaluation table (make eval).
 func TestScenarios(t *testing.T) {
 	c := testcluster.Get(t)
-	sorted := append([]scenario(nil), scenarios...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
 	var rows []evalRow
-	for _, sc := range sorted {
+	for _, sc := range allScenarios() {
 		row := evalRow{name: sc.name, expected: sc.category}
 		if sc.healthy {
 			row.expected = "Healthy"
 		}
 		t.Run(sc.name, func(t *testing.T) {
 			defer func() { row.pass = !t.Failed(); rows = append(rows, row) }()
-			ns := c.Namespace(t)
+			// The namespace the scenario was (or is being) captured in, so
+			// the live report names what the golden one does.
+			name := sc.name
+			if sc.dir != nil {
+				name = sc.dir.Meta.Namespace
+			}
+			ns := c.NamespaceNamed(t, name)
 			args := sc.setup(t, c, ns)
 			mark := c.AuditMark()
 			r := triage(t, c, ns, args...)
@@ -269,6 +188,15 @@ func TestScenarios(t *testing.T) {
 			}
 			if !strings.Contains(r.stderr, "Collected") {
 				t.Errorf("progress missing from stderr: %q", r.stderr)
+			}
+			if sc.state != "" && !strings.Contains(r.stdout, "State: "+sc.state) {
+				t.Errorf("want State: %s", sc.state)
+			}
+			if sc.dir != nil {
+				checkGolden(t, *sc.dir, r.stdout)
+			}
+			if captureRoot != "" && !t.Failed() {
+				capture(t, sc, dir, args, ns)
 			}
 			t.Logf("%s: %s (%d API requests)", sc.name, rep.Title, requests)
 		})

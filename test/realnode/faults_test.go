@@ -400,8 +400,8 @@ var faults = []fault{
 			return p
 		}),
 		moments: []moment{
-			{"waiting", podAge(10)},
-			{"still waiting", podAge(30)},
+			{"waiting", initRunningFor("wait-for-db", 10)},
+			{"still waiting", initRunningFor("wait-for-db", 30)},
 		},
 		category: "InitContainer/Running",
 		culprit:  []string{"wait-for-db", "orders-db:5432"},

@@ -178,6 +178,15 @@ func initWaiting(name, reason string) func([]corev1.Pod, []corev1.Event) bool {
 	})
 }
 
+// initRunningFor: init container name has been running secs seconds (on
+// a loaded machine the kubelet can take longer than that to start it: a pod
+// still PodInitializing shows no waiting yet).
+func initRunningFor(name string, secs int) func([]corev1.Pod, []corev1.Event) bool {
+	return containerIs(true, name, func(cs corev1.ContainerStatus) bool {
+		return cs.State.Running != nil && time.Since(cs.State.Running.StartedAt.Time) >= time.Duration(secs)*time.Second
+	})
+}
+
 func initRestarts(name string, n int32) func([]corev1.Pod, []corev1.Event) bool {
 	return containerIs(true, name, func(cs corev1.ContainerStatus) bool { return cs.RestartCount >= n })
 }

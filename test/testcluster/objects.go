@@ -56,8 +56,14 @@ func (c *Cluster) Namespace(t testing.TB) string {
 	if base == "" {
 		base = "test"
 	}
-	name := base + "-" + utilrand.String(suffixLen)
+	return c.NamespaceNamed(t, base+"-"+utilrand.String(suffixLen))
+}
 
+// NamespaceNamed is Namespace with the exact name: a captured scenario
+// (test/scenarios) is loaded into the namespace it was captured in, so the
+// live report names what the golden one does.
+func (c *Cluster) NamespaceNamed(t testing.TB, name string) string {
+	t.Helper()
 	ctx, cancel := reqCtx()
 	defer cancel()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -332,6 +338,61 @@ func (c *Cluster) Create(t testing.TB, obj runtime.Object) {
 	}
 	if err := fromUnstructured(out, obj); err != nil {
 		t.Fatalf("Create: %v", err)
+	}
+}
+
+// Get reads the stored version of obj (named by its kind, namespace and
+// name) into obj; the error is the API server's, e.g. NotFound.
+func (c *Cluster) Get(obj runtime.Object) error {
+	ri, u, err := c.resourceFor(obj)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := reqCtx()
+	defer cancel()
+	out, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	return fromUnstructured(out, obj)
+}
+
+// Replace overwrites an existing object with obj (what it holds beside
+// status, then a non-zero status through the status subresource), e.g. a
+// namespace's default ServiceAccount. obj is overwritten with the stored
+// object.
+func (c *Cluster) Replace(t testing.TB, obj runtime.Object) {
+	t.Helper()
+	ri, u, err := c.resourceFor(obj)
+	if err != nil {
+		t.Fatalf("Replace: %v", err)
+	}
+	ctx, cancel := reqCtx()
+	defer cancel()
+	var out *unstructured.Unstructured
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		u.SetResourceVersion(cur.GetResourceVersion())
+		u.SetUID(cur.GetUID())
+		out, err = ri.Update(ctx, u, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("replace %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	if err := fromUnstructured(out, obj); err != nil {
+		t.Fatalf("Replace: %v", err)
+	}
+	if status, ok := u.Object["status"]; ok && hasStatus(u) {
+		o := obj.DeepCopyObject()
+		if ou, ok := o.(*unstructured.Unstructured); ok {
+			ou.Object["status"] = status
+			c.SetObjectStatus(t, ou)
+			_ = fromUnstructured(ou, obj)
+		}
 	}
 }
 

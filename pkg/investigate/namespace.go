@@ -1,0 +1,167 @@
+package investigate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+)
+
+// A Namespace target is the question "what is broken in here?": the report
+// counts the failing pods, groups them by workload, ranks the workloads
+// (worst state first, then most pods) and explains each from the pod the
+// collector read in full for it. The root cause is the first workload's.
+
+// workloadGroup is one workload's failing pods.
+type workloadGroup struct {
+	name     string // "deployment checkout", or "pod api" for a bare pod
+	pods     []*corev1.Pod
+	severity int
+	cause    *Finding // its explained pod's root cause, if any
+}
+
+func namespaceSymptoms(c *Context, s *symptoms) {
+	groups := failingWorkloads(c, nil)
+	if len(groups) == 0 {
+		return
+	}
+	failing := 0
+	for _, g := range groups {
+		failing += len(g.pods)
+	}
+	s.fault("%d of %d pods in namespace %s are failing, in %d workload(s): %s", failing, len(c.B.NamespacePods), c.B.Target.Name, len(groups), strings.Join(groupNames(groups, 5), ", "))
+}
+
+// failingWorkloads groups the namespace's failing pods by workload, worst
+// first, each with the cause found for its explained pod.
+func failingWorkloads(c *Context, findings []Finding) []*workloadGroup {
+	byName := map[string]*workloadGroup{}
+	var out []*workloadGroup
+	for _, p := range c.B.NamespacePods {
+		if !bundle.PodFailing(p) {
+			continue
+		}
+		name := workloadName(p)
+		g := byName[name]
+		if g == nil {
+			g = &workloadGroup{name: name}
+			byName[name] = g
+			out = append(out, g)
+		}
+		g.pods = append(g.pods, p)
+		g.severity = max(g.severity, bundle.PodSeverity(p))
+	}
+	for _, g := range out {
+		for _, p := range g.pods {
+			if f := rank(findingsAbout(findings, p.Name)); f != nil {
+				g.cause = f
+				break
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if (a.cause != nil) != (b.cause != nil) {
+			return a.cause != nil
+		}
+		if a.severity != b.severity {
+			return a.severity > b.severity
+		}
+		if len(a.pods) != len(b.pods) {
+			return len(a.pods) > len(b.pods)
+		}
+		return a.name < b.name
+	})
+	return out
+}
+
+// workloadName names a pod's workload from its controller reference alone
+// (a ReplicaSet's pod-template-hash taken off: its Deployment).
+func workloadName(p *corev1.Pod) string {
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil {
+		return "pod " + p.Name
+	}
+	if ref.Kind == "ReplicaSet" {
+		if h := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; h != "" && strings.HasSuffix(ref.Name, "-"+h) {
+			return "deployment " + strings.TrimSuffix(ref.Name, "-"+h)
+		}
+	}
+	return strings.ToLower(ref.Kind) + " " + ref.Name
+}
+
+func findingsAbout(fs []Finding, pod string) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if p, _, _ := strings.Cut(f.Subject, "/"); p == pod {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func groupNames(gs []*workloadGroup, n int) []string {
+	var out []string
+	for i, g := range gs {
+		if i == n {
+			out = append(out, fmt.Sprintf("and %d more", len(gs)-n))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s (%d pod(s))", g.name, len(g.pods)))
+	}
+	return out
+}
+
+// summarizeNamespace heads the report with the ranked list of failing
+// workloads; the root cause stays the first one's, and the others' causes
+// are contributing facts.
+func summarizeNamespace(r *report.Report, c *Context, findings []Finding, best *Finding) {
+	groups := failingWorkloads(c, findings)
+	if len(groups) == 0 {
+		return
+	}
+	// The root cause's workload leads, whatever the state order says.
+	same := func(f *Finding) bool {
+		return f != nil && best != nil && f.Rule == best.Rule && f.Subject == best.Subject && f.Category == best.Category
+	}
+	for i, g := range groups {
+		if same(g.cause) && i > 0 {
+			groups = append(append([]*workloadGroup{g}, groups[:i]...), groups[i+1:]...)
+			break
+		}
+	}
+	failing := 0
+	var lines []string
+	for i, g := range groups {
+		failing += len(g.pods)
+		what := "not explained: its pods were not read in full (kubectl triage " + strings.Replace(g.name, " ", "/", 1) + " -n " + c.B.Target.Name + ")"
+		if g.cause != nil {
+			what = g.cause.Title
+		}
+		lines = append(lines, fmt.Sprintf("%d. %s, %d pod(s) failing: %s", i+1, g.name, len(g.pods), what))
+		if i > 0 && g.cause != nil && !same(g.cause) {
+			r.RootCause.Contributing = append(r.RootCause.Contributing, fmt.Sprintf("Also failing in namespace %s: %s (%d pod(s)): %s.", c.B.Target.Name, g.name, len(g.pods), g.cause.Title))
+			for _, a := range g.cause.Actions {
+				if a.Kind == report.Immediate {
+					a.Description = "For " + g.name + ": " + a.Description
+					r.Actions = addAction(r.Actions, a)
+				}
+			}
+		}
+	}
+	head := fmt.Sprintf("%d of %d pods in namespace %s are failing, in %d workload(s), worst first:\n%s", failing, len(c.B.NamespacePods), c.B.Target.Name, len(groups), strings.Join(lines, "\n"))
+	r.Summary = head + "\n\n" + r.Summary
+	if same(groups[0].cause) {
+		r.Title = fmt.Sprintf("%s: %s", groups[0].name, best.Title)
+		if len(groups) > 1 {
+			r.Title += fmt.Sprintf(" (and %d more failing workload(s) in namespace %s)", len(groups)-1, c.B.Target.Name)
+		}
+		r.RootCause.Statement = r.Title
+	}
+}
