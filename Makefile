@@ -96,6 +96,7 @@ bench: build
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run '^$$' -bench 'AgentStart' -benchtime 30x ./test/e2e
 	$(GO) test -count=1 -run '^$$' -bench 'BenchmarkText$$' ./pkg/redact
 	$(GO) test -count=1 -run '^$$' -bench 'Ingest|DedupMemory' -benchmem ./pkg/watch
+	$(GO) test -count=1 -run '^$$' -bench 'Decide' -benchtime 5x -benchmem ./pkg/applog
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'RealNode' -benchtime 5x -timeout 10m ./test/realnode
 	$(GO) test -count=1 -run '^$$' -bench 'GroupBurst' -benchmem ./pkg/watch
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run '^$$' -bench 'WatchBurst' -benchtime 1x -timeout 20m ./test/e2e

@@ -379,6 +379,13 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 		f.Mechanism = code.Hint + "."
 		f.Confidence = 0.85
 		f.Culprit = fmt.Sprintf("%s container %s command/args", podRef(p), st.Name)
+		// Exit 0 is no verdict: a script may log its failure and still
+		// return 0. Its last words say which (issue 16).
+		if line, prev := lastWords(c, p, st.Name); line != "" {
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Its last log line before exiting: %q", line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(prev)), logsCmd(p, st.Name, prev)))
+			f.Summary += fmt.Sprintf(" Its last log line before exiting: %q.", line)
+		}
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Make the container's command run in the foreground (no `&`, no daemonizing) or, for a one-off task, run it as a Job instead of a Deployment.",
 				Commands: []string{fmt.Sprintf(`kubectl get %s/%s %s -o jsonpath='{.spec.template.spec.containers[?(@.name=="%s")].command}'`, kind, owner, nsFlag(p), st.Name)}},
@@ -433,6 +440,13 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)), logsCmd(p, st.Name, fromPrev)))
 			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last error line is %q.", st.Name, p.Name, meaning, dec.Line)
 			f.Confidence = 0.7
+		} else if line, lp := lastWords(c, p, st.Name); line != "" && (term == nil || term.ExitCode < 128) {
+			// No error-like line: the last words are still what the
+			// application said before it exited. Not after a signal
+			// (137, 143): something else ended it mid-sentence.
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last log line before the exit: %q", line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(lp)), logsCmd(p, st.Name, lp)))
+			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last log line is %q.", st.Name, p.Name, meaning, line)
 		} else if prev == nil || prev.Error != "" {
 			f.Contributing = append(f.Contributing, "The previous instance's logs could not be read, so the reason for the exit is not confirmed.")
 		}
