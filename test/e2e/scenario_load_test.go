@@ -192,11 +192,11 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 	return s.Meta.Args
 }
 
-// logTime is the kubelet's timestamp the collector asked for; the fake
+// kubeletStamp is the kubelet's timestamp the collector asked for; the fake
 // kubelet adds its own.
-var logTime = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z `)
+var kubeletStamp = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z `)
 
-func untimestamped(text string) string { return logTime.ReplaceAllString(text, "") }
+func untimestamped(text string) string { return kubeletStamp.ReplaceAllString(text, "") }
 
 // pacePods returns what to call before creating each object (in objs'
 // order) so that pods get creationTimestamps in the captured order: pods

@@ -240,7 +240,7 @@ func TestWatchLeaderElection(t *testing.T) {
 func TestWatchGroupsNodeFaults(t *testing.T) {
 	c := testcluster.Get(t)
 	ns := c.Namespace(t)
-	node := "grouped-" + schedSuffix(ns)
+	node := "grouped-" + ns[len(ns)-5:] // the namespace's random suffix: a node per test run
 	n := schedNode(t, c, node)
 	t.Cleanup(func() { // a NotReady node is no fixture for later tests
 		c.Client.CoreV1().Nodes().Delete(context.Background(), node, metav1.DeleteOptions{})
