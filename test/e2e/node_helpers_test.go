@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Node, pod and Job builders the watch tests use (the scenario corpus
+// Node, pod and Job builders the watch tests use (the scenario corpus that had
 // them is test/scenarios directories now).
 
 // schedNode creates a Ready worker node (4 cpu, 8Gi, 110 pods) as a kubelet
