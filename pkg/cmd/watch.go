@@ -101,6 +101,7 @@ type WatchOptions struct {
 	LogFormat       string
 	LogLevel        string
 	Retention       time.Duration
+	storeFlags
 
 	namespaces  []string // -n given: only these
 	typedMCP    []string // MCP flags given on the command line
@@ -189,6 +190,7 @@ func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 	choiceVar(f, &o.LogFormat, "log-format", o.LogFormat, []string{"text", "json"}, "Log format on stderr: text or json")
 	checkedVar(f, &o.LogLevel, "log-level", o.LogLevel, func(s string) error { _, err := parseLogLevel(s); return err }, "Log level: debug, info, warn or error. Env: "+envLogLvl)
 	nonNegativeDurationVar(f, &o.Retention, "retention", 0, "Remove finished incidents older than this, at start and periodically (0: keep all)")
+	o.storeFlags.addWatchFlags(f)
 	for flag, env := range map[string]string{"mcp-endpoint": envMCPEndpoint, "subscribe-mode": envSubscribe, "slack-webhook": envSlackWebhook,
 		"min-severity": envMinSeverity, "log-level": envLogLvl} {
 		config.BindEnv(f, flag, env)
@@ -308,6 +310,12 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.defaultName = def.name
+	// The store is checked (and a missing container created) before any
+	// fault is taken, so a wrong URL or credential stops the watch now.
+	if err := o.openStore(ctx, o.log); err != nil {
+		return err
+	}
+	defer o.closeStore()
 	filter := o.filter
 	if o.Source == sourceMCP && o.SubscribeMode != "events" {
 		// The faults subscription takes no namespace: narrow it here.
@@ -567,6 +575,7 @@ func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.I
 		// and the log where it is.
 		log.Error("incident outcome not recorded", "incident_id", res.Incident.IncidentID, "error", res.RecordErr, "workspace", res.Incident.Workspace)
 	}
+	o.publish(ctx, res.Incident, log)
 	return res.Incident, nil
 }
 
@@ -603,6 +612,7 @@ type summary struct {
 	DurationSeconds float64 `json:"durationSeconds"`
 	Workspace       string  `json:"workspace,omitempty"`
 	Report          string  `json:"report,omitempty"`
+	Stored          string  `json:"stored,omitempty"` // where --store put it
 	Error           string  `json:"error,omitempty"`
 }
 
@@ -617,6 +627,7 @@ func summarize(out watcher.Outcome) summary {
 	}
 	if inc := out.Incident; inc != nil {
 		s.IncidentID, s.Status, s.FailureReason, s.Workspace = inc.IncidentID, string(inc.Status), inc.FailureReason, inc.Workspace
+		s.Stored = storedAt(inc)
 		if inc.Report != nil {
 			s.RootCause, s.Confidence, s.ConfidenceLevel = inc.Report.RootCause, inc.Report.Confidence, inc.Report.ConfidenceLevel
 			if inc.Status == incident.Resolved {
