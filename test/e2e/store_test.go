@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob"
 
@@ -221,6 +223,34 @@ func TestWatchStoreErrors(t *testing.T) {
 				t.Errorf("a failed start left %d workspaces", len(entries))
 			}
 		})
+	}
+}
+
+// TestWatchStoreCannotCreate: the container is missing and the credential
+// (a read-only account SAS, from the environment as the seeds set it) may
+// not create it: one line at startup, nothing created.
+func TestWatchStoreCannotCreate(t *testing.T) {
+	srv := azurite.Start(t)
+	c := testcluster.Get(t)
+	cred, err := azblob.NewSharedKeyCredential(srv.Account, srv.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms := sas.AccountPermissions{Read: true, List: true}
+	types := sas.AccountResourceTypes{Container: true, Object: true}
+	qp, err := sas.AccountSignatureValues{Protocol: sas.ProtocolHTTPSandHTTP, ExpiryTime: time.Now().Add(time.Hour),
+		Permissions: perms.String(), ResourceTypes: types.String()}.SignWithSharedKey(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"AZURE_STORAGE_ACCOUNT=" + srv.Account, "AZURE_STORAGE_KEY=", "AZURE_STORAGE_SAS_TOKEN=" + qp.Encode(),
+		"AZURE_STORAGE_DOMAIN=" + srv.Addr, "AZURE_STORAGE_PROTOCOL=http", "AZURE_STORAGE_IS_LOCAL_EMULATOR=true"}
+	w := startWatchEnv(t, c, env, "--store", "azblob://not-yet")
+	code, lines := w.wait(t, 2*time.Minute)
+	stderr := strings.TrimSpace(w.stderr.String())
+	want := `error: --store azblob://not-yet: container "not-yet" does not exist and could not be created: `
+	if code != 1 || len(lines) != 0 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "\n") || strings.Contains(stderr, "sig=") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1 and one line starting %q", code, lines, stderr, want)
 	}
 }
 
