@@ -33,6 +33,27 @@ func (s *storeFlags) addWatchFlags(f *pflag.FlagSet) {
 	config.BindEnv(f, "store", envStore)
 }
 
+// addTriageFlags gives one-shot triage --store and --keep-local.
+func (s *storeFlags) addTriageFlags(f *pflag.FlagSet) {
+	f.StringVar(&s.StoreURL, "store", "", storeHelp+"; the finished incident's workspace is uploaded to CLUSTER/YYYY/MM/DD/ID/. Env: "+envStore)
+	f.BoolVar(&s.KeepLocal, "keep-local", true, "With --store: keep the local workspace after it is uploaded")
+	config.BindEnv(f, "store", envStore)
+}
+
+// publishOneShot uploads a one-shot triage's incident and says where it
+// went on the progress line; a failed upload is a warning (the report and
+// the workspace are still here), not the run's failure.
+func (s *storeFlags) publishOneShot(ctx context.Context, inc *incident.Incident, progress func(string, ...any)) {
+	if s.objects == nil || inc == nil {
+		return
+	}
+	if err := s.objects.Publish(ctx, inc, s.KeepLocal); err != nil {
+		progress("warning: %v", err)
+		return
+	}
+	progress("Stored in %s", storedAt(inc))
+}
+
 // openStore checks the store (creating a missing container or bucket
 // where the credentials allow) before the watch takes any fault.
 func (s *storeFlags) openStore(ctx context.Context, log *slog.Logger) error {

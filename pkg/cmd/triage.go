@@ -83,6 +83,7 @@ type TriageOptions struct {
 	genericiooptions.IOStreams
 
 	AgentFlags
+	storeFlags // --store: the incident is uploaded once finished
 
 	Args      []string
 	Quiet     bool
@@ -197,6 +198,7 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	config.ExcludeFromConfig(f, "fault-file") // one event, not a setting
 	f.StringVarP(&o.Output, "output", "o", outputMarkdown, "Output format: markdown (the report) or json (the report and the incident's outcome, as one JSON document)")
 	config.ExcludeFromConfig(f, "output") // scripts rely on what stdout carries
+	o.storeFlags.addTriageFlags(f)
 }
 
 // Complete fills the options from flags, environment and kubeconfig.
@@ -259,6 +261,11 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return errCancelledEarly
 	}
+	// A store that cannot be used is an error before any incident exists.
+	if err := o.openStore(ctx, o.logger()); err != nil {
+		return err
+	}
+	defer o.closeStore()
 	res, err := triage.Run(ctx, p.cs, p.ev, p.t.Object, triage.Options{
 		WorkspaceRoot: o.WorkspaceRoot,
 		Agent:         o.agent,
@@ -274,6 +281,7 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	o.publishOneShot(ctx, res.Incident, progress)
 	return o.finish(res)
 }
 

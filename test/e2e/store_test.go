@@ -262,3 +262,23 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestTriageStore: one-shot triage with --store uploads the incident too;
+// with --keep-local=false the root is left empty and the report still
+// printed.
+func TestTriageStore(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	url := "file://" + filepath.Join(t.TempDir(), "store")
+	r := triage(t, c, ns, "pod/api", "--store", url, "--keep-local=false")
+	if r.code != 0 || !strings.Contains(r.stdout, "DATABASE_URL") || !strings.Contains(r.stderr, "Stored in "+url+"/") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if entries, _ := os.ReadDir(r.root); len(entries) != 0 {
+		t.Errorf("--keep-local=false left %d entries in the root", len(entries))
+	}
+	if code, out, stderr := runStoreCmd(t, nil, "list", "--store", url, "-o", "wide"); code != 0 || !strings.Contains(out, "Pod/api -n "+ns) || !strings.Contains(out, url+"/") {
+		t.Errorf("list --store: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
