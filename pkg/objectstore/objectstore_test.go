@@ -233,6 +233,7 @@ func TestPublishAndRead(t *testing.T) {
 				want  []string
 			}{
 				{created.Add(-time.Hour), []string{inc.IncidentID, other.IncidentID}},
+				{time.Time{}, []string{inc.IncidentID, other.IncidentID}}, // all of it, in one listing per cluster
 				{created, []string{inc.IncidentID, other.IncidentID}},
 				{created.Add(time.Second), []string{other.IncidentID}},
 				{created.Add(25*time.Hour + time.Second), nil},

@@ -20,6 +20,9 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
+// maxDaysListed: Recent lists day by day up to this many days back.
+const maxDaysListed = 31
+
 // maxRecord bounds an incident.json read from the store.
 const maxRecord = 4 << 20
 
@@ -204,8 +207,16 @@ func (s *Store) Recent(ctx context.Context, since time.Time) ([]incident.Inciden
 	now := s.now().UTC()
 	var out []incident.Incident
 	for _, c := range clusters {
-		for d := since.UTC().Truncate(24 * time.Hour); !d.After(now); d = d.Add(24 * time.Hour) {
-			prefix := fmt.Sprintf("%s%04d/%02d/%02d/", c, d.Year(), int(d.Month()), d.Day())
+		// A day's prefix at a time; for a long span, the cluster's whole
+		// prefix in one listing.
+		prefixes := []string{c}
+		if now.Sub(since) <= maxDaysListed*24*time.Hour {
+			prefixes = nil
+			for d := since.UTC().Truncate(24 * time.Hour); !d.After(now); d = d.Add(24 * time.Hour) {
+				prefixes = append(prefixes, fmt.Sprintf("%s%04d/%02d/%02d/", c, d.Year(), int(d.Month()), d.Day()))
+			}
+		}
+		for _, prefix := range prefixes {
 			entries, _, err := s.list(ctx, prefix, func(string) bool { return true })
 			if err != nil {
 				return nil, err
