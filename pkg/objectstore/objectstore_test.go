@@ -97,7 +97,7 @@ func finishedWorkspace(t *testing.T, root, cluster string, created time.Time) *i
 		workspace.PromptFile:                         "Triage Pod/api\n",
 		workspace.EventFile:                          `{"faultType":"CrashLoop"}`,
 		workspace.AgentKubeconfig:                    "apiVersion: v1\nkind: Config\nclusters:\n- name: gw\n  cluster:\n    server: https://127.0.0.1:1\ncontexts:\n- name: gw\n  context:\n    cluster: gw\n    user: agent\ncurrent-context: gw\nusers:\n- name: agent\n  user:\n    token: " + gatewayToken + "\n",
-		workspace.AgentLogFile:                       "$ cat context/kubeconfig\n    token: " + gatewayToken + "\nkubectl get pods\n",
+		workspace.AgentLogFile:                       "$ grep -o gw-bearer context/kubeconfig\n" + gatewayToken + "\nkubectl logs api: connecting with password=hunter2-from-the-log\n",
 		workspace.ReportFile:                         "# Triage: Pod/api (shop) — DATABASE_URL is unset\n",
 		"output/artifacts/notes.txt":                 "notes\n",
 		"tmp/kube-cache/discovery":                   "token: " + gatewayToken,
@@ -177,7 +177,7 @@ func TestPublishAndRead(t *testing.T) {
 			if !slices.Equal(keys, want) {
 				t.Errorf("uploaded\n  %s\nwant\n  %s", strings.Join(keys, "\n  "), strings.Join(want, "\n  "))
 			}
-			secrets := []string{gatewayToken, "sk-proj-leftover-login", "root:x:0:0"}
+			secrets := []string{gatewayToken, "sk-proj-leftover-login", "root:x:0:0", "hunter2-from-the-log"}
 			if srv != nil {
 				secrets = append(secrets, srv.Key)
 			}
@@ -188,8 +188,8 @@ func TestPublishAndRead(t *testing.T) {
 					}
 				}
 			}
-			if !bytes.Contains(got[key+"output/agent.log"], []byte("[REDACTED:gateway-token]")) {
-				t.Errorf("agent.log: the printed gateway token is not masked: %q", got[key+"output/agent.log"])
+			if log := got[key+"output/agent.log"]; !bytes.Contains(log, []byte("[REDACTED:gateway-token]")) || !bytes.Contains(log, []byte("password=[REDACTED]")) {
+				t.Errorf("agent.log: the gateway token or the logged password is not masked: %q", log)
 			}
 
 			// Both records say where it went; the local one stayed valid JSON.

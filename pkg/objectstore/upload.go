@@ -13,11 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gocloud.dev/blob"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -214,6 +216,11 @@ func collect(dir string) ([]file, error) {
 	secrets := gatewaySecrets(root)
 	var files []file
 	for _, top := range uploaded {
+		// A top-level name an agent replaced with a symlink (to its HOME
+		// leftovers, say) is not followed: WalkDir would stat through it.
+		if fi, err := root.Lstat(top); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			continue
+		}
 		err := fs.WalkDir(root.FS(), top, func(p string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) && p == top {
 				return nil
@@ -233,6 +240,14 @@ func collect(dir string) ([]file, error) {
 			}
 			for _, sec := range secrets {
 				data = bytes.ReplaceAll(data, []byte(sec), []byte("[REDACTED:gateway-token]"))
+			}
+			// The evidence and the report were redacted as they were
+			// written; the agent's log and artifacts are its own output,
+			// quoting what it read. Text leaves the machine redacted
+			// (idempotent on what already was).
+			if utf8.Valid(data) {
+				text, _ := redact.Text(string(data))
+				data = []byte(text)
 			}
 			files = append(files, file{rel: path.Clean(p), data: data})
 			return nil
