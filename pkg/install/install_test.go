@@ -28,7 +28,9 @@ func TestGolden(t *testing.T) {
 	mcp := base()
 	mcp.Namespace, mcp.Source, mcp.MCPEndpoint, mcp.SlackWebhookSecret, mcp.MetricsAddr =
 		"ops", "mcp", "http://kubernetes-mcp-server.mcp:8080/mcp", "slack", "0.0.0.0:8443"
-	for name, o := range map[string]Options{"default": base(), "mcp-slack": mcp} {
+	stored := base()
+	stored.Store, stored.StoreSecret = "azblob://incidents", "triage-storage"
+	for name, o := range map[string]Options{"default": base(), "mcp-slack": mcp, "store": stored} {
 		t.Run(name, func(t *testing.T) {
 			objs, err := Objects(o)
 			if err != nil {
@@ -153,6 +155,10 @@ func TestValidate(t *testing.T) {
 		{"metrics port 0", func(o *Options) { o.MetricsAddr = ":0" }, "1-65535"},
 		{"bad secret name", func(o *Options) { o.SlackWebhookSecret = "Slack!" }, "invalid --slack-webhook-secret"},
 		{"bad secret key", func(o *Options) { o.SlackWebhookSecret, o.SlackWebhookKey = "slack", "a/b" }, "invalid --slack-webhook-secret-key"},
+		{"file store", func(o *Options) { o.Store = "file:///var/incidents" }, "invalid --store"},
+		{"store with a SAS", func(o *Options) { o.Store = "azblob://c?sig=abc&sv=2024" }, "must not carry credentials"},
+		{"store secret without store", func(o *Options) { o.StoreSecret = "azure" }, "--store-secret is for --store"},
+		{"bad store secret", func(o *Options) { o.Store, o.StoreSecret = "s3://b", "Azure!" }, "invalid --store-secret"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := base()
