@@ -282,3 +282,67 @@ func TestTriageStore(t *testing.T) {
 		t.Errorf("list --store: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestWatchStoreGatewayToken: an agent CLI that prints its gateway
+// kubeconfig's bearer token (into its log and an artifact) while the
+// gateway serves it; the upload holds the workspace's evidence and output
+// but neither the kubeconfig nor the token anywhere.
+func TestWatchStoreGatewayToken(t *testing.T) {
+	c := testcluster.Get(t)
+	ns := c.Namespace(t)
+	scenarioNamed("crashloop-missing-env").setup(t, c, ns)
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "leaky-agent")
+	script := "#!/bin/sh\ncat >/dev/null\n" +
+		"tok=$(sed -n 's/^ *token: *//p' \"$KUBECONFIG\" | tr -d '\"')\n" +
+		"echo \"$tok\"\nmkdir -p output/artifacts && echo \"$tok\" > output/artifacts/seen.txt\n" +
+		"printf '# Triage: Pod/api\\n\\n## Summary\\nx\\n\\n## Root cause\\ny\\n'\n"
+	if err := os.WriteFile(agent, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(dir, "store")
+	w := startWatch(t, c, "-n", ns, "--include-existing", "--max-incidents", "1", "--store", "file://"+store,
+		"--agent-command", agent, "--no-sandbox")
+	il := w.next(t, 2*time.Minute)
+	if code, _ := w.wait(t, time.Minute); code != 0 || il.Stored == "" {
+		t.Fatalf("exit %d, incident %+v; stderr:\n%s", code, il, w.stderr.String())
+	}
+	kc, err := os.ReadFile(filepath.Join(il.Workspace, "context", "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := ""
+	for _, line := range strings.Split(string(kc), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "token:"); ok {
+			token = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	if len(token) < 16 {
+		t.Fatalf("no gateway token in the workspace's kubeconfig:\n%s", kc)
+	}
+	if log, _ := os.ReadFile(filepath.Join(il.Workspace, "output", "agent.log")); !strings.Contains(string(log), token) {
+		t.Fatalf("the agent did not print the token; its log:\n%s", log)
+	}
+	inc := loadIncident(t, il.Workspace)
+	var files []string
+	err = filepath.WalkDir(filepath.Join(store, filepath.FromSlash(inc.Storage.Path)), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files = append(files, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(data), token) {
+			t.Errorf("%s holds the gateway token", p)
+		}
+		if filepath.Base(p) == "kubeconfig" {
+			t.Errorf("stored %s", p)
+		}
+		return nil
+	})
+	if err != nil || len(files) < 4 {
+		t.Fatalf("stored files %q, %v", files, err)
+	}
+}
