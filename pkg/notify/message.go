@@ -228,6 +228,10 @@ func incidentContext(inc *incident.Incident) Block {
 	if inc.Workspace != "" {
 		elements = append(elements, *mrkdwn(truncate("Workspace "+code(inc.Workspace), contextLimit)))
 	}
+	// Where watch --store put it: what a reader elsewhere can open.
+	if st := inc.Storage; st != nil && st.UploadedAt != nil {
+		elements = append(elements, *mrkdwn(truncate("Stored "+code(st.URL+"/"+st.Path), contextLimit)))
+	}
 	return Block{Type: "context", Elements: elements}
 }
 

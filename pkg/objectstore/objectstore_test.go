@@ -271,6 +271,9 @@ func TestKeepLocalFalse(t *testing.T) {
 			if left, _ := os.ReadDir(root); len(left) != 0 {
 				t.Errorf("the local workspace was not removed: %v", left)
 			}
+			if inc.Workspace != "" {
+				t.Errorf("the incident still names its removed workspace %s", inc.Workspace)
+			}
 			if e, err := s.Find(ctx, inc.IncidentID); err != nil || e.Incident.Storage == nil || e.Incident.Storage.UploadedAt == nil {
 				t.Fatalf("not in the store: %v, %v", e, err)
 			}

@@ -125,6 +125,9 @@ func (s *Store) Publish(ctx context.Context, inc *incident.Incident, keepLocal b
 		if err := removeWorkspace(dir); err != nil {
 			return fmt.Errorf("incident %s is in %s%s but its local workspace could not be removed: %w", inc.IncidentID, s.base+"/", key, err)
 		}
+		// The summary line, the log and Slack then point at the store,
+		// not at a directory that is gone.
+		inc.Workspace = ""
 		return nil
 	}
 	if err := incident.Save(filepath.Join(dir, workspace.IncidentFile), inc); err != nil && upErr == nil {
