@@ -81,6 +81,11 @@ func (s *Store) Publish(ctx context.Context, inc *incident.Incident, keepLocal b
 	if err := workspace.ValidateID(inc.IncidentID); err != nil {
 		return err
 	}
+	if !inc.Finished() {
+		// Only an outcome is stored: a reader, or a new leader, takes what
+		// is in the store for handled.
+		return fmt.Errorf("incident %s is still %s: only finished incidents are stored", inc.IncidentID, inc.Status)
+	}
 	dir := inc.Workspace
 	if dir == "" || filepath.Base(dir) != inc.IncidentID {
 		return fmt.Errorf("incident %s: workspace %q is not its directory", inc.IncidentID, dir)
