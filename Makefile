@@ -36,6 +36,16 @@ inspector:
 # The MCP Inspector tests skip without it; make test installs it.
 test: export KUBECTL_TRIAGE_INSPECTOR = $(INSPECTOR)
 
+# Azurite (npm azurite, pinned in hack/tools/azurite), the real Azure Blob
+# emulator the tests of --store upload to; installed once into a cache
+# outside the repo. Without it those tests skip; with it (make test) a test
+# that cannot start it fails.
+AZURITE = $(shell ./hack/azurite.sh)
+.PHONY: azurite
+azurite:
+	./hack/azurite.sh
+test: export KUBECTL_TRIAGE_AZURITE = $(AZURITE)
+
 # Prints the directory holding the pinned claude, codex and gemini.
 agent-clis:
 	./hack/agentclis.sh
@@ -47,6 +57,7 @@ agent-clis:
 # are the hostile-input suite's figures.
 test: build vet fuzz-short
 	@test -n "$(AGENTCLIS)" || { echo "make test: hack/agentclis.sh could not install the agent CLIs (node and npm needed)" >&2; exit 1; }
+	@test -n "$(AZURITE)" || { echo "make test: hack/azurite.sh could not install Azurite (node and npm needed)" >&2; exit 1; }
 	@rm -f $(REALNODE_REPORT)
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) KUBECTL_TRIAGE_BIN=$(CURDIR)/$(BIN) KUBECTL_TRIAGE_AGENTCLIS=$(AGENTCLIS) KUBECTL_TRIAGE_REALNODE_REPORT=$(REALNODE_REPORT) KUBECTL_TRIAGE_HOSTILE_FIGURES=$(CURDIR)/bin/hostile-figures.txt $(GO) test -count=1 -timeout 30m ./... ; s=$$?; cat bin/hostile-figures.txt 2>/dev/null; cat $(REALNODE_REPORT) 2>/dev/null; exit $$s
 

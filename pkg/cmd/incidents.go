@@ -38,6 +38,10 @@ type rootOptions struct {
 	WorkspaceRoot string
 	getEnv        func(string) string
 	store         *store.Store
+	// StoreURL is --store (list, show, status): read incidents from
+	// object storage instead of the root.
+	StoreURL string
+	reader   incidentReader
 }
 
 func (r *rootOptions) addFlag(cmd *cobra.Command) {
@@ -66,12 +70,12 @@ func (r *rootOptions) complete(cmd *cobra.Command) error {
 		return err
 	}
 	r.store = s
-	return nil
+	return r.openReader(cmd)
 }
 
 // find looks an incident up by ID or prefix, with the errors a user can act on.
 func (r *rootOptions) find(ref string) (*store.Entry, error) {
-	e, err := r.store.Find(ref)
+	e, err := r.source().Find(ref)
 	var nf *store.NotFoundError
 	if errors.As(err, &nf) {
 		return nil, fmt.Errorf("%w; run 'kubectl triage list'", err)
@@ -221,6 +225,7 @@ links are never followed.`,
 		},
 	}
 	o.addFlag(cmd)
+	o.addStoreFlag(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml or kyaml")
 	cmd.Flags().StringSliceVar(&o.Statuses, "status", nil, "Only incidents with this status (comma-separated): "+strings.Join(statuses, ", "))
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Do not print the table's header")
@@ -255,11 +260,11 @@ func (o *ListOptions) Validate() error {
 
 // Run lists.
 func (o *ListOptions) Run() error {
-	entries, skipped, err := o.store.List()
+	entries, skipped, err := o.source().List()
 	if err != nil {
 		return err
 	}
-	warnSkipped(o.ErrOut, o.store.Root, skipped)
+	warnSkipped(o.ErrOut, o.source().Where(), skipped)
 	entries = slices.DeleteFunc(entries, func(e *store.Entry) bool {
 		return (len(o.Statuses) > 0 && !slices.Contains(o.Statuses, string(e.Incident.Status))) ||
 			(o.namespace != "" && e.Incident.Namespace != o.namespace)
@@ -269,7 +274,7 @@ func (o *ListOptions) Run() error {
 		return o.printList(entries)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(o.ErrOut, "No incidents found in %s%s.\n", o.store.Root, o.filterNote())
+		fmt.Fprintf(o.ErrOut, "No incidents found in %s%s.\n", o.source().Where(), o.filterNote())
 		return nil
 	}
 	wide := o.Output == "wide"
@@ -442,6 +447,7 @@ ID is the incident's UUID or an unambiguous prefix of it (at least 4 characters)
 		},
 	}
 	o.addFlag(cmd)
+	o.addStoreFlag(cmd)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "Print the report as data (output/investigation.json)")
 	cmd.Flags().BoolVar(&o.Path, "path", false, "Print the workspace directory")
 	cmd.MarkFlagsMutuallyExclusive("json", "path")
@@ -481,9 +487,9 @@ func (o *ShowOptions) Run() error {
 	if o.JSON {
 		rel = workspace.ReportJSONFile
 	}
-	data, err := o.store.ReadFile(e, rel)
+	data, err := o.source().ReadFile(e, rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return noReport(o.store, e, o.JSON)
+		return noReport(o.source(), e, o.JSON)
 	}
 	if err != nil {
 		return fmt.Errorf("incident %s: read %s: %w", e.ID, rel, err)
@@ -501,7 +507,7 @@ func (o *ShowOptions) Run() error {
 }
 
 // noReport explains why an incident has no report (in the form asked for).
-func noReport(s *store.Store, e *store.Entry, wantJSON bool) error {
+func noReport(s incidentReader, e *store.Entry, wantJSON bool) error {
 	inc := e.Incident
 	if wantJSON {
 		if _, err := s.ReadFile(e, workspace.ReportFile); err == nil {
@@ -566,6 +572,7 @@ ID is the incident's UUID or an unambiguous prefix of it (at least 4 characters)
 		},
 	}
 	o.addFlag(cmd)
+	o.addStoreFlag(cmd)
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or kyaml (the incident record)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "kyaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -685,10 +692,26 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 		line("Duration", fmt.Sprintf("%s so far", duration.HumanDuration(now.Sub(inc.CreatedAt))))
 	}
 	line("Workspace", e.Dir)
+	if st := inc.Storage; st != nil {
+		if st.UploadedAt != nil {
+			line("Stored", st.URL+"/"+st.Path)
+		} else {
+			line("Stored", "no, the upload to "+st.URL+" gave up: "+st.Error)
+		}
+	}
 	if inc.Report != nil {
 		line("Root cause", orNone(strings.Join(strings.Fields(inc.Report.RootCause), " ")))
 		line("Confidence", confidence(inc))
-		line("Report", filepath.Join(e.Dir, workspace.ReportFile))
+		line("Report", joinLocation(e.Dir, workspace.ReportFile))
 	}
 	return w.Flush()
+}
+
+// joinLocation joins a workspace path, a directory or a store URL (which
+// filepath.Join would mangle), and a layout path.
+func joinLocation(dir, rel string) string {
+	if strings.Contains(dir, "://") {
+		return strings.TrimSuffix(dir, "/") + "/" + rel
+	}
+	return filepath.Join(dir, rel)
 }

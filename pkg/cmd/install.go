@@ -70,6 +70,8 @@ func NewCmdInstall(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, "watch's --metrics-addr in the pod: metrics, /healthz probes and the Service use its port")
 	f.StringVar(&o.SlackWebhookSecret, "slack-webhook-secret", "", "Secret in the namespace holding the Slack webhook URL, passed as SLACK_WEBHOOK_URL")
 	f.StringVar(&o.SlackWebhookKey, "slack-webhook-secret-key", o.SlackWebhookKey, "Key of the webhook URL in --slack-webhook-secret")
+	f.StringVar(&o.Store, "store", "", "watch's --store: keep incidents in azblob://CONTAINER, s3://BUCKET or gs://BUCKET instead of the pod's emptyDir")
+	f.StringVar(&o.StoreSecret, "store-secret", "", "Secret in the namespace whose keys become the pod's environment for --store (e.g. AZURE_STORAGE_ACCOUNT, AZURE_STORAGE_KEY)")
 	// The manifests depend on the command line alone, never on the invoking
 	// user's config file or environment (whose agent may be claude): this
 	// replaces the root's hook that applies them.

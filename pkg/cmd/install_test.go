@@ -76,7 +76,7 @@ func TestInstallNeedsPrint(t *testing.T) {
 		t.Errorf("without --print: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// Several replicas elect a leader: the manifests say so.
-	code, stdout, stderr = runInstall(t, "--print", "--replicas", "2")
+	code, stdout, stderr = runInstall(t, "--print", "--replicas", "2", "--store", "azblob://incidents")
 	if code != 0 || !strings.Contains(stdout, "replicas: 2") || !strings.Contains(stdout, "- --leader-elect") {
 		t.Errorf("--replicas 2: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}

@@ -78,6 +78,7 @@ type TriageOptions struct {
 	genericiooptions.IOStreams
 
 	AgentFlags
+	storeFlags // --store: the incident is uploaded once finished
 
 	Args      []string
 	Quiet     bool
@@ -192,6 +193,7 @@ func (o *TriageOptions) AddFlags(cmd *cobra.Command) {
 	config.ExcludeFromConfig(f, "fault-file") // one event, not a setting
 	f.StringVarP(&o.Output, "output", "o", outputMarkdown, "Output format: markdown (the report) or json (the report and the incident's outcome, as one JSON document)")
 	config.ExcludeFromConfig(f, "output") // scripts rely on what stdout carries
+	o.storeFlags.addTriageFlags(f)
 }
 
 // Complete fills the options from flags, environment and kubeconfig.
@@ -254,6 +256,11 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return errCancelledEarly
 	}
+	// A store that cannot be used is an error before any incident exists.
+	if err := o.openStore(ctx, o.logger()); err != nil {
+		return err
+	}
+	defer o.closeStore()
 	engine := triage.New(triage.Config{
 		WorkspaceRoot: o.WorkspaceRoot,
 		Agent:         o.agent,
@@ -267,6 +274,7 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	o.publishOneShot(ctx, res.Incident, report)
 	return o.finish(res)
 }
 

@@ -107,6 +107,7 @@ type WatchOptions struct {
 	LogFormat       string
 	LogLevel        string
 	Retention       time.Duration
+	storeFlags
 
 	namespaces []string // -n given: only these
 	typedMCP   []string // MCP flags given on the command line
@@ -192,6 +193,7 @@ func (o *WatchOptions) AddFlags(cmd *cobra.Command) {
 	choiceVar(f, &o.LogFormat, "log-format", o.LogFormat, []string{"text", "json"}, "Log format on stderr: text or json")
 	checkedVar(f, &o.LogLevel, "log-level", o.LogLevel, func(s string) error { _, err := parseLogLevel(s); return err }, "Log level: debug, info, warn or error. Env: "+envLogLvl)
 	nonNegativeDurationVar(f, &o.Retention, "retention", 0, "Remove finished incidents older than this, at start and periodically (0: keep all)")
+	o.storeFlags.addWatchFlags(f)
 	for flag, env := range map[string]string{"mcp-endpoint": envMCPEndpoint, "subscribe-mode": envSubscribe, "slack-webhook": envSlackWebhook,
 		"min-severity": envMinSeverity, "log-level": envLogLvl} {
 		config.BindEnv(f, flag, env)
@@ -315,6 +317,12 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The store is checked (and a missing container created) before any
+	// fault is taken, so a wrong URL or credential stops the watch now.
+	if err := o.openStore(ctx, o.log); err != nil {
+		return err
+	}
+	defer o.closeStore()
 	filter := o.filter
 	if o.Source == sourceMCP && o.SubscribeMode != "events" {
 		// The faults subscription takes no namespace: narrow it here.
@@ -494,6 +502,7 @@ func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.I
 		// and the log where it is.
 		log.Error("incident outcome not recorded", "incident_id", res.Incident.IncidentID, "error", res.RecordErr, "workspace", res.Incident.Workspace)
 	}
+	o.publish(ctx, res.Incident, log)
 	return res.Incident, nil
 }
 

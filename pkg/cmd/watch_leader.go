@@ -120,6 +120,12 @@ func (o *WatchOptions) newReplica(ctx context.Context, m *metrics.Metrics) (*rep
 // history is where a new leader reads the incidents its predecessors
 // made: where this watch keeps them (the replicas must share it).
 func (o *WatchOptions) history() (leader.History, error) {
+	// Replicas in the cluster share only the object store (each pod's
+	// workspace root is its own emptyDir): a new leader learns there what
+	// its predecessor triaged.
+	if o.objects != nil {
+		return o.objects, nil
+	}
 	return store.New(o.WorkspaceRoot)
 }
 

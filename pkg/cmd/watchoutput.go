@@ -35,6 +35,7 @@ type watchLine struct {
 	DurationSeconds float64 `json:"durationSeconds"`
 	Workspace       string  `json:"workspace,omitempty"`
 	Report          string  `json:"report,omitempty"`
+	Stored          string  `json:"stored,omitempty"` // where --store put it
 	Error           string  `json:"error,omitempty"`
 }
 
@@ -60,7 +61,7 @@ func newWatchLine(s incident.Summary) watchLine {
 		IncidentID: s.IncidentID, EventID: s.EventID, Status: string(s.Status), Cluster: s.Cluster, Namespace: s.Namespace,
 		Kind: s.Resource.Kind, Name: s.Resource.Name, FaultType: s.FaultType, Severity: s.Severity,
 		RootCause: s.RootCause, Confidence: s.Confidence, ConfidenceLevel: s.ConfidenceLevel, FailureReason: s.FailureReason,
-		DurationSeconds: s.Duration.Round(time.Millisecond).Seconds(), Workspace: s.Workspace, Error: s.Error,
+		DurationSeconds: s.Duration.Round(time.Millisecond).Seconds(), Workspace: s.Workspace, Stored: s.Stored, Error: s.Error,
 	}
 	if l.Status == "" {
 		l.Status = statusError

@@ -106,6 +106,23 @@ type Incident struct {
 	// CancelledBy says who asked for the cancellation (kubectl triage
 	// cancel): user, host and process.
 	CancelledBy string `json:"cancelledBy,omitempty"`
+	// Storage says where the finished workspace was copied in object
+	// storage (watch --store), or why it could not be.
+	Storage *StorageRef `json:"storage,omitempty"`
+}
+
+// StorageRef is where an incident's workspace went in object storage.
+type StorageRef struct {
+	// URL is the bucket as given to --store, without its query (no
+	// credential or endpoint setting is ever recorded).
+	URL string `json:"url"`
+	// Path is the workspace's prefix in the bucket:
+	// <cluster>/<yyyy>/<mm>/<dd>/<incident-id>/.
+	Path string `json:"path"`
+	// UploadedAt is set once every file is in the bucket; Error says why
+	// the upload gave up (the local workspace is then kept).
+	UploadedAt *time.Time `json:"uploadedAt,omitempty"`
+	Error      string     `json:"error,omitempty"`
 }
 
 // Redaction records what the redaction pass did to the triggering event.
@@ -214,4 +231,13 @@ func Load(path string) (*Incident, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return &inc, nil
+}
+
+// StoredAt is where the incident is in the object store (URL/path), once
+// it got there; "" before, or when it was never stored.
+func (inc *Incident) StoredAt() string {
+	if inc == nil || inc.Storage == nil || inc.Storage.UploadedAt == nil {
+		return ""
+	}
+	return inc.Storage.URL + "/" + inc.Storage.Path
 }

@@ -47,6 +47,9 @@ type Summary struct {
 	ConfidenceLevel string
 
 	Workspace string
+	// Stored is where watch --store put the incident (URL/path), once it
+	// is there.
+	Stored string
 	// ReportPath is output/investigation.md, when the incident has a
 	// report.
 	ReportPath string
@@ -65,7 +68,7 @@ func Summarize(inc *Incident) Summary {
 		Cluster: inc.Cluster, Context: inc.Context, Namespace: inc.Namespace,
 		Resource: inc.Resource, FaultType: inc.FaultType, Severity: inc.Severity, Message: inc.Message,
 		Agent: inc.Agent.Name, AgentModel: inc.Agent.Model,
-		Workspace: inc.Workspace, CreatedAt: inc.CreatedAt,
+		Workspace: inc.Workspace, CreatedAt: inc.CreatedAt, Stored: inc.StoredAt(),
 	}
 	if s.Cluster == "" {
 		s.Cluster = inc.Context
@@ -143,7 +146,7 @@ func (s Summary) ResourceName() string {
 func (s Summary) Clean() Summary {
 	for _, f := range []*string{&s.IncidentID, &s.EventID, &s.FailureReason, &s.Error, &s.Cluster, &s.Context, &s.Namespace,
 		&s.Resource.Kind, &s.Resource.Name, &s.Resource.Namespace, &s.FaultType, &s.Severity, &s.Message,
-		&s.Agent, &s.AgentModel, &s.RootCause, &s.ConfidenceLevel, &s.Workspace, &s.ReportPath} {
+		&s.Agent, &s.AgentModel, &s.RootCause, &s.ConfidenceLevel, &s.Workspace, &s.Stored, &s.ReportPath} {
 		*f, _ = redact.Text(term.Clean(*f))
 	}
 	st, _ := redact.Text(term.Clean(string(s.Status)))

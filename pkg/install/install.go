@@ -65,6 +65,13 @@ type Options struct {
 	// command line, where `kubectl get pod -o yaml` would show it).
 	SlackWebhookSecret string
 	SlackWebhookKey    string
+	// Store is watch's --store: incidents go to object storage, and the
+	// pod keeps no copy on its emptyDir. StoreSecret names a Secret in
+	// Namespace whose keys become the pod's environment (the provider's
+	// settings: AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, AWS_…), so no
+	// credential is in the Deployment.
+	Store       string
+	StoreSecret string
 }
 
 // Validate checks o before anything is built.
@@ -79,6 +86,11 @@ func (o Options) Validate() error {
 	}
 	if o.Replicas < 1 {
 		return fmt.Errorf("invalid --replicas %d: at least 1", o.Replicas)
+	}
+	if o.Replicas > 1 && o.Store == "" {
+		// Each pod keeps incidents on its own emptyDir: a new leader could
+		// not see what the old one triaged, and would triage it again.
+		return fmt.Errorf("--replicas %d needs --store: replicas learn what the leader before them triaged only from the object store", o.Replicas)
 	}
 	switch o.Source {
 	case "cluster":
@@ -109,6 +121,29 @@ func (o Options) Validate() error {
 		}
 		if errs := validation.IsConfigMapKey(o.SlackWebhookKey); len(errs) > 0 {
 			return fmt.Errorf("invalid --slack-webhook-secret-key %q: %s", o.SlackWebhookKey, errs[0])
+		}
+	}
+	return o.validateStore()
+}
+
+// validateStore checks --store and --store-secret.
+func (o Options) validateStore() error {
+	if o.Store == "" {
+		if o.StoreSecret != "" {
+			return fmt.Errorf("--store-secret is for --store: give the store's URL too")
+		}
+		return nil
+	}
+	u, err := url.Parse(o.Store)
+	if err != nil || u.Host == "" || (u.Scheme != "azblob" && u.Scheme != "s3" && u.Scheme != "gs") {
+		return fmt.Errorf("invalid --store %q: azblob://CONTAINER, s3://BUCKET or gs://BUCKET (a file:// store would be the pod's own emptyDir)", o.Store)
+	}
+	if u.User != nil || u.Query().Has("sig") {
+		return fmt.Errorf("--store must not carry credentials: they would be readable in the Deployment; put them in --store-secret")
+	}
+	if o.StoreSecret != "" {
+		if errs := validation.IsDNS1123Subdomain(o.StoreSecret); len(errs) > 0 {
+			return fmt.Errorf("invalid --store-secret %q: %s", o.StoreSecret, errs[0])
 		}
 	}
 	return nil
@@ -228,6 +263,10 @@ func watchArgs(o Options) []string {
 	if o.Source == "mcp" {
 		args = append(args, "--mcp-endpoint="+o.MCPEndpoint)
 	}
+	if o.Store != "" {
+		// Once stored, the emptyDir copy would only fill the emptyDir.
+		args = append(args, "--store="+o.Store, "--keep-local=false")
+	}
 	return args
 }
 
@@ -251,6 +290,7 @@ func deployment(o Options, meta metav1.ObjectMeta, selector map[string]string, p
 		Command: []string{binaryPath},
 		Args:    watchArgs(o),
 		Env:     env,
+		EnvFrom: storeEnv(o),
 		Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: port, Protocol: corev1.ProtocolTCP}},
 		Resources: corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
@@ -368,3 +408,11 @@ func mergeLabels(a, b map[string]string) map[string]string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// storeEnv is --store-secret's keys as the container's environment.
+func storeEnv(o Options) []corev1.EnvFromSource {
+	if o.StoreSecret == "" {
+		return nil
+	}
+	return []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.StoreSecret}}}}
+}

@@ -26,7 +26,9 @@ func TestGolden(t *testing.T) {
 	mcp := base()
 	mcp.Namespace, mcp.Source, mcp.MCPEndpoint, mcp.SlackWebhookSecret, mcp.MetricsAddr =
 		"ops", "mcp", "http://kubernetes-mcp-server.mcp:8080/mcp", "slack", "0.0.0.0:8443"
-	for name, o := range map[string]Options{"default": base(), "mcp-slack": mcp} {
+	stored := base()
+	stored.Store, stored.StoreSecret = "azblob://incidents", "triage-storage"
+	for name, o := range map[string]Options{"default": base(), "mcp-slack": mcp, "store": stored} {
 		t.Run(name, func(t *testing.T) {
 			objs, err := Objects(o)
 			if err != nil {
@@ -128,6 +130,7 @@ func TestValidate(t *testing.T) {
 		{"ok", func(*Options) {}, ""},
 		{"bad namespace", func(o *Options) { o.Namespace = "Triage_System" }, "invalid --namespace"},
 		{"replicas 0", func(o *Options) { o.Replicas = 0 }, "at least 1"},
+		{"replicas without a store", func(o *Options) { o.Replicas = 2 }, "--replicas 2 needs --store"},
 		{"bad source", func(o *Options) { o.Source = "kafka" }, `invalid --source "kafka"`},
 		{"mcp without endpoint", func(o *Options) { o.Source = "mcp" }, "needs --mcp-endpoint"},
 		{"mcp endpoint not a URL", func(o *Options) { o.Source, o.MCPEndpoint = "mcp", "kubernetes-mcp-server:8080" }, "needs --mcp-endpoint"},
@@ -138,6 +141,10 @@ func TestValidate(t *testing.T) {
 		{"metrics port 0", func(o *Options) { o.MetricsAddr = ":0" }, "1-65535"},
 		{"bad secret name", func(o *Options) { o.SlackWebhookSecret = "Slack!" }, "invalid --slack-webhook-secret"},
 		{"bad secret key", func(o *Options) { o.SlackWebhookSecret, o.SlackWebhookKey = "slack", "a/b" }, "invalid --slack-webhook-secret-key"},
+		{"file store", func(o *Options) { o.Store = "file:///var/incidents" }, "invalid --store"},
+		{"store with a SAS", func(o *Options) { o.Store = "azblob://c?sig=abc&sv=2024" }, "must not carry credentials"},
+		{"store secret without store", func(o *Options) { o.StoreSecret = "azure" }, "--store-secret is for --store"},
+		{"bad store secret", func(o *Options) { o.Store, o.StoreSecret = "s3://b", "Azure!" }, "invalid --store-secret"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := base()

@@ -231,6 +231,10 @@ func incidentContext(s incident.Summary) Block {
 	if s.Workspace != "" {
 		elements = append(elements, *mrkdwn(truncate("Workspace "+code(s.Workspace), contextLimit)))
 	}
+	// Where watch --store put it: what a reader elsewhere can open.
+	if s.Stored != "" {
+		elements = append(elements, *mrkdwn(truncate("Stored "+code(s.Stored), contextLimit)))
+	}
 	return Block{Type: "context", Elements: elements}
 }
 

@@ -90,6 +90,23 @@ func TestResolvedMessage(t *testing.T) {
 	}
 }
 
+// TestStoredMessage: an incident watch --store uploaded (its local copy
+// gone) says where it is.
+func TestStoredMessage(t *testing.T) {
+	inc := resolvedIncident("prod-eu", "0b7e4c1a")
+	at := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	inc.Workspace = ""
+	inc.Storage = &incident.StorageRef{URL: "azblob://incidents", Path: "prod-eu/2026/11/26/0b7e4c1a/", UploadedAt: &at}
+	text := allText(IncidentMessage(inc, time.Second))
+	if !strings.Contains(text, "Stored `azblob://incidents/prod-eu/2026/11/26/0b7e4c1a/`") || strings.Contains(text, "Workspace") {
+		t.Errorf("message:\n%s", text)
+	}
+	inc.Storage.UploadedAt, inc.Storage.Error = nil, "AuthorizationFailure (HTTP 403)"
+	if text := allText(IncidentMessage(inc, time.Second)); strings.Contains(text, "Stored") {
+		t.Errorf("a failed upload is reported as stored:\n%s", text)
+	}
+}
+
 func TestFailedMessage(t *testing.T) {
 	tests := []struct {
 		name string

@@ -430,11 +430,11 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// TestInstallReplicas: `install --print --replicas 2` is accepted by the API
+// TestInstallReplicas: `install --print --replicas 2 --store …` is accepted by the API
 // server, and its watch elects a leader.
 func TestInstallReplicas(t *testing.T) {
 	c := testcluster.Get(t)
-	ns, _ := applyInstall(t, c, "--replicas", "2")
+	ns, _ := applyInstall(t, c, "--replicas", "2", "--store", "azblob://incidents", "--store-secret", "triage-storage")
 	d, err := c.Client.AppsV1().Deployments(ns).Get(context.Background(), "kubectl-triage", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -102,8 +102,8 @@ func startWatchEnv(t *testing.T, c *testcluster.Cluster, env []string, args ...s
 
 // incidentLine is the JSON line watch prints per incident.
 type incidentLine struct {
-	IncidentID, EventID, Status, Cluster, Namespace, Kind, Name, FaultType, Severity, RootCause, FailureReason, Workspace, Report, Error string
-	Confidence                                                                                                                           float64
+	IncidentID, EventID, Status, Cluster, Namespace, Kind, Name, FaultType, Severity, RootCause, FailureReason, Workspace, Report, Error, Stored string
+	Confidence                                                                                                                                   float64
 }
 
 // next waits for the next incident line.
