@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // exitCode is one row of the exit-code table.
@@ -138,9 +139,9 @@ func checkOOMKilled(c *Context) []Finding {
 				}
 			}
 			out = append(out, Finding{
-				Category:   "OOMKilled",
+				Category:   rule.OOMKilled,
 				Hypothesis: fmt.Sprintf("Container %s is killed for exceeding its memory (%s)", st.Name, limit),
-				Verdict:    report.Validated, Confidence: 0.95, Evidence: []string{e1, e2},
+				Verdict:    report.Validated, Confidence: rule.Definitive, Evidence: []string{e1, e2},
 				Title:   fmt.Sprintf("container %s is OOMKilled at its %s", st.Name, limit),
 				Summary: fmt.Sprintf("Container %s of pod %s uses more memory than its %s allows; the kernel OOM killer ends it (exit code 137) and the kubelet restarts it.", st.Name, p.Name, limit),
 				Mechanism: "When a container's memory usage reaches its cgroup limit, the kernel kills its process (SIGKILL, exit 137) and the kubelet records reason OOMKilled. " +
@@ -151,7 +152,7 @@ func checkOOMKilled(c *Context) []Finding {
 					{Kind: report.LongTerm, Description: "Measure the container's real memory use under load (kubectl top pod, or your metrics) and fix a leak or size the limit and any runtime heap setting (-Xmx, GOMEMLIMIT) to it.",
 						Commands: []string{fmt.Sprintf("kubectl top pod %s %s --containers", p.Name, nsFlag(p))}},
 				},
-				Current: current, Depth: 2, Subject: p.Name + "/" + st.Name,
+				Current: current, Strength: rule.Explained, Subject: p.Name + "/" + st.Name,
 			})
 		}
 	}
@@ -241,7 +242,7 @@ func willRestart(p *corev1.Pod) bool {
 // failedOnceFinding rewords a crash finding for a container that exited
 // once and will not be restarted.
 func failedOnceFinding(p *corev1.Pod, st corev1.ContainerStatus, f Finding) Finding {
-	f.Category = "ContainerFailed" + strings.TrimPrefix(f.Category, "CrashLoop")
+	f.Category = f.Category.WithRoot(rule.ContainerFailed)
 	f.Title = strings.Replace(f.Title, "crash-loops with", "failed with", 1)
 	f.Title = strings.Replace(f.Title, "crashes with", "failed with", 1)
 	f.Mechanism = strings.Replace(f.Mechanism, "the kubelet restarts it with growing back-off (CrashLoopBackOff)",
@@ -255,7 +256,7 @@ func failedOnceFinding(p *corev1.Pod, st corev1.ContainerStatus, f Finding) Find
 // initFinding rewords a crash finding for an init container: until it
 // succeeds, none of the pod's app containers start.
 func initFinding(p *corev1.Pod, st corev1.ContainerStatus, f Finding) Finding {
-	f.Category = "InitContainer/" + f.Category
+	f.Category = rule.InitContainer.Sub(string(f.Category))
 	status := "Init:CrashLoopBackOff"
 	if st.State.Waiting == nil {
 		status = "Init:Error"
@@ -288,7 +289,7 @@ func lastDecisive(c *Context, p *corev1.Pod, container string) (*decisive, bool)
 
 func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated, waiting bool) Finding {
 	kind, owner := ownerName(c, p)
-	f := Finding{Category: "CrashLoop", Current: waiting || st.State.Terminated != nil, Depth: 1, Subject: p.Name + "/" + st.Name}
+	f := Finding{Category: rule.CrashLoop, Current: waiting || st.State.Terminated != nil, Strength: rule.Observed, Subject: p.Name + "/" + st.Name}
 	// When the kubelet itself ended the container (a failing probe) or the
 	// runtime could not start it, the exit is a symptom: the probe and
 	// runtime rules name the cause, so this finding never outranks them.
@@ -307,7 +308,7 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 			fmt.Sprintf("Its last run ended with exit code %d (%s, reason %s) at %s", term.ExitCode, code.Meaning, orDash(term.Reason), term.FinishedAt.UTC().Format("15:04:05")),
 			fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", podRef(p), st.Name),
 			statusCmd(p, st.Name, "lastState.terminated")))
-		f.Category = fmt.Sprintf("CrashLoop/Exit%d", term.ExitCode)
+		f.Category = rule.CrashLoop.Sub(fmt.Sprintf("Exit%d", term.ExitCode))
 	}
 
 	// The previous instance's log says why it died; the current one may be
@@ -317,12 +318,12 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 
 	switch {
 	case term != nil && term.ExitCode == 0:
-		f.Category = "CrashLoop/Exit0"
+		f.Category = rule.CrashLoop.Sub("Exit0")
 		f.Title = fmt.Sprintf("container %s exits successfully (code 0) and is restarted: its command does not keep running", st.Name)
 		f.Hypothesis = fmt.Sprintf("Container %s's main process returns instead of running forever", st.Name)
 		f.Summary = fmt.Sprintf("Container %s of pod %s exits with code 0, and restartPolicy %s restarts it until the kubelet backs off.", st.Name, p.Name, p.Spec.RestartPolicy)
 		f.Mechanism = code.Hint + "."
-		f.Confidence = 0.85
+		f.Confidence = rule.High
 		f.Culprit = fmt.Sprintf("%s container %s command/args", podRef(p), st.Name)
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Make the container's command run in the foreground (no `&`, no daemonizing) or, for a one-off task, run it as a Job instead of a Deployment.",
@@ -333,7 +334,7 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 			fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)),
 			logsCmd(p, st.Name, fromPrev))
 		evidence = append(evidence, logEv)
-		f.Category += "/" + dec.Pattern.Class
+		f.Category = f.Category.Sub(dec.Pattern.Class)
 		what := dec.Pattern.Explains
 		detail := ""
 		if subj := subjectOf(dec.Pattern.Class, dec.Line); subj != "" {
@@ -347,8 +348,8 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 			f.Mechanism += fmt.Sprintf(" Exit code %d means %s: %s.", term.ExitCode, code.Meaning, code.Hint)
 		}
 		f.Culprit = fmt.Sprintf("log line of %s container %s: %s", podRef(p), st.Name, dec.Line)
-		f.Confidence = 0.9
-		f.Depth = 2
+		f.Confidence = rule.Strong
+		f.Strength = rule.Explained
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: dec.Pattern.Fix,
 				Commands: []string{logsCmd(p, st.Name, fromPrev), fmt.Sprintf("kubectl describe %s %s %s", kind, owner, nsFlag(p))}},
@@ -361,7 +362,7 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 		}
 	default:
 		f.Hypothesis = fmt.Sprintf("Container %s exits with an application error", st.Name)
-		f.Confidence = 0.6
+		f.Confidence = rule.Moderate
 		meaning := "an unknown exit"
 		if term != nil {
 			meaning = fmt.Sprintf("exit code %d (%s)", term.ExitCode, code.Meaning)
@@ -377,7 +378,7 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last error-like log line: %q", dec.Line),
 				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)), logsCmd(p, st.Name, fromPrev)))
 			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last error line is %q.", st.Name, p.Name, meaning, dec.Line)
-			f.Confidence = 0.7
+			f.Confidence = rule.Plausible
 		} else if prev == nil || prev.Error != "" {
 			f.Contributing = append(f.Contributing, "The previous instance's logs could not be read, so the reason for the exit is not confirmed.")
 		}
@@ -393,7 +394,7 @@ func crashFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, term *co
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Exit code %d: %s.", term.ExitCode, code.Meaning))
 	}
 	if demoted {
-		f.Depth = 0
+		f.Strength = rule.Symptom
 		if probe := probeKilled(c, p, st.Name); probe != "" {
 			f.Hypothesis = fmt.Sprintf("Container %s keeps restarting because the kubelet kills it for failing its %s probe", st.Name, probe)
 			f.Contributing = append(f.Contributing, fmt.Sprintf("The kubelet killed the container because its %s probe failed: the exit is the kubelet's doing, not the application's.", probe))

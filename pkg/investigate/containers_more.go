@@ -14,21 +14,13 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // containerMoreRules go beyond the crash loop, the OOM kill and the image
 // pull: probes that fail, the kubelet refusing to create or start a
 // container, the ConfigMap a crashing container misses, evictions and pods
 // stuck terminating.
-var containerMoreRules = []Rule{
-	{"container-probe", checkProbes},
-	{"container-config-error", checkContainerConfigError},
-	{"container-runtime-error", checkRuntimeError},
-	{"container-config-source", checkConfigSource},
-	{"container-not-oomkilled", checkNotOOMKilled},
-	{"pod-evicted", checkEvicted},
-	{"pod-stuck-terminating", checkStuckTerminating},
-}
 
 // ---------------------------------------------------------------------------
 // Shared helpers
@@ -360,15 +352,15 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 		}
 	}
 	pr := kind.of(ctr)
-	f := Finding{Subject: p.Name + "/" + ctr.Name, Depth: 2}
+	f := Finding{Subject: p.Name + "/" + ctr.Name, Strength: rule.Explained}
 	if pr == nil {
 		if len(failures) == 0 {
 			return f, false
 		}
 		// Events about a probe the spec does not have: the pod was changed
 		// since, or the events belong to an earlier incarnation.
-		f.Category = "Probe/" + kind.Name
-		f.Verdict, f.Confidence = report.Inconclusive, 0.3
+		f.Category = rule.Probe.Sub(kind.Name)
+		f.Verdict, f.Confidence = report.Inconclusive, rule.Speculative
 		f.Hypothesis = fmt.Sprintf("Container %s fails its %s probe (events say so, but its spec has no %s)", ctr.Name, strings.ToLower(kind.Name), kind.Field)
 		f.Evidence = []string{podEventEvidence(c, p, &failures[len(failures)-1])}
 		return f, true
@@ -482,25 +474,25 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	}
 
 	// Verdict and confidence: the kubelet's own events are the proof.
-	f.Category = fmt.Sprintf("Probe/%s/%s", kind.Name, name)
+	f.Category = rule.Probe.Sub(kind.Name, name)
 	f.Verdict = report.Validated
 	switch {
 	case name == "NamedPortMissing" && newest != nil:
-		f.Confidence = 0.95
+		f.Confidence = rule.Definitive
 	case name == "NamedPortMissing":
-		f.Confidence = 0.85 // certain to fail, though no event shows it yet
+		f.Confidence = rule.High // certain to fail, though no event shows it yet
 	case newest == nil:
-		f.Confidence = 0.6 // a port clue and a kill-like exit, no event
+		f.Confidence = rule.Moderate // a port clue and a kill-like exit, no event
 	case name == "PortMismatch", kind.restarts() && len(kills) > 0:
-		f.Confidence = 0.9
+		f.Confidence = rule.Strong
 	case config:
-		f.Confidence = 0.85
+		f.Confidence = rule.High
 	default:
-		f.Confidence = 0.75
+		f.Confidence = rule.Probable
 	}
 	if !config && !kind.restarts() {
 		// "the app says it is not ready": true, but the reason lies deeper.
-		f.Depth = 1
+		f.Strength = rule.Observed
 	}
 	f.Current = crashLooping || notReady || (newest != nil && c.Now.Sub(bundle.EventTime(newest)) < recentWarning) ||
 		(lastExit >= 0 && c.Now.Sub(st.LastTerminationState.Terminated.FinishedAt.Time) < recentWarning)
@@ -787,8 +779,8 @@ func checkContainerConfigError(c *Context) []Finding {
 }
 
 func configErrorFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, text string, evidence []string) Finding {
-	f := Finding{Category: "CreateContainerConfigError/Other", Verdict: report.Validated, Current: true, Depth: 2,
-		Subject: p.Name + "/" + st.Name, Evidence: evidence, Confidence: 0.7,
+	f := Finding{Category: rule.CreateContainerConfigError.Sub("Other"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
+		Subject: p.Name + "/" + st.Name, Evidence: evidence, Confidence: rule.Plausible,
 		Culprit:   fmt.Sprintf("%s container %s", podRef(p), st.Name),
 		Mechanism: "Before creating a container the kubelet resolves its environment (env, envFrom) and checks its security settings; when that fails it records CreateContainerConfigError and retries on every sync, so the container never starts."}
 	var row *configError
@@ -807,7 +799,7 @@ func configErrorFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, te
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}}
 		return f
 	}
-	f.Category = "CreateContainerConfigError/" + row.Class
+	f.Category = rule.CreateContainerConfigError.Sub(row.Class)
 	switch row.Class {
 	case "MissingConfigMapKey", "MissingSecretKey":
 		key, name := m[1], m[3]
@@ -821,7 +813,7 @@ func configErrorFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, te
 	if spec := specOf(p, st.Name); spec != nil {
 		image = spec.Image
 	}
-	f.Confidence = 0.95
+	f.Confidence = rule.Definitive
 	f.Culprit = fmt.Sprintf("%s container %s securityContext.runAsNonRoot with image %s", podRef(p), st.Name, image)
 	if row.Class == "RunAsNonRoot" {
 		f.Hypothesis = fmt.Sprintf("Container %s must run as non-root, but image %s runs as root", st.Name, image)
@@ -863,7 +855,7 @@ func configKeyFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, f Fi
 		f.Culprit = fmt.Sprintf("%s %s (missing), referenced by %s container %s %s", lkind, name, podRef(p), st.Name, where)
 		f.Summary = fmt.Sprintf("The kubelet cannot create container %s of pod %s: %s does not exist, and the container reads it through %s.", st.Name, p.Name, object, where)
 	}
-	f.Confidence = 0.9
+	f.Confidence = rule.Strong
 	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Container %s refers to %s through %s", st.Name, object, where),
 		fmt.Sprintf("%s .spec.containers[%s].env/envFrom, .spec.volumes", podRef(p), st.Name),
 		containerSpecCmd(p, st.Name, "env")))
@@ -893,7 +885,7 @@ func configKeyFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, f Fi
 	getCmd := fmt.Sprintf("kubectl get configmap %s -n %s -o yaml", name, ns)
 	switch {
 	case c.B.IsMissing("ConfigMap", ns, name):
-		f.Confidence = 0.97
+		f.Confidence = rule.Certain
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s does not exist in namespace %s (404 when read)", name, ns), "configmap/"+name, getCmd))
 		if key != "" {
 			// The kubelet saw it before it was deleted.
@@ -903,22 +895,22 @@ func configKeyFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, f Fi
 		f.Contributing = append(f.Contributing, fmt.Sprintf("ConfigMap %s was not collected, so the kubelet's message is the only evidence.", name))
 	case key == "":
 		// It exists now: created after the kubelet's last attempt.
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s exists now (created %s)", name, cm.CreationTimestamp.UTC().Format(time.RFC3339)), "configmap/"+name, getCmd))
 		f.Contributing = append(f.Contributing, fmt.Sprintf("ConfigMap %s exists now: it was created after the kubelet's last attempt, which it retries on its own.", name))
 	default:
 		keys := configMapKeys(cm)
 		if _, ok := cm.Data[key]; ok {
-			f.Confidence = 0.5
+			f.Confidence = rule.Even
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s has key %s now", name, key), "configmap/"+name+" .data", getCmd))
 			f.Contributing = append(f.Contributing, fmt.Sprintf("ConfigMap %s has key %s now: it was added after the kubelet's last attempt, which it retries on its own.", name, key))
 		} else if _, ok := cm.BinaryData[key]; ok {
-			f.Confidence = 0.95
+			f.Confidence = rule.Definitive
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s holds %s under binaryData, not data", name, key), "configmap/"+name+" .binaryData", getCmd))
 			f.Mechanism += " A configMapKeyRef reads only the ConfigMap's data, never binaryData."
 			f.Culprit += " (it is under binaryData, which env cannot read)"
 		} else {
-			f.Confidence = 0.97
+			f.Confidence = rule.Certain
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s has keys %s, not %s", name, orDash(strings.Join(keys, ", ")), key), "configmap/"+name+" .data", getCmd))
 			if near := nearestConfigKey(key, keys); near != "" {
 				f.Culprit += fmt.Sprintf(" (the ConfigMap has %s: a typo?)", near)
@@ -986,7 +978,7 @@ type runtimeFailure struct {
 	re       *regexp.Regexp
 	Explains string
 	Fix      string
-	Conf     float64
+	Conf     rule.Confidence
 }
 
 // runtimeFailures are matched against the runtime's message, in order:
@@ -994,25 +986,25 @@ type runtimeFailure struct {
 var runtimeFailures = []runtimeFailure{
 	{"MountTypeMismatch", regexp.MustCompile(`(?i)not a directory|Are you trying to mount a directory onto a file`),
 		"a volume (usually a subPath) is mounted over a path of the other type: a directory onto a file or a file onto a directory",
-		"Make the volumeMount's mountPath and subPath agree on file vs directory (a ConfigMap key mounted with subPath is a file: mount it at the file's full path).", 0.9},
+		"Make the volumeMount's mountPath and subPath agree on file vs directory (a ConfigMap key mounted with subPath is a file: mount it at the file's full path).", rule.Strong},
 	{"MountFailed", regexp.MustCompile(`error mounting "[^"]*" to rootfs at "[^"]*"`),
 		"the runtime could not mount a volume into the container",
-		"Check the volumeMounts (mountPath, subPath) against the volume's content.", 0.85},
+		"Check the volumeMounts (mountPath, subPath) against the volume's content.", rule.High},
 	{"ExecutableNotFound", regexp.MustCompile(`executable file not found in \$PATH|exec: "[^"]+": stat [^:]+: no such file or directory|exec \S+: no such file or directory`),
 		"the container's command does not exist in the image",
-		"Fix the container's command/args (or the image's ENTRYPOINT) to a binary that exists in the image, with its full path if it is not on $PATH.", 0.95},
+		"Fix the container's command/args (or the image's ENTRYPOINT) to a binary that exists in the image, with its full path if it is not on $PATH.", rule.Definitive},
 	{"ExecPermission", regexp.MustCompile(`exec: "[^"]+": permission denied|exec \S+: permission denied`),
 		"the container's command exists but is not executable",
-		"Make the entrypoint executable in the image (chmod +x when building it) or run it through its interpreter (sh script.sh).", 0.95},
+		"Make the entrypoint executable in the image (chmod +x when building it) or run it through its interpreter (sh script.sh).", rule.Definitive},
 	{"ExecFormat", regexp.MustCompile(`(?i)exec format error`),
 		"the container's binary is built for another CPU architecture than the node's (or is a script without a #! line)",
-		"Use an image built for the node's architecture (a multi-arch image, or docker buildx --platform), or schedule the pod on nodes of the image's architecture.", 0.9},
+		"Use an image built for the node's architecture (a multi-arch image, or docker buildx --platform), or schedule the pod on nodes of the image's architecture.", rule.Strong},
 	{"NoCommand", regexp.MustCompile(`no command specified`),
 		"neither the pod nor the image says what to run",
-		"Set command/args on the container, or use an image with an ENTRYPOINT or CMD.", 0.95},
+		"Set command/args on the container, or use an image with an ENTRYPOINT or CMD.", rule.Definitive},
 	{"NameConflict", regexp.MustCompile(`is reserved for|is already in use by`),
 		"the runtime still holds a container of the same name (a restart raced with the cleanup of the previous one)",
-		"Usually transient: the kubelet retries. If it persists, check the container runtime on the node.", 0.6},
+		"Usually transient: the kubelet retries. If it persists, check the container runtime on the node.", rule.Moderate},
 }
 
 var (
@@ -1061,11 +1053,11 @@ func checkRuntimeError(c *Context) []Finding {
 }
 
 func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason, message string, evidence []string) Finding {
-	area := "RunContainerError"
+	area := rule.RunContainerError
 	if reason == "CreateContainerError" {
-		area = reason
+		area = rule.CreateContainerError
 	}
-	f := Finding{Verdict: report.Validated, Current: true, Depth: 2, Subject: p.Name + "/" + st.Name, Evidence: evidence}
+	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name + "/" + st.Name, Evidence: evidence}
 	spec := specOf(p, st.Name)
 	command := "the image's entrypoint"
 	if spec != nil && len(spec.Command) > 0 {
@@ -1080,8 +1072,8 @@ func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason
 	}
 	f.Mechanism = "The kubelet asked the container runtime to create and start the container; the runtime failed before the application ran, so there is no application log. The kubelet retries with back-off."
 	if row == nil {
-		f.Category = area + "/Other"
-		f.Confidence = 0.7
+		f.Category = area.Sub("Other")
+		f.Confidence = rule.Plausible
 		f.Hypothesis = fmt.Sprintf("The runtime cannot start container %s: %s", st.Name, message)
 		f.Title = fmt.Sprintf("container %s cannot start: %s: %s", st.Name, reason, message)
 		f.Summary = fmt.Sprintf("The container runtime fails to start container %s of pod %s (%s): %s.", st.Name, p.Name, reason, message)
@@ -1090,7 +1082,7 @@ func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}}
 		return f
 	}
-	f.Category = area + "/" + row.Class
+	f.Category = area.Sub(row.Class)
 	f.Confidence = row.Conf
 	detail := ""
 	switch row.Class {
@@ -1177,7 +1169,7 @@ func checkConfigSource(c *Context) []Finding {
 			f.Evidence = append([]string{c.Evidence(fmt.Sprintf("Log line: %q", dec.Line),
 				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)),
 				logsCmd(p, st.Name, fromPrev))}, f.Evidence...)
-			f.Verdict, f.Depth, f.Current = report.Validated, 3, true
+			f.Verdict, f.Strength, f.Current = report.Validated, rule.Traced, true
 			f.Subject = p.Name + "/" + st.Name
 			f.Mechanism = fmt.Sprintf("The application exits at startup because of the value it misses (log: %q); the kubelet restarts it with growing back-off (CrashLoopBackOff). The pod spec takes that value from the ConfigMap, which does not have it; the kubelet does not complain because the reference is optional or imports the whole ConfigMap.", dec.Line)
 			out = append(out, *f)
@@ -1280,13 +1272,13 @@ func fileSource(c *Context, p *corev1.Pod, spec *corev1.Container, path string) 
 func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name, key, via, what string) *Finding {
 	ns := p.Namespace
 	getCmd := fmt.Sprintf("kubectl get configmap %s -n %s -o yaml", name, ns)
-	f := &Finding{Confidence: 0.9}
+	f := &Finding{Confidence: rule.Strong}
 	f.Evidence = []string{c.Evidence(fmt.Sprintf("Container %s takes %s from ConfigMap %s through %s", spec.Name, what, name, via),
 		fmt.Sprintf("%s .spec.containers[%s]", podRef(p), spec.Name), containerSpecCmd(p, spec.Name, "envFrom"))}
 	cm := c.B.ConfigMap(ns, name)
 	switch {
 	case c.B.IsMissing("ConfigMap", ns, name):
-		f.Category = "ConfigMap/Missing"
+		f.Category = rule.ConfigMap.Sub("Missing")
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s does not exist in namespace %s (404 when read)", name, ns), "configmap/"+name, getCmd))
 		f.Hypothesis = fmt.Sprintf("ConfigMap %s, which should provide %s, does not exist", name, what)
 		f.Title = fmt.Sprintf("ConfigMap %s does not exist, so container %s starts without %s and crashes", name, spec.Name, what)
@@ -1301,7 +1293,7 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 		_, bin := cm.BinaryData[key]
 		switch {
 		case ok && v == "":
-			f.Category = "ConfigMap/EmptyValue"
+			f.Category = rule.ConfigMap.Sub("EmptyValue")
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s key %s is empty", name, key), "configmap/"+name+" .data", getCmd))
 			f.Hypothesis = fmt.Sprintf("ConfigMap %s key %s, which provides %s, is empty", name, key, what)
 			f.Title = fmt.Sprintf("ConfigMap %s key %s is empty, so container %s gets an empty %s and crashes", name, key, spec.Name, what)
@@ -1309,7 +1301,7 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 		case ok || bin && strings.HasPrefix(via, "volume"):
 			return nil // it is there: the application's complaint is about something else
 		default:
-			f.Category = "ConfigMap/MissingKey"
+			f.Category = rule.ConfigMap.Sub("MissingKey")
 			keys := configMapKeys(cm)
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s has keys %s, not %s", name, orDash(strings.Join(keys, ", ")), key), "configmap/"+name+" .data", getCmd))
 			f.Hypothesis = fmt.Sprintf("ConfigMap %s has no key %s, so container %s starts without %s", name, key, spec.Name, what)
@@ -1358,9 +1350,9 @@ func checkNotOOMKilled(c *Context) []Finding {
 				continue
 			}
 			out = append(out, Finding{
-				Category:   "OOMKilled",
+				Category:   rule.OOMKilled,
 				Hypothesis: fmt.Sprintf("Container %s is OOMKilled at its memory limit", st.Name),
-				Verdict:    report.Refuted, Confidence: 0.1, Subject: p.Name + "/" + st.Name,
+				Verdict:    report.Refuted, Confidence: rule.Negligible, Subject: p.Name + "/" + st.Name,
 				Evidence: []string{c.Evidence(
 					fmt.Sprintf("Container %s died from SIGKILL (exit code 137) with reason %s, not OOMKilled", st.Name, orDash(t.Reason)),
 					fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", podRef(p), st.Name),
@@ -1417,7 +1409,7 @@ func checkEvicted(c *Context) []Finding {
 
 func evictedFinding(c *Context, p *corev1.Pod, msg string) Finding {
 	node := orDash(p.Spec.NodeName)
-	f := Finding{Verdict: report.Validated, Confidence: 0.9, Depth: 2, Subject: p.Name,
+	f := Finding{Verdict: report.Validated, Confidence: rule.Strong, Strength: rule.Explained, Subject: p.Name,
 		// An evicted pod of a workload has been replaced: history, unless the
 		// pod itself is the target.
 		Current: c.B.Target.Kind == "Pod" && c.B.Target.Name == p.Name,
@@ -1438,28 +1430,28 @@ func evictedFinding(c *Context, p *corev1.Pod, msg string) Finding {
 	switch {
 	case evictCtrLimitRe.MatchString(msg):
 		m := evictCtrLimitRe.FindStringSubmatch(msg)
-		f.Category = "Evicted/EphemeralStorageLimit"
+		f.Category = rule.Evicted.Sub("EphemeralStorageLimit")
 		f.Title = fmt.Sprintf("pod was evicted: container %s exceeded its ephemeral-storage limit %s", m[1], m[2])
 		f.Culprit = fmt.Sprintf("%s container %s resources.limits.ephemeral-storage (%s)", podRef(p), m[1], m[2])
 		f.Actions = []report.Action{containerPatch(c, p, m[1], map[string]any{"resources": map[string]any{"limits": map[string]any{"ephemeral-storage": "<higher limit>"}}},
 			"Raise the container's ephemeral-storage limit to what it really writes, or move the data to a volume (PVC) and rotate logs and temporary files.", "")}
 	case evictPodLimitRe.MatchString(msg):
 		m := evictPodLimitRe.FindStringSubmatch(msg)
-		f.Category = "Evicted/EphemeralStorageLimit"
+		f.Category = rule.Evicted.Sub("EphemeralStorageLimit")
 		f.Title = fmt.Sprintf("pod was evicted: its local storage exceeded the containers' total ephemeral-storage limit %s", m[1])
 		f.Culprit = fmt.Sprintf("%s resources.limits.ephemeral-storage (total %s)", podRef(p), m[1])
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Raise the containers' ephemeral-storage limits or move the data written locally to a PVC.",
 			Commands: []string{fmt.Sprintf("kubectl describe %s %s %s", kind, owner, nsFlag(p))}}}
 	case evictEmptyDirRe.MatchString(msg):
 		m := evictEmptyDirRe.FindStringSubmatch(msg)
-		f.Category = "Evicted/EmptyDirLimit"
+		f.Category = rule.Evicted.Sub("EmptyDirLimit")
 		f.Title = fmt.Sprintf("pod was evicted: emptyDir volume %s exceeded its sizeLimit %s", m[1], m[2])
 		f.Culprit = fmt.Sprintf("%s volume %s emptyDir.sizeLimit (%s)", podRef(p), m[1], m[2])
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Raise emptyDir %s's sizeLimit or make the application clean up what it writes there.", m[1]),
 			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", p.Name, nsFlag(p))}}}
 	default:
-		f.Category = "Evicted/Other"
-		f.Confidence = 0.7
+		f.Category = rule.Evicted.Sub("Other")
+		f.Confidence = rule.Plausible
 		f.Title = fmt.Sprintf("pod was evicted from node %s: %s", node, strings.TrimSpace(msg))
 		f.Culprit = fmt.Sprintf("%s (evicted from node %s)", podRef(p), node)
 		f.Mechanism = "The kubelet evicted the pod; its message says why."
@@ -1497,16 +1489,16 @@ func checkStuckTerminating(c *Context) []Finding {
 			p.Name, p.DeletionTimestamp.UTC().Format(time.RFC3339), overdue, derefOrZero(p.DeletionGracePeriodSeconds)),
 			podRef(p)+" .metadata.deletionTimestamp",
 			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.deletionTimestamp}'", p.Name, nsFlag(p)))
-		base := Finding{Verdict: report.Validated, Current: true, Depth: 2, Subject: p.Name}
+		base := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name}
 		found := false
 		if len(p.Finalizers) > 0 {
 			f := base
 			found = true
 			names := strings.Join(p.Finalizers, ", ")
-			f.Category = "Terminating/Finalizer"
-			f.Confidence = 0.85
+			f.Category = rule.Terminating.Sub("Finalizer")
+			f.Confidence = rule.High
 			if containersAllStopped(p) || overdue > stuckAfter {
-				f.Confidence = 0.9
+				f.Confidence = rule.Strong
 			}
 			f.Evidence = []string{deletion, c.Evidence(fmt.Sprintf("Pod %s has finalizers: %s", p.Name, names), podRef(p)+" .metadata.finalizers",
 				fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}'", p.Name, nsFlag(p)))}
@@ -1528,8 +1520,8 @@ func checkStuckTerminating(c *Context) []Finding {
 			if state, ev := nodeGone(c, n); state != "" {
 				f := base
 				found = true
-				f.Category = "Terminating/NodeUnavailable"
-				f.Confidence = 0.9
+				f.Category = rule.Terminating.Sub("NodeUnavailable")
+				f.Confidence = rule.Strong
 				f.Evidence = []string{deletion, ev}
 				f.Hypothesis = fmt.Sprintf("Node %s is %s, so no kubelet confirms the pod's containers stopped", n, state)
 				f.Title = fmt.Sprintf("pod is stuck Terminating: its node %s is %s, so the kubelet cannot confirm the containers stopped", n, state)
@@ -1547,7 +1539,7 @@ func checkStuckTerminating(c *Context) []Finding {
 			}
 		}
 		if !found && overdue > stuckAfter && !nodeNotReadyNow(c, p.Spec.NodeName) {
-			out = append(out, Finding{Category: "Terminating/KubeletNotConfirming", Verdict: report.Inconclusive, Confidence: 0.4, Current: true, Depth: 1, Subject: p.Name,
+			out = append(out, Finding{Category: rule.Terminating.Sub("KubeletNotConfirming"), Verdict: report.Inconclusive, Confidence: rule.Weak, Current: true, Strength: rule.Observed, Subject: p.Name,
 				Hypothesis: fmt.Sprintf("The kubelet on node %s has not finished stopping the pod's containers (a hanging preStop hook, volume unmount or container runtime)", orDash(p.Spec.NodeName)),
 				Evidence:   []string{deletion}})
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Builders for container scenarios; they extend pod()/crashing() from
@@ -639,7 +640,7 @@ func TestContainerRules(t *testing.T) {
 func TestProbeSpecMissingIsInconclusive(t *testing.T) {
 	p := pod("api", runningNotReady)
 	b := podBundle(p, withEvents(event(p, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 3)))
-	fs := checkProbes(&Context{B: b, Now: now, byFact: map[string]string{}})
+	fs := checkProbes(testPass(b))
 	if len(fs) != 1 || fs[0].Verdict != report.Inconclusive {
 		t.Fatalf("want one inconclusive finding, got %+v", fs)
 	}
@@ -653,10 +654,10 @@ func TestProbeSpecMissingIsInconclusive(t *testing.T) {
 func TestHealthyContainersYieldNothing(t *testing.T) {
 	p := pod("api", healthy, withCtrPorts(ctrPort("http", 3000)), withLiveness(httpGetProbe("/healthz", intstr.FromInt32(3000))),
 		withReadiness(httpGetProbe("/ready", intstr.FromString("http"))))
-	c := &Context{B: podBundle(p), Now: now, byFact: map[string]string{}}
+	c := testPass(podBundle(p))
 	for _, rule := range containerMoreRules {
-		if fs := rule.Check(c); len(fs) != 0 {
-			t.Errorf("rule %s speaks about a healthy pod: %+v", rule.Name, fs)
+		if fs := rule.Check(c.For(rule)); len(fs) != 0 {
+			t.Errorf("rule %s speaks about a healthy pod: %+v", rule.ID, fs)
 		}
 	}
 }
@@ -699,9 +700,9 @@ func TestLivenessKillDemotesCrash(t *testing.T) {
 	b := podBundle(p, withLogs(true, "panic: boom\n"), withEvents(
 		ctrEvent(p, "Warning", "Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 500", 9),
 		ctrEvent(p, "Normal", "Killing", "Container app failed liveness probe, will be restarted", 3)))
-	c := &Context{B: b, Now: now, byFact: map[string]string{}}
+	c := testPass(b)
 	crash := checkCrashLoop(c)
-	if len(crash) != 1 || crash[0].Depth != 0 {
+	if len(crash) != 1 || crash[0].Strength != rule.Symptom {
 		t.Fatalf("crash finding not demoted: %+v", crash)
 	}
 	if r := Investigate(b, Options{Now: now}); !strings.HasPrefix(r.RootCause.Category, "Probe/Liveness/") {
@@ -717,7 +718,7 @@ func TestNodePressureEvictionsAreTheNodeRules(t *testing.T) {
 		"The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: 2Gi. ",
 		"The node had condition: [DiskPressure]. ",
 	} {
-		c := &Context{B: podBundle(pod("api", evictedWith(msg))), Now: now, byFact: map[string]string{}}
+		c := testPass(podBundle(pod("api", evictedWith(msg))))
 		if fs := checkEvicted(c); len(fs) != 0 {
 			t.Errorf("%q: container rule speaks: %+v", msg, fs)
 		}
@@ -735,7 +736,7 @@ func TestEvictedLeftoverIsHistory(t *testing.T) {
 	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/Exit1/MissingEnv") {
 		t.Errorf("root cause %q, want the current crash", r.RootCause.Category)
 	}
-	fs := checkEvicted(&Context{B: b, Now: now, byFact: map[string]string{}})
+	fs := checkEvicted(testPass(b))
 	if len(fs) != 1 || fs[0].Current {
 		t.Errorf("evicted leftover should be history: %+v", fs)
 	}
@@ -755,11 +756,11 @@ func TestStaleImagePullDoesNotExplainCrash(t *testing.T) {
 // TestTerminatingWithinGraceIsNotStuck: a deletion still in its grace
 // period, or an overdue one nothing explains, is not a validated cause.
 func TestTerminatingWithinGraceIsNotStuck(t *testing.T) {
-	c := &Context{B: podBundle(pod("api", deletedAgo(-10*time.Second, "example.com/cleanup"))), Now: now, byFact: map[string]string{}}
+	c := testPass(podBundle(pod("api", deletedAgo(-10*time.Second, "example.com/cleanup"))))
 	if fs := checkStuckTerminating(c); len(fs) != 0 {
 		t.Errorf("pod within its grace period reported: %+v", fs)
 	}
-	c = &Context{B: podBundle(pod("api", deletedAgo(time.Hour))), Now: now, byFact: map[string]string{}}
+	c = testPass(podBundle(pod("api", deletedAgo(time.Hour))))
 	fs := checkStuckTerminating(c)
 	if len(fs) != 1 || fs[0].Verdict != report.Inconclusive {
 		t.Errorf("want one inconclusive finding, got %+v", fs)
@@ -843,7 +844,7 @@ func TestContainerPatchByOwner(t *testing.T) {
 			`kubectl get job once -n shop -o yaml > once.yaml`},
 		{func(*bundle.Bundle) {}, `kubectl replace --force -f web-1.yaml`},
 	} {
-		c := &Context{B: podBundle(p, tt.mutate), Now: now, byFact: map[string]string{}}
+		c := testPass(podBundle(p, tt.mutate))
 		a := containerPatch(c, p, "app", fields, "Fix it.", "")
 		if !strings.Contains(strings.Join(a.Commands, "\n"), tt.want) {
 			t.Errorf("commands %q lack %q", a.Commands, tt.want)
@@ -863,7 +864,7 @@ func TestPodLevelFailureIsNotAContainerFailure(t *testing.T) {
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app",
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", FinishedAt: ts(-time.Minute)}}}}
 	})
-	if fs := checkCrashLoop(&Context{B: podBundle(p), Now: now, byFact: map[string]string{}}); len(fs) != 0 {
+	if fs := checkCrashLoop(testPass(podBundle(p))); len(fs) != 0 {
 		t.Errorf("container failure reported for a pod-level stop: %+v", fs)
 	}
 }

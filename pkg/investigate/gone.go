@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // goneRules explain a fault whose resource no longer exists.
-var goneRules = []Rule{{"resource-gone", checkGone}}
 
 // checkGone reports that the resource is gone and what the event and the
 // events that outlived it say, with the decisive line of any log excerpt the
@@ -23,7 +23,7 @@ func checkGone(c *Context) []Finding {
 		"the API server (404 when resolving the fault's resource)",
 		fmt.Sprintf("kubectl get %s %s -n %s", strings.ToLower(ref.Kind), ref.Name, ref.Namespace))}
 	f := Finding{
-		Category: "Gone", Verdict: report.Validated, Confidence: 0.5, Current: true, Depth: 1, Subject: ref.Name,
+		Category: rule.Gone, Verdict: report.Validated, Confidence: rule.Even, Current: true, Strength: rule.Observed, Subject: ref.Name,
 		Hypothesis: fmt.Sprintf("%s/%s failed and was then deleted or replaced", ref.Kind, ref.Name),
 		Title:      fmt.Sprintf("%s/%s no longer exists; the fault can only be read from what the event carried", ref.Kind, ref.Name),
 		Summary:    fmt.Sprintf("%s/%s was gone by the time of the triage (deleted, or replaced by its controller), so its status could not be read.", ref.Kind, ref.Name),
@@ -41,10 +41,10 @@ func checkGone(c *Context) []Finding {
 			if subject != "" {
 				subject = " (" + subject + ")"
 			}
-			f.Category = "Gone/" + d.Pattern.Class
+			f.Category = rule.Gone.Sub(d.Pattern.Class)
 			f.Title = fmt.Sprintf("%s/%s no longer exists; before it went, container %s failed because %s%s", ref.Kind, ref.Name, l.Container, d.Pattern.Explains, subject)
 			f.Summary += fmt.Sprintf(" The fault event carried its last log line: %q.", d.Line)
-			f.Confidence = 0.7
+			f.Confidence = rule.Plausible
 			f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: d.Pattern.Fix})
 			break
 		}

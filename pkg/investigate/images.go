@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // pullFailure is one row of the image-pull classification table.
@@ -17,7 +18,7 @@ type pullFailure struct {
 	Title string // with %s = image
 	Mech  string
 	Fix   string
-	Conf  float64
+	Conf  rule.Confidence
 }
 
 // pullFailures are matched against the kubelet's pull error, in order.
@@ -27,23 +28,23 @@ var pullFailures = []pullFailure{
 	{"NeverPull", regexp.MustCompile(`(?i)ErrImageNeverPull|is not present with pull policy of Never`),
 		"image %s is not on the node and imagePullPolicy Never forbids pulling it",
 		"With imagePullPolicy: Never the kubelet never contacts a registry; it only looks for the image in the node's container runtime, which does not have it (ErrImageNeverPull).",
-		"Load the image onto the node (pre-pull it, or import it into the container runtime), or set imagePullPolicy to IfNotPresent so the kubelet pulls it.", 0.95},
+		"Load the image onto the node (pre-pull it, or import it into the container runtime), or set imagePullPolicy to IfNotPresent so the kubelet pulls it.", rule.Definitive},
 	{"InvalidName", regexp.MustCompile(`(?i)InvalidImageName|invalid reference format|couldn't parse image (reference|name)`),
 		"image reference %s is not a valid image name",
 		"The kubelet cannot parse the image reference, so it never tries to pull it.",
-		"Correct the image reference in the pod template (registry/repository:tag or @sha256:digest, lower-case repository).", 0.95},
+		"Correct the image reference in the pod template (registry/repository:tag or @sha256:digest, lower-case repository).", rule.Definitive},
 	{"Auth", regexp.MustCompile(`(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|insufficient_scope|access denied|denied: requested access|pull access denied`),
 		"the registry refuses to serve image %s without valid credentials",
 		"The registry answered the pull with an authentication/authorization error: the node has no credentials for it, or the pod's imagePullSecrets are missing, wrong or expired.",
-		"Create or fix the pull secret for this registry and reference it in the pod's imagePullSecrets (or its ServiceAccount's).", 0.85},
+		"Create or fix the pull secret for this registry and reference it in the pod's imagePullSecrets (or its ServiceAccount's).", rule.High},
 	{"NotFound", regexp.MustCompile(`(?i)manifest unknown|manifest for \S+ not found|not found: manifest|repository does not exist|name unknown|: not found|code = NotFound|404 Not Found`),
 		"image %s does not exist in its registry (wrong tag or repository)",
 		"The registry has no manifest for this repository and tag: the tag was never pushed, was deleted, or the name is misspelled.",
-		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", 0.9},
+		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", rule.Strong},
 	{"Unreachable", regexp.MustCompile(`(?i)no such host|i/o timeout|connection refused|network is unreachable|TLS handshake timeout|dial tcp|x509:|certificate signed by unknown authority|context deadline exceeded|server misbehaving`),
 		"the node cannot reach the registry serving image %s",
 		"The kubelet's pull failed at the network or TLS level before the registry could answer: DNS, firewall/egress policy, proxy, or an untrusted registry certificate.",
-		"Check DNS and egress from the node to the registry, the registry's certificate, and any proxy or mirror configuration of the container runtime.", 0.85},
+		"Check DNS and egress from the node to the registry, the registry's certificate, and any proxy or mirror configuration of the container runtime.", rule.High},
 }
 
 // checkImagePull: a container stuck pulling its image, split by why.
@@ -85,7 +86,7 @@ func checkImagePull(c *Context) []Finding {
 func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, text string, evidence []string) Finding {
 	kind, owner := ownerName(c, p)
 	f := Finding{
-		Category: "ImagePull", Verdict: report.Validated, Current: true, Depth: 2,
+		Category: rule.ImagePull, Verdict: report.Validated, Current: true, Strength: rule.Explained,
 		Subject: p.Name + "/" + st.Name, Evidence: evidence,
 		Culprit: fmt.Sprintf("%s container %s image %s", podRef(p), st.Name, image),
 	}
@@ -98,17 +99,17 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 	}
 	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, nsFlag(p), st.Name)
 	if match == nil {
-		f.Category += "/Unknown"
+		f.Category = f.Category.Sub("Unknown")
 		f.Hypothesis = fmt.Sprintf("Image %s cannot be pulled", image)
 		f.Title = fmt.Sprintf("container %s cannot pull image %s", st.Name, image)
 		f.Summary = fmt.Sprintf("The kubelet cannot pull image %s for container %s of pod %s; the error does not say whether the tag, the credentials or the network is at fault.", image, st.Name, p.Name)
 		f.Mechanism = "The kubelet retries the pull with growing back-off (ImagePullBackOff); the container cannot start until the pull succeeds."
-		f.Confidence = 0.6
+		f.Confidence = rule.Moderate
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the full pull error in the pod's events.",
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}}
 		return f
 	}
-	f.Category += "/" + match.Class
+	f.Category = f.Category.Sub(match.Class)
 	f.Title = fmt.Sprintf("container %s cannot start: %s", st.Name, fmt.Sprintf(match.Title, image))
 	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", fmt.Sprintf(match.Title, image))
 	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start because %s.", st.Name, p.Name, fmt.Sprintf(match.Title, image))
@@ -207,8 +208,8 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 	usePod = templateCommands(kind, owner, p.Namespace, usePod, "set spec.template.spec.imagePullSecrets: [{name: regcred}]", podRun(p))
 	switch {
 	case len(missing) > 0:
-		f.Category = "ImagePull/Auth/MissingPullSecret"
-		f.Confidence = 0.95
+		f.Category = rule.ImagePull.Sub("Auth", "MissingPullSecret")
+		f.Confidence = rule.Definitive
 		names := strings.Join(missing, ", ")
 		f.Title = fmt.Sprintf("container %s cannot pull image %s: its imagePullSecret %s does not exist, so the registry refuses the anonymous pull", f.Subject[strings.Index(f.Subject, "/")+1:], image, names)
 		f.Hypothesis = fmt.Sprintf("Image pull fails because pull secret %s does not exist", names)
@@ -219,16 +220,16 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 		fix.Commands = []string{fmt.Sprintf(create, missing[0])}
 		fix.Risk = "stores registry credentials in the namespace"
 	case len(podSecrets) == 0 && sa != nil && len(saSecrets) == 0:
-		f.Category = "ImagePull/Auth/NoPullSecret"
-		f.Confidence = 0.9
+		f.Category = rule.ImagePull.Sub("Auth", "NoPullSecret")
+		f.Confidence = rule.Strong
 		f.Title += "; neither the pod nor its ServiceAccount " + saName + " has an imagePullSecret"
 		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", podRef(p), saName, image)
 		fix.Commands = append([]string{fmt.Sprintf(create, "regcred")}, usePod...)
 		fix.Risk = "stores registry credentials in the namespace; " + pendingTemplateRisk(kind, "the patch starts a rollout")
 	case len(podSecrets)+len(saSecrets) > 0:
 		names := strings.Join(append(podSecrets, saSecrets...), ", ")
-		f.Category = "ImagePull/Auth/WrongCredentials"
-		f.Confidence = 0.8
+		f.Category = rule.ImagePull.Sub("Auth", "WrongCredentials")
+		f.Confidence = rule.Likely
 		f.Title += fmt.Sprintf("; the credentials in pull secret %s are refused", names)
 		f.Culprit = fmt.Sprintf("imagePullSecrets %s for image %s of %s", names, image, podRef(p))
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Pull secret %s exists (the kubelet did not report it missing) but the registry refuses it: wrong or expired credentials, or credentials for another registry than %s. Secrets are not read by kubectl-triage, by design.", names, registryOf(image)))

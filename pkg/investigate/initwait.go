@@ -11,11 +11,8 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
-
-var initRules = []Rule{
-	{"init-container-running", checkInitRunning},
-}
 
 // waitLineRe is a wait loop's progress line: "waiting for db:5432",
 // "still waiting on …", "retrying in 2s", nc's "connection refused".
@@ -58,8 +55,8 @@ func initRunningFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, r 
 	age := c.Now.Sub(r.StartedAt.Time).Round(time.Second)
 	status := fmt.Sprintf("Init:%d/%d", index, max(len(p.Spec.InitContainers), len(p.Status.InitContainerStatuses)))
 	f := Finding{
-		Category: "InitContainer/Running", Verdict: report.Validated, Current: true, Depth: 2,
-		Subject: p.Name + "/" + st.Name, Confidence: 0.6,
+		Category: rule.InitContainer.Sub("Running"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
+		Subject: p.Name + "/" + st.Name, Confidence: rule.Moderate,
 		Evidence: []string{c.Evidence(
 			fmt.Sprintf("Init container %s has been running since %s (%v) without exiting; the pod is %s", st.Name, r.StartedAt.UTC().Format("15:04:05"), age, status),
 			fmt.Sprintf("%s .status.initContainerStatuses[%s].state.running", podRef(p), st.Name),
@@ -75,9 +72,9 @@ func initRunningFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, r 
 	switch {
 	case endpoint != "":
 		what = ", waiting for " + endpoint
-		f.Confidence = 0.8
+		f.Confidence = rule.Likely
 	case line != "":
-		f.Confidence = 0.7
+		f.Confidence = rule.Plausible
 	}
 	f.Title = fmt.Sprintf("init container %s has been running for %v without finishing%s: pod %s stays %s and its app containers never start", st.Name, age, what, p.Name, status)
 	f.Summary = fmt.Sprintf("Pod %s is stuck in %s: init container %s started %v ago and has not exited.", p.Name, status, st.Name, age)

@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -532,7 +533,7 @@ func TestJobContextReachesRootCause(t *testing.T) {
 func TestAddContext(t *testing.T) {
 	best := Finding{Category: "CrashLoop/Exit1", Verdict: report.Validated, Current: true, Title: "container app crashes", Evidence: []string{"E1"},
 		Actions: []report.Action{{Kind: report.LongTerm, Description: "Roll back", Commands: []string{"kubectl rollout undo deployment/web -n shop"}}}}
-	ctx := func(cat string, v report.Verdict, current, context bool) Finding {
+	ctx := func(cat rule.Category, v report.Verdict, current, context bool) Finding {
 		return Finding{Category: cat, Verdict: v, Current: current, Context: context, Evidence: []string{"E9"},
 			Contributing: []string{"Revision 2 removed env X.", "Why: container app crashes."},
 			Actions: []report.Action{
@@ -672,3 +673,7 @@ func TestSelfRepairingWarningsAreNotSymptoms(t *testing.T) {
 		t.Errorf("an ordinary recent warning must still count")
 	}
 }
+
+// testPass is a pass over b as of now with the whole catalogue, for tests
+// that call a rule's Check directly.
+func testPass(b *bundle.Bundle) *Context { return rule.NewPass(b, now, Rules) }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Job and CronJob faults that have not ended in a Failed condition yet: a
@@ -145,7 +146,7 @@ func wlCheckJobRetrying(c *Context) []Finding {
 
 func wlRetryingFinding(c *Context, j *batchv1.Job, r wlJobRetries) Finding {
 	a := wlAnalyzeJob(c, j)
-	f := Finding{Category: "Job/Retrying", Verdict: report.Validated, Current: true, Depth: 1, Subject: j.Name, Evidence: a.evidence}
+	f := Finding{Category: rule.Job.Sub("Retrying"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: j.Name, Evidence: a.evidence}
 	active := fmt.Sprintf("%d pod(s) active", j.Status.Active)
 	if j.Status.Active == 0 {
 		// Between two attempts the controller waits out its back-off:
@@ -168,21 +169,21 @@ func wlRetryingFinding(c *Context, j *batchv1.Job, r wlJobRetries) Finding {
 		// The failed pods' own finding is the root cause: this one is the
 		// Job's side of it and ranks below.
 		f.Context = true
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Title = fmt.Sprintf("%s: %s", state, a.detail)
 		f.Summary = fmt.Sprintf("Job %s has not failed yet but its pods do: %s. %s", j.Name, a.detail, r.atLimit(j))
 		f.Culprit = a.culprit
 	case a.confident:
-		f.Depth = 2
+		f.Strength = rule.Explained
 		f.Confidence = a.podConfidence()
 		if a.suffix != "" {
-			f.Category += "/" + a.suffix
+			f.Category = f.Category.Sub(a.suffix)
 		}
 		f.Title = fmt.Sprintf("%s: %s", state, a.detail)
 		f.Summary = fmt.Sprintf("Job %s has not failed yet but its pods do: %s. %s", j.Name, a.detail, r.atLimit(j))
 		f.Culprit = a.culprit
 	default:
-		f.Confidence = 0.6
+		f.Confidence = rule.Moderate
 		why := "its failed pods were not collected, so why they failed is not known"
 		if len(a.pods) == 0 {
 			why = "its pods are gone, so why they failed is not known"
@@ -267,7 +268,7 @@ func wlCheckCronPileUp(c *Context) []Finding {
 }
 
 func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, active int, running, finished []*batchv1.Job) Finding {
-	f := Finding{Category: "CronJob/RunsPileUp", Verdict: report.Validated, Current: true, Depth: 2, Confidence: 0.85, Subject: cj.Name}
+	f := Finding{Category: rule.CronJob.Sub("RunsPileUp"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Confidence: rule.High, Subject: cj.Name}
 	f.Evidence = []string{wlCronEvidence(c, cj),
 		c.Evidence(fmt.Sprintf("Schedule %q%s starts a run every %s (next at %s)", cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone), wlHumanDuration(period), wlStamp(wlNextRun(cj, c.Now))),
 			fmt.Sprintf("cronjob/%s .spec.schedule", cj.Name), fmt.Sprintf("kubectl get cronjob %s -n %s -o jsonpath='{.spec.schedule}'", cj.Name, cj.Namespace))}
@@ -324,7 +325,7 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 		}
 	}
 	if p, cause := wlFirstCause(wlPodCauses(c, pods), pods); cause != nil {
-		f.Depth, f.Confidence, f.Context = 1, 0.5, true
+		f.Strength, f.Confidence, f.Context = rule.Observed, rule.Even, true
 		run := "the oldest run"
 		if j := runOf[p.Name]; j != oldest {
 			run = "run " + j.Name

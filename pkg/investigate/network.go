@@ -12,15 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Network rules: Services without endpoints, Ingress backends and classes.
-var networkRules = []Rule{
-	{"service-endpoints", checkServiceEndpoints},
-	{"service-target-port", checkServiceTargetPort},
-	{"ingress-backends", checkIngressBackends},
-	{"ingress-class", checkIngressClass},
-}
 
 // Labels and annotations the Kubernetes components set or read.
 const (
@@ -125,7 +120,7 @@ func checkServiceEndpoints(c *Context) []Finding {
 	}
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return []Finding{{
-			Category: "Service/ExternalName", Verdict: report.Refuted, Confidence: 0.9,
+			Category: rule.Service.Sub("ExternalName"), Verdict: report.Refuted, Confidence: rule.Strong,
 			Hypothesis: hyp + " (not applicable: an ExternalName Service is a DNS CNAME to " + svc.Spec.ExternalName + " and never has endpoints)",
 			Evidence:   []string{specEv()}, Subject: svc.Name,
 		}}
@@ -140,7 +135,7 @@ func checkServiceEndpoints(c *Context) []Finding {
 	}
 	if len(eps.ready) > 0 {
 		return []Finding{{
-			Category: "Service/NoEndpoints", Verdict: report.Refuted, Confidence: 0.9,
+			Category: rule.Service.Sub("NoEndpoints"), Verdict: report.Refuted, Confidence: rule.Strong,
 			Hypothesis: hyp + fmt.Sprintf(" (it has %d ready: %s)", len(eps.ready), strings.Join(firstNames(eps.ready, 5), ", ")),
 			Evidence:   []string{slicesEv()}, Subject: svc.Name,
 		}}
@@ -170,7 +165,7 @@ func checkServiceEndpoints(c *Context) []Finding {
 	}
 	names := namesOfPods(ready)
 	return []Finding{{
-		Category: "Service/NoEndpoints/NotPublished", Verdict: report.Validated, Confidence: 0.4, Depth: 0,
+		Category: rule.Service.Sub("NoEndpoints", "NotPublished"), Verdict: report.Validated, Confidence: rule.Weak, Strength: rule.Symptom,
 		Hypothesis: fmt.Sprintf("The EndpointSlice controller has not published the ready pods %s of service %s", strings.Join(names, ", "), svc.Name),
 		Evidence:   []string{specEv(), slicesEv()}, Subject: svc.Name, Current: true,
 		Title:     fmt.Sprintf("service %s has no ready endpoints although pods %s are Ready (cause not determined)", svc.Name, strings.Join(names, ", ")),
@@ -184,9 +179,9 @@ func checkServiceEndpoints(c *Context) []Finding {
 
 func noSelectorFinding(c *Context, svc *corev1.Service, hyp, specEv, slicesEv string) Finding {
 	return Finding{
-		Category: "Service/NoEndpoints/NoSelector", Verdict: report.Validated, Confidence: 0.85,
+		Category: rule.Service.Sub("NoEndpoints", "NoSelector"), Verdict: report.Validated, Confidence: rule.High,
 		Hypothesis: hyp + " because it has no selector and no manually managed EndpointSlice",
-		Evidence:   []string{specEv, slicesEv}, Current: true, Depth: 2, Subject: svc.Name,
+		Evidence:   []string{specEv, slicesEv}, Current: true, Strength: rule.Explained, Subject: svc.Name,
 		Title:   fmt.Sprintf("service %s has no selector and no manual EndpointSlice: it routes to nothing", svc.Name),
 		Summary: fmt.Sprintf("Service %s has no spec.selector, so Kubernetes never creates endpoints for it, and no EndpointSlice was created by hand: connections to it have nowhere to go.", svc.Name),
 		Mechanism: "A Service without a selector is meant for backends managed by hand: someone must create EndpointSlices (or a legacy Endpoints object, which is mirrored) naming the backend addresses. " +
@@ -317,7 +312,7 @@ func closestPods(sel map[string]string, cands []*corev1.Pod) (pods []*corev1.Pod
 func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, evidence []string) Finding {
 	sel := selectorString(svc.Spec.Selector)
 	f := Finding{
-		Verdict: report.Validated, Current: true, Depth: 2, Subject: svc.Name,
+		Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: svc.Name,
 		Evidence: append(evidence, c.Evidence(fmt.Sprintf("No pod in namespace %s matches selector %s", svc.Namespace, sel),
 			"pods of namespace "+svc.Namespace,
 			fmt.Sprintf("kubectl get pods %s -l %s", svcNS(svc), sel))),
@@ -326,13 +321,13 @@ func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, eviden
 	listPods := fmt.Sprintf("kubectl get pods %s --show-labels", svcNS(svc))
 	if len(c.B.Candidates) == 0 && collectionFailed(c, "pods") {
 		// The namespace's pods could not be listed: no claim about them.
-		return Finding{Category: "Service/NoEndpoints/SelectorMismatch", Verdict: report.Inconclusive, Confidence: 0.3, Subject: svc.Name, Current: true,
+		return Finding{Category: rule.Service.Sub("NoEndpoints", "SelectorMismatch"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: svc.Name, Current: true,
 			Hypothesis: hyp + fmt.Sprintf(" because its selector %s matches no pod (the namespace's pods could not be read to say which label is off)", sel),
 			Evidence:   f.Evidence}
 	}
 	if len(c.B.Candidates) == 0 {
-		f.Category = "Service/NoEndpoints/NoPods"
-		f.Confidence = 0.8
+		f.Category = rule.Service.Sub("NoEndpoints", "NoPods")
+		f.Confidence = rule.Likely
 		f.Hypothesis = hyp + fmt.Sprintf(" because no pod at all runs in namespace %s", svc.Namespace)
 		f.Title = fmt.Sprintf("service %s selects %s but namespace %s has no pods: its backend is not running here", svc.Name, sel, svc.Namespace)
 		f.Summary = fmt.Sprintf("Service %s selects pods with %s, and there are no pods in namespace %s at all: the workload behind it is not deployed, scaled to zero, or runs in another namespace.", svc.Name, sel, svc.Namespace)
@@ -349,7 +344,7 @@ func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, eviden
 		diffText = append(diffText, d.String())
 		nearMiss = nearMiss && d.closeEnough()
 	}
-	f.Category = "Service/NoEndpoints/SelectorMismatch"
+	f.Category = rule.Service.Sub("NoEndpoints", "SelectorMismatch")
 	f.Evidence = append(f.Evidence, c.Evidence(
 		fmt.Sprintf("Closest pod(s) %s carry labels {%s}", strings.Join(firstNames(names, 3), ", "), selectorString(pods[0].Labels)),
 		"pod/"+pods[0].Name+" .metadata.labels",
@@ -373,12 +368,12 @@ func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, eviden
 	f.Culprit = fmt.Sprintf("%s .spec.selector %s", svcRef(svc), strings.Join(terms, ", "))
 	f.Hypothesis = hyp + fmt.Sprintf(" because its selector %s matches no pod: %s", sel, strings.Join(diffText, "; "))
 	if nearMiss {
-		f.Confidence = 0.9
+		f.Confidence = rule.Strong
 		f.Title = fmt.Sprintf("service %s selector matches no pod: label %s", svc.Name, strings.Join(terms, ", "))
 		f.Summary = fmt.Sprintf("Service %s selects %s, which matches no pod in namespace %s. The closest pods (%s) differ only by: %s. The selector or the pod labels carry a typo or an out-of-date value.",
 			svc.Name, sel, svc.Namespace, strings.Join(firstNames(names, 3), ", "), strings.Join(diffText, "; "))
 	} else {
-		f.Confidence = 0.7
+		f.Confidence = rule.Plausible
 		f.Title = fmt.Sprintf("service %s selector %s matches no pod; the closest pods differ on %s", svc.Name, sel, strings.Join(terms, ", "))
 		f.Summary = fmt.Sprintf("Service %s selects %s, which matches none of the %d pod(s) of namespace %s; no pod looks like a near miss. The closest, %s: %s.",
 			svc.Name, sel, len(c.B.Candidates), svc.Namespace, strings.Join(firstNames(names, 3), ", "), strings.Join(diffText, "; "))
@@ -418,22 +413,22 @@ func podsNotReadyFinding(c *Context, svc *corev1.Service, hyp string, pods []*co
 		}
 	}
 	f := Finding{
-		Category: "Service/NoEndpoints/PodsNotReady", Verdict: report.Validated, Confidence: 0.85,
+		Category: rule.Service.Sub("NoEndpoints", "PodsNotReady"), Verdict: report.Validated, Confidence: rule.High,
 		Hypothesis: hyp + fmt.Sprintf(" because none of the %d pod(s) it selects is Ready", len(pods)),
 		Evidence:   evidence, Current: true, Subject: svc.Name,
 		Title:     fmt.Sprintf("service %s has no ready endpoints: its pods %s are not Ready", svc.Name, strings.Join(firstNames(names, 3), ", ")),
 		Summary:   fmt.Sprintf("Service %s selects %d pod(s), none of them Ready (%s), so the EndpointSlice controller lists them as not ready and kube-proxy sends them no traffic.", svc.Name, len(pods), strings.Join(states, "; ")),
 		Mechanism: "Only Ready pods receive Service traffic. The Service itself is correct; why the pods are not Ready is the cause to fix.",
 		Culprit:   fmt.Sprintf("pods of %s not Ready: %s", svcRef(svc), strings.Join(states, "; ")),
-		// Depth 0: a pod rule that explains the pods (crash, image pull,
+		// A symptom: a pod rule that explains the pods (crash, image pull,
 		// scheduling) is the deeper cause and outranks this.
-		Depth: 0,
+		Strength: rule.Symptom,
 		Actions: []report.Action{{Kind: report.Check, Description: "Find out why the pods are not Ready: their container states, probes and events.",
 			Commands: []string{fmt.Sprintf("kubectl describe pods %s -l %s", svcNS(svc), selectorString(svc.Spec.Selector))}}},
 	}
 	if probe != "" {
-		f.Depth = 1
-		f.Category = "Service/NoEndpoints/ReadinessProbe"
+		f.Strength = rule.Observed
+		f.Category = rule.Service.Sub("NoEndpoints", "ReadinessProbe")
 		f.Title = fmt.Sprintf("service %s has no ready endpoints: its pods fail their readiness probe", svc.Name)
 		f.Culprit = fmt.Sprintf("readiness probe of the pods of %s: %s", svcRef(svc), probe)
 		f.Mechanism += " The kubelet runs the readiness probe and marks the pod not Ready while it fails; the application is up but answers the probe with an error, or the probe points at the wrong path or port."
@@ -587,7 +582,7 @@ func checkServiceTargetPort(c *Context) []Finding {
 	}
 	if len(out) == 0 && len(svc.Spec.Ports) > 0 && len(declared) > 0 {
 		out = append(out, Finding{
-			Category: "Service/TargetPort", Verdict: report.Refuted, Confidence: 0.8, Subject: svc.Name,
+			Category: rule.Service.Sub("TargetPort"), Verdict: report.Refuted, Confidence: rule.Likely, Subject: svc.Name,
 			Hypothesis: fmt.Sprintf("Service %s sends traffic to a port its pods do not declare", svc.Name),
 			Evidence: []string{c.Evidence(fmt.Sprintf("Selected pods declare %s", strings.Join(declared, ", ")),
 				podRef(pods[0])+" .spec.containers[*].ports",
@@ -619,9 +614,9 @@ func namedPortFinding(c *Context, svc *corev1.Service, pods []*corev1.Pod, pp po
 			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, nsFlag(pods[0]))),
 	}
 	f := Finding{
-		Category: "Service/TargetPort/NamedPortMissing", Verdict: report.Validated, Confidence: 0.9,
+		Category: rule.Service.Sub("TargetPort", "NamedPortMissing"), Verdict: report.Validated, Confidence: rule.Strong,
 		Hypothesis: fmt.Sprintf("Service %s targets port name %q, which its pods do not declare", svc.Name, name),
-		Evidence:   ev, Current: true, Depth: 2, Subject: svc.Name,
+		Evidence:   ev, Current: true, Strength: rule.Explained, Subject: svc.Name,
 		Title: fmt.Sprintf("service %s targetPort %q is not a port name of its pods (they declare %s)", svc.Name, name, declared),
 		Summary: fmt.Sprintf("Service %s port %s sends traffic to the container port named %q, but the pods it selects (%s) declare %s. No endpoint gets that port, so the Service forwards nothing on it.",
 			svc.Name, servicePortLabel(pp.Port), name, strings.Join(firstNames(pp.Lacking, 3), ", "), declared),
@@ -629,7 +624,7 @@ func namedPortFinding(c *Context, svc *corev1.Service, pods []*corev1.Pod, pp po
 		Culprit:   fmt.Sprintf("%s .spec.ports[%d].targetPort %q (containers declare %s)", svcRef(svc), pp.Index, name, declared),
 	}
 	if len(pp.Lacking) < len(pods) {
-		f.Confidence = 0.8
+		f.Confidence = rule.Likely
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Only some pods lack the port name (%s): a rollout may have renamed it.", strings.Join(pp.Lacking, ", ")))
 	}
 	fix := report.Action{Kind: report.Immediate, Description: fmt.Sprintf("Point targetPort at a port the containers declare (or name the container port %q in the pod template).", name),
@@ -677,9 +672,9 @@ func numericPortFinding(c *Context, svc *corev1.Service, index int, sp corev1.Se
 			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, nsFlag(pods[0]))),
 	}
 	f := Finding{
-		Category: "Service/TargetPort/NotDeclared", Verdict: report.Validated, Confidence: 0.5,
+		Category: rule.Service.Sub("TargetPort", "NotDeclared"), Verdict: report.Validated, Confidence: rule.Even,
 		Hypothesis: fmt.Sprintf("Service %s forwards to port %d, which its pods do not declare (%s)", svc.Name, target, strings.Join(declared, ", ")),
-		Evidence:   ev, Current: true, Depth: 1, Subject: svc.Name,
+		Evidence:   ev, Current: true, Strength: rule.Observed, Subject: svc.Name,
 		Title: fmt.Sprintf("service %s forwards to targetPort %d but its pods declare %s", svc.Name, target, strings.Join(declared, ", ")),
 		Summary: fmt.Sprintf("Service %s port %s forwards to port %d of its pods, but their containers declare %s. If the application listens only on a declared port, connections through the Service are refused.",
 			svc.Name, servicePortLabel(sp), target, strings.Join(declared, ", ")),
@@ -780,11 +775,11 @@ func checkIngressBackends(c *Context) []Finding {
 		switch {
 		case c.B.IsMissing("Service", ing.Namespace, be.Service):
 			out = append(out, Finding{
-				Category: "Ingress/Backend/ServiceMissing", Verdict: report.Validated, Confidence: 0.95,
+				Category: rule.Ingress.Sub("Backend", "ServiceMissing"), Verdict: report.Validated, Confidence: rule.Definitive,
 				Hypothesis: fmt.Sprintf("Ingress %s routes %s to service %s, which does not exist", ing.Name, be.Where, be.Service),
 				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s/%s does not exist (404)", ing.Namespace, be.Service), "service/"+be.Service,
 					fmt.Sprintf("kubectl get service %s %s", be.Service, ns))},
-				Current: true, Depth: 2, Subject: ing.Name + "/" + be.Service,
+				Current: true, Strength: rule.Explained, Subject: ing.Name + "/" + be.Service,
 				Title:     fmt.Sprintf("ingress %s routes %s to service %s, which does not exist", ing.Name, be.Where, be.Service),
 				Summary:   fmt.Sprintf("Ingress %s sends %s to service %s in namespace %s, but no such Service exists: the ingress controller answers those requests with 503 (or its default backend).", ing.Name, be.Where, be.Service, ing.Namespace),
 				Mechanism: "The ingress controller resolves each backend to the Service's endpoints; a missing Service has none, so requests for that host/path fail.",
@@ -799,11 +794,11 @@ func checkIngressBackends(c *Context) []Finding {
 			continue // not collected: nothing to say
 		case !serviceHasPort(svc, be.Port):
 			out = append(out, Finding{
-				Category: "Ingress/Backend/PortMissing", Verdict: report.Validated, Confidence: 0.9,
+				Category: rule.Ingress.Sub("Backend", "PortMissing"), Verdict: report.Validated, Confidence: rule.Strong,
 				Hypothesis: fmt.Sprintf("Ingress %s routes %s to service %s %s, which the Service does not expose", ing.Name, be.Where, be.Service, portText(be.Port)),
 				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s exposes %s", svc.Name, servicePortsText(svc)), svcRef(svc)+" .spec.ports",
 					fmt.Sprintf("kubectl get service %s %s -o jsonpath='{.spec.ports}'", svc.Name, ns))},
-				Current: true, Depth: 2, Subject: ing.Name + "/" + be.Service,
+				Current: true, Strength: rule.Explained, Subject: ing.Name + "/" + be.Service,
 				Title:     fmt.Sprintf("ingress %s routes %s to service %s %s, which it does not expose (it has %s)", ing.Name, be.Where, be.Service, portText(be.Port), servicePortsText(svc)),
 				Summary:   fmt.Sprintf("Ingress %s sends %s to %s of service %s, but the Service exposes %s: the controller finds no endpoint for that port and answers 503.", ing.Name, be.Where, portText(be.Port), be.Service, servicePortsText(svc)),
 				Mechanism: "An Ingress backend names a Service port (the Service's port, not the container's targetPort) by number or name; a port the Service does not list resolves to no endpoint.",
@@ -828,11 +823,11 @@ func checkIngressBackends(c *Context) []Finding {
 				why = "it has no selector and no manual EndpointSlice"
 			}
 			out = append(out, Finding{
-				Category: "Ingress/Backend/NoEndpoints", Verdict: report.Validated, Confidence: 0.8,
+				Category: rule.Ingress.Sub("Backend", "NoEndpoints"), Verdict: report.Validated, Confidence: rule.Likely,
 				Hypothesis: fmt.Sprintf("Ingress %s routes %s to service %s, which has no ready endpoints", ing.Name, be.Where, be.Service),
 				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s: %s", svc.Name, eps.summary()),
 					"EndpointSlices labelled kubernetes.io/service-name="+svc.Name, fmt.Sprintf(serviceEndpointsSelector, svc.Namespace, svc.Name))},
-				Current: true, Depth: 1, Subject: ing.Name + "/" + be.Service,
+				Current: true, Strength: rule.Observed, Subject: ing.Name + "/" + be.Service,
 				Title:     fmt.Sprintf("ingress %s backend service %s has no ready endpoints: %s", ing.Name, be.Service, why),
 				Summary:   fmt.Sprintf("Ingress %s sends %s to service %s, which exists and exposes the port, but %s: the controller answers 503.", ing.Name, be.Where, be.Service, why),
 				Mechanism: "The Ingress is correct; the Service behind it has no ready pod to send requests to. Why is a question about that Service and its pods.",
@@ -844,7 +839,7 @@ func checkIngressBackends(c *Context) []Finding {
 	}
 	if len(out) == 0 && checked > 0 {
 		out = append(out, Finding{
-			Category: "Ingress/Backend", Verdict: report.Refuted, Confidence: 0.85, Subject: ing.Name,
+			Category: rule.Ingress.Sub("Backend"), Verdict: report.Refuted, Confidence: rule.High, Subject: ing.Name,
 			Hypothesis: fmt.Sprintf("A backend Service of ingress %s is missing, lacks the port or has no ready endpoints", ing.Name),
 		})
 	}
@@ -894,16 +889,16 @@ func checkIngressClass(c *Context) []Finding {
 	if name := ing.Spec.IngressClassName; name != nil && *name != "" {
 		for _, ic := range c.B.IngressClasses {
 			if ic.Name == *name {
-				return []Finding{{Category: "Ingress/Class", Verdict: report.Refuted, Confidence: 0.85, Subject: ing.Name,
+				return []Finding{{Category: rule.Ingress.Sub("Class"), Verdict: report.Refuted, Confidence: rule.High, Subject: ing.Name,
 					Hypothesis: hyp + fmt.Sprintf(" (class %s exists, controller %s)", ic.Name, ic.Spec.Controller), Evidence: []string{classesEv()}}}
 			}
 		}
 		f := Finding{
-			Category: "Ingress/Class/Missing", Verdict: report.Validated, Confidence: 0.9,
+			Category: rule.Ingress.Sub("Class", "Missing"), Verdict: report.Validated, Confidence: rule.Strong,
 			Hypothesis: hyp + fmt.Sprintf(": it names IngressClass %q, which does not exist", *name),
 			Evidence: []string{c.Evidence(fmt.Sprintf("Ingress %s has spec.ingressClassName %q", ing.Name, *name), "ingress/"+ing.Name+" .spec.ingressClassName",
 				fmt.Sprintf("kubectl get ingress %s %s -o jsonpath='{.spec.ingressClassName}'", ing.Name, ns)), classesEv()},
-			Current: true, Depth: 2, Subject: ing.Name,
+			Current: true, Strength: rule.Explained, Subject: ing.Name,
 			Title:     fmt.Sprintf("ingress %s names IngressClass %q, which does not exist (%s)", ing.Name, *name, have),
 			Summary:   fmt.Sprintf("Ingress %s asks for IngressClass %q, but %s. No ingress controller claims it, so none routes its traffic.", ing.Name, *name, have),
 			Mechanism: "Each ingress controller only serves Ingresses whose class points at an IngressClass with its controller name; a class that does not exist is served by nobody.",
@@ -923,15 +918,15 @@ func checkIngressClass(c *Context) []Finding {
 		return nil
 	}
 	if len(defaults) > 0 {
-		return []Finding{{Category: "Ingress/Class", Verdict: report.Refuted, Confidence: 0.6, Subject: ing.Name,
+		return []Finding{{Category: rule.Ingress.Sub("Class"), Verdict: report.Refuted, Confidence: rule.Moderate, Subject: ing.Name,
 			Hypothesis: hyp + fmt.Sprintf(" (it names no class; %s is the default)", strings.Join(defaults, ", ")), Evidence: []string{classesEv()}}}
 	}
 	f := Finding{
-		Category: "Ingress/Class/NoDefault", Verdict: report.Validated, Confidence: 0.8,
+		Category: rule.Ingress.Sub("Class", "NoDefault"), Verdict: report.Validated, Confidence: rule.Likely,
 		Hypothesis: hyp + ": it names no IngressClass and no class is marked default",
 		Evidence: []string{c.Evidence(fmt.Sprintf("Ingress %s has no spec.ingressClassName and no kubernetes.io/ingress.class annotation", ing.Name),
 			"ingress/"+ing.Name+" .spec.ingressClassName", fmt.Sprintf("kubectl get ingress %s %s -o jsonpath='{.spec.ingressClassName}'", ing.Name, ns)), classesEv()},
-		Current: true, Depth: 2, Subject: ing.Name,
+		Current: true, Strength: rule.Explained, Subject: ing.Name,
 		Title:     fmt.Sprintf("ingress %s names no IngressClass and there is no default class (%s)", ing.Name, have),
 		Summary:   fmt.Sprintf("Ingress %s has no ingressClassName, and no IngressClass carries %s=true; %s. Controllers ignore Ingresses without a class unless told otherwise, so nobody routes its traffic.", ing.Name, annIngressClassDefault, have),
 		Mechanism: "An Ingress without a class is assigned the default IngressClass at creation; with no default, it stays classless and most controllers skip it.",

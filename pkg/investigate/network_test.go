@@ -42,11 +42,11 @@ func runNSCases(t *testing.T, cases []nsCase) {
 				t.Fatalf("rendered report is invalid: %v", err)
 			}
 			if len(tt.wantFinding) > 0 {
-				c := &Context{B: tt.bundle, Now: now, byFact: map[string]string{}}
+				c := testPass(tt.bundle)
 				got := map[string]report.Verdict{}
 				for _, rule := range Rules {
-					for _, f := range rule.Check(c) {
-						got[f.Category] = f.Verdict
+					for _, f := range rule.Check(c.For(rule)) {
+						got[string(f.Category)] = f.Verdict
 					}
 				}
 				for cat, v := range tt.wantFinding {

@@ -12,16 +12,10 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Node rules: NotReady/Unknown, pressure conditions, NetworkUnavailable, cordoned, and a pod whose node is the problem.
-var nodeRules = []Rule{
-	{"node-not-ready", checkNodeNotReady},
-	{"node-pressure", checkNodePressure},
-	{"node-network-unavailable", checkNodeNetworkUnavailable},
-	{"node-cordoned", checkNodeCordoned},
-	{"pod-node-failure", checkPodNode},
-}
 
 func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
 	for i := range n.Status.Conditions {
@@ -227,7 +221,7 @@ func checkNodeNotReady(c *Context) []Finding {
 	if cond == nil {
 		if nodeHasProblem(n) && nodeCondition(n, corev1.NodeReady) != nil {
 			ready := nodeCondition(n, corev1.NodeReady)
-			return []Finding{{Category: "Node/NotReady", Verdict: report.Refuted, Confidence: 0.95, Subject: n.Name,
+			return []Finding{{Category: rule.Node.Sub("NotReady"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: n.Name,
 				Hypothesis: fmt.Sprintf("Node %s's kubelet is not ready", n.Name),
 				Evidence:   []string{nodeConditionEvidence(c, n, ready)}}}
 		}
@@ -241,8 +235,8 @@ func checkNodeNotReady(c *Context) []Finding {
 		}
 	}
 	f := Finding{
-		Category: "Node/NotReady/" + cause.Class, Verdict: report.Validated, Confidence: 0.9,
-		Current: true, Depth: 2, Subject: n.Name,
+		Category: rule.Node.Sub("NotReady", cause.Class), Verdict: report.Validated, Confidence: rule.Strong,
+		Current: true, Strength: rule.Explained, Subject: n.Name,
 		Hypothesis: fmt.Sprintf("Node %s is NotReady because %s", n.Name, cause.Explains),
 	}
 	since := ""
@@ -301,7 +295,7 @@ func checkNodeNotReady(c *Context) []Finding {
 
 // pressure describes one kubelet pressure condition.
 type pressure struct {
-	Category string
+	Category rule.Category
 	Taint    string
 	Signal   string
 	Explains string
@@ -316,7 +310,7 @@ var pressures = []struct {
 	pressure
 }{
 	{corev1.NodeMemoryPressure, pressure{
-		Category: "Node/MemoryPressure", Taint: "node.kubernetes.io/memory-pressure", Signal: "memory.available",
+		Category: rule.Node.Sub("MemoryPressure"), Taint: "node.kubernetes.io/memory-pressure", Signal: "memory.available",
 		Explains: "the node's available memory fell below the kubelet's eviction threshold: the kubelet evicts pods (those using more than they request first, lowest priority first) and admits no new BestEffort pod",
 		Fix:      "Find the pods using more memory than they request and give them requests (and limits) that match their real use; move some of them elsewhere or add memory.",
 		Commands: func(node string) []string {
@@ -326,7 +320,7 @@ var pressures = []struct {
 		},
 		Resources: []string{"memory"}}},
 	{corev1.NodeDiskPressure, pressure{
-		Category: "Node/DiskPressure", Taint: "node.kubernetes.io/disk-pressure", Signal: "nodefs.available / imagefs.available",
+		Category: rule.Node.Sub("DiskPressure"), Taint: "node.kubernetes.io/disk-pressure", Signal: "nodefs.available / imagefs.available",
 		Explains: "free space (or inodes) on the node's root or image filesystem fell below the kubelet's eviction threshold: the kubelet deletes unused images and dead containers, then evicts the pods using the most local storage, and admits no new pod",
 		Fix:      "Free disk space on the node: unused images, large container logs, emptyDir volumes; then give pods ephemeral-storage requests and limits, or the node a larger disk.",
 		Commands: func(node string) []string {
@@ -335,7 +329,7 @@ var pressures = []struct {
 		},
 		Resources: []string{"ephemeral-storage", "nodefs", "imagefs", "inodes"}}},
 	{corev1.NodePIDPressure, pressure{
-		Category: "Node/PIDPressure", Taint: "node.kubernetes.io/pid-pressure", Signal: "pid.available",
+		Category: rule.Node.Sub("PIDPressure"), Taint: "node.kubernetes.io/pid-pressure", Signal: "pid.available",
 		Explains: "the node is running out of process IDs: some pod forks processes without bound, and the kubelet evicts pods to reclaim PIDs",
 		Fix:      "Find the pod with the most processes and fix its leak; set the kubelet's podPidsLimit so one pod cannot exhaust the node.",
 		Commands: func(node string) []string {
@@ -370,7 +364,7 @@ func checkNodePressure(c *Context) []Finding {
 			evidence = append(evidence, id)
 		}
 		f := Finding{
-			Category: pr.Category, Verdict: report.Validated, Confidence: 0.95, Current: true, Depth: 1, Subject: n.Name,
+			Category: pr.Category, Verdict: report.Validated, Confidence: rule.Definitive, Current: true, Strength: rule.Observed, Subject: n.Name,
 			Hypothesis: fmt.Sprintf("Node %s is under %s", n.Name, pr.Type),
 			Title:      fmt.Sprintf("node %s is under %s: %s", n.Name, pr.Type, orDash(cond.Message)),
 			Summary:    fmt.Sprintf("Node %s reports %s since %s: %s.", n.Name, pr.Type, clock(cond.LastTransitionTime.Time), pr.Explains),
@@ -400,7 +394,7 @@ func checkNodePressure(c *Context) []Finding {
 	}
 	// Only what the node reports False is ruled out.
 	if len(out) == 0 && len(clear) > 0 && nodeHasProblem(n) {
-		out = append(out, Finding{Category: "Node/Pressure", Verdict: report.Refuted, Confidence: 0.95, Subject: n.Name,
+		out = append(out, Finding{Category: rule.Node.Sub("Pressure"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: n.Name,
 			Hypothesis: fmt.Sprintf("Node %s is under %s", n.Name, strings.Join(clear, ", ")), Evidence: clearEv})
 	}
 	return out
@@ -437,7 +431,7 @@ func checkNodeNetworkUnavailable(c *Context) []Finding {
 		evidence = append(evidence, id)
 	}
 	return []Finding{{
-		Category: "Node/NetworkUnavailable", Verdict: report.Validated, Confidence: 0.9, Current: true, Depth: 1, Subject: n.Name,
+		Category: rule.Node.Sub("NetworkUnavailable"), Verdict: report.Validated, Confidence: rule.Strong, Current: true, Strength: rule.Observed, Subject: n.Name,
 		Evidence:   evidence,
 		Hypothesis: fmt.Sprintf("Node %s has no working pod network", n.Name),
 		Title:      fmt.Sprintf("node %s has no pod network: NetworkUnavailable=True (%s): %s", n.Name, orDash(cond.Reason), orDash(cond.Message)),
@@ -469,7 +463,7 @@ func checkNodeCordoned(c *Context) []Finding {
 		evidence = append(evidence, nodeEventEvidence(c, e))
 	}
 	f := Finding{
-		Category: "Node/Cordoned", Verdict: report.Validated, Confidence: 0.95, Current: true, Depth: 1, Subject: n.Name,
+		Category: rule.Node.Sub("Cordoned"), Verdict: report.Validated, Confidence: rule.Definitive, Current: true, Strength: rule.Observed, Subject: n.Name,
 		Evidence:   evidence,
 		Hypothesis: fmt.Sprintf("Node %s is cordoned", n.Name),
 		Title:      fmt.Sprintf("node %s is cordoned (spec.unschedulable=true): no new pod is scheduled on it", n.Name),
@@ -544,7 +538,7 @@ func checkPodNode(c *Context) []Finding {
 		for _, pr := range pressures {
 			if cond := nodeCondition(n, pr.Type); cond != nil && cond.Status == corev1.ConditionTrue {
 				out = append(out, Finding{
-					Category: pr.Category, Verdict: report.Inconclusive, Confidence: 0.45, Current: true, Depth: 2, Subject: p.Name,
+					Category: pr.Category, Verdict: report.Inconclusive, Confidence: rule.Doubtful, Current: true, Strength: rule.Explained, Subject: p.Name,
 					Hypothesis: fmt.Sprintf("Node %s's %s keeps pod %s from running", n.Name, pr.Type, p.Name),
 					Evidence:   []string{nodeConditionEvidence(c, n, cond)},
 					Title:      fmt.Sprintf("node %s that runs the pod is under %s", n.Name, pr.Type),
@@ -593,7 +587,7 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg), podRef(p)+" .status.reason/.status.message",
 		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, nsFlag(p)))}
 	f := Finding{
-		Verdict: report.Validated, Confidence: 0.95, Depth: 2, Subject: p.Name, Evidence: evidence,
+		Verdict: report.Validated, Confidence: rule.Definitive, Strength: rule.Explained, Subject: p.Name, Evidence: evidence,
 		Mechanism: fmt.Sprintf("When a node runs low on %s, the kubelet evicts pods to reclaim it: first those using more than they request, ranked by priority and by how far they exceed their request. "+
 			"An evicted pod stays Failed (reason Evicted); its controller, if any, creates a replacement elsewhere.", valueOr(resourceName, string(prType))),
 		Current: true,
@@ -623,14 +617,14 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 	}
 	nodeName := valueOr(node, "its node")
 	if admission {
-		f.Category = pr.Category + "/Rejected"
+		f.Category = pr.Category.Sub("Rejected")
 		f.Hypothesis = fmt.Sprintf("The pod was rejected by its node's kubelet because the node had %s", prType)
 		f.Title = fmt.Sprintf("pod was rejected by node %s, which had %s", nodeName, prType)
 		f.Summary = fmt.Sprintf("The kubelet of node %s refused to start pod %s because the node had %s when the pod arrived.", nodeName, p.Name, prType)
 		f.Culprit = fmt.Sprintf("node/%s %s", nodeName, prType)
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: pr.Fix, Commands: pr.Commands(nodeName)}}
 	} else {
-		f.Category = pr.Category + "/Evicted"
+		f.Category = pr.Category.Sub("Evicted")
 		f.Hypothesis = fmt.Sprintf("The pod was evicted because its node ran low on %s", resourceName)
 		f.Title = fmt.Sprintf("pod was evicted because node %s ran low on %s", nodeName, resourceName)
 		f.Summary = fmt.Sprintf("The kubelet of node %s evicted pod %s to reclaim %s.", nodeName, p.Name, resourceName)
@@ -670,7 +664,7 @@ func shutdownFinding(c *Context, p *corev1.Pod) Finding {
 		evidence = append(evidence, nodeEventEvidence(c, e))
 	}
 	return Finding{
-		Category: "Node/Shutdown", Verdict: report.Validated, Confidence: 0.9, Depth: 2, Subject: p.Name, Evidence: evidence,
+		Category: rule.Node.Sub("Shutdown"), Verdict: report.Validated, Confidence: rule.Strong, Strength: rule.Explained, Subject: p.Name, Evidence: evidence,
 		Current:    c.B.Target.Kind == "Pod",
 		Hypothesis: "The pod was stopped because its node shut down",
 		Title:      fmt.Sprintf("pod was terminated because node %s shut down", node),
@@ -708,7 +702,7 @@ func podOnNotReadyNode(c *Context, p *corev1.Pod, n *corev1.Node, cond *corev1.N
 		culprit = fmt.Sprintf("node/%s kubelet: no status since %s (Ready=Unknown)", n.Name, clock(hb))
 	}
 	f := Finding{
-		Category: "Node/NotReady/" + cause.Class, Verdict: report.Validated, Confidence: 0.9, Current: true, Depth: 3, Subject: p.Name,
+		Category: rule.Node.Sub("NotReady", cause.Class), Verdict: report.Validated, Confidence: rule.Strong, Current: true, Strength: rule.Traced, Subject: p.Name,
 		Hypothesis: "The pod's node is NotReady: " + cause.Explains,
 		Title:      fmt.Sprintf("the pod's node %s %s", n.Name, state),
 		Summary:    fmt.Sprintf("Pod %s runs on node %s, whose kubelet %s; the pod's status cannot be trusted or progress until the node recovers.", p.Name, n.Name, strings.TrimPrefix(state, "is ")),
@@ -742,7 +736,7 @@ func podOnNetworklessNode(c *Context, p *corev1.Pod, n *corev1.Node) Finding {
 	cond := nodeCondition(n, corev1.NodeNetworkUnavailable)
 	evidence := []string{nodeConditionEvidence(c, n, cond)}
 	f := Finding{
-		Category: "Node/NetworkUnavailable", Verdict: report.Inconclusive, Confidence: 0.5, Current: true, Depth: 3, Subject: p.Name,
+		Category: rule.Node.Sub("NetworkUnavailable"), Verdict: report.Inconclusive, Confidence: rule.Even, Current: true, Strength: rule.Traced, Subject: p.Name,
 		Hypothesis: fmt.Sprintf("Pod %s cannot get a network because node %s has NetworkUnavailable=True", p.Name, n.Name),
 		Title:      fmt.Sprintf("the pod's node %s has no pod network (NetworkUnavailable=True, %s)", n.Name, orDash(cond.Reason)),
 		Summary:    fmt.Sprintf("Pod %s is on node %s, whose network is not set up: the kubelet cannot create the pod's sandbox.", p.Name, n.Name),
@@ -755,7 +749,7 @@ func podOnNetworklessNode(c *Context, p *corev1.Pod, n *corev1.Node) Finding {
 		if e.Reason == "FailedCreatePodSandBox" && sandboxNetworkRe.MatchString(e.Message) {
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Event FailedCreatePodSandBox ×%d: %s", max(e.Count, 1), firstLine(e.Message)),
 				"event on "+podRef(p), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", nsFlag(p), p.Name)))
-			f.Verdict, f.Confidence = report.Validated, 0.85
+			f.Verdict, f.Confidence = report.Validated, rule.High
 		}
 	}
 	f.Evidence = evidence

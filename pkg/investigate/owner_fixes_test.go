@@ -297,8 +297,8 @@ func TestEvictionFixPerOwner(t *testing.T) {
 	for _, o := range ownerFixKinds {
 		t.Run(o.kind, func(t *testing.T) {
 			b := o.bundle(ntEvicted(msg))
-			fs := checkPodNode(&Context{B: b, Now: now, byFact: map[string]string{}})
-			if len(fs) == 0 || !strings.HasPrefix(fs[0].Category, "Node/MemoryPressure/Evicted") {
+			fs := checkPodNode(testPass(b))
+			if len(fs) == 0 || !strings.HasPrefix(string(fs[0].Category), "Node/MemoryPressure/Evicted") {
 				t.Fatalf("findings %+v, want an eviction", fs)
 			}
 			a, ok := findAction(fs[0].Actions, "request what it really uses")
@@ -400,8 +400,8 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 						Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{"limits.memory": resource.MustParse("8Gi")}, Used: corev1.ResourceList{"limits.memory": resource.MustParse("7Gi")}}}}
 				})
 				var f *Finding
-				for _, x := range wlCheckFailedCreate(&Context{B: b, Now: now, byFact: map[string]string{}}) {
-					if x.Category == tt.category {
+				for _, x := range wlCheckFailedCreate(testPass(b)) {
+					if string(x.Category) == tt.category {
 						f = &x
 					}
 				}

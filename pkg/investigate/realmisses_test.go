@@ -149,7 +149,7 @@ func TestInitRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkInitRunning(&Context{B: podBundle(tt.pod, waitLog), Now: now, byFact: map[string]string{}})
+			fs := checkInitRunning(testPass(podBundle(tt.pod, waitLog)))
 			if (len(fs) == 1) != tt.want {
 				t.Fatalf("findings %+v, want one: %v", fs, tt.want)
 			}

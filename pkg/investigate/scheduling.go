@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // schedReason is one part of a scheduler message: "2 Insufficient cpu".
@@ -280,7 +281,7 @@ type schedCause struct {
 	Evidence   []string
 	Actions    []report.Action
 	Notes      []string
-	Confidence float64
+	Confidence rule.Confidence
 	// Definitive is set when the bundle shows the constraint alone rules
 	// out every known node (a selector no node matches, a request larger
 	// than every node): it names the culprit whatever the counts say.
@@ -406,7 +407,7 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 		causes = append(causes, e.explain(part))
 	}
 	f := Finding{
-		Category: "Unschedulable", Verdict: report.Validated, Current: true, Depth: 2, Subject: p.Name,
+		Category: rule.Unschedulable, Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name,
 		Mechanism: schedMechanism,
 	}
 	of := ""
@@ -414,12 +415,12 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 		of = fmt.Sprintf(" (0/%d nodes fit)", total)
 	}
 	if len(causes) == 0 {
-		f.Category += "/Other"
+		f.Category = f.Category.Sub("Other")
 		f.Hypothesis = "The pod cannot be placed on any node: the scheduler gave no reason"
 		f.Title = "pod cannot be scheduled: the scheduler gave no reason"
 		f.Summary = fmt.Sprintf("Pod %s stays Pending and the scheduler's message names no reason.", p.Name)
 		f.Culprit = podRef(p) + " scheduling constraints"
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Evidence = evidence
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the scheduler's full message and compare the pod's constraints with the nodes.",
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p)), "kubectl describe nodes"}}}
@@ -444,7 +445,7 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 		texts = append(texts, cz.Text)
 		evidence = appendUnique(evidence, cz.Evidence...)
 	}
-	f.Category += "/" + top.Class
+	f.Category = f.Category.Sub(top.Class)
 	f.Hypothesis = "The pod cannot be placed on any node: " + strings.Join(texts, "; ")
 	f.Title = fmt.Sprintf("pod cannot be scheduled%s: %s", of, top.Text)
 	f.Summary = fmt.Sprintf("Pod %s stays Pending because no node can run it%s: %s.", p.Name, of, top.Text)
@@ -532,7 +533,7 @@ func (e *schedContext) explain(part schedReason) schedCause {
 			cause.strength = cl.Strength
 		}
 		if cause.Confidence == 0 {
-			cause.Confidence = 0.8
+			cause.Confidence = rule.Likely
 		}
 		if cause.Mechanism == "" {
 			cause.Mechanism = cl.Mechanism
@@ -544,7 +545,7 @@ func (e *schedContext) explain(part schedReason) schedCause {
 		return cause
 	}
 	return schedCause{
-		Class: "Other", Text: withCount(part), Confidence: 0.7, blocked: part.Nodes,
+		Class: "Other", Text: withCount(part), Confidence: rule.Plausible, blocked: part.Nodes,
 		Culprit: podRef(e.p) + " scheduling constraints (" + part.Text + ")",
 		Actions: []report.Action{{Kind: report.Check, Description: "Compare the pod's scheduling constraints with the nodes the scheduler rejected.",
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, nsFlag(e.p)), "kubectl describe nodes"}}},
@@ -557,7 +558,7 @@ func (e *schedContext) tableOnly(cl *schedClass, part schedReason) schedCause {
 	return schedCause{
 		Text:       withCount(part) + " — " + cl.Why,
 		Culprit:    fmt.Sprintf("%s volumes (claims %s)", e.spec("volumes"), strings.Join(claims, ", ")),
-		Confidence: 0.75,
+		Confidence: rule.Probable,
 		Actions: []report.Action{{Kind: report.Immediate, Description: cl.Fix,
 			Commands: []string{fmt.Sprintf("kubectl describe pvc %s", nsFlag(e.p)), "kubectl get pv,storageclass"}}},
 	}
@@ -594,7 +595,7 @@ func (e *schedContext) sizeRuledOut(causes []schedCause) (Finding, bool) {
 		podRef(e.p)+" .spec.containers[*].resources.requests vs node .status.allocatable",
 		"kubectl get nodes -o custom-columns=NAME:.metadata.name,CPU:.status.allocatable.cpu,MEMORY:.status.allocatable.memory")
 	return Finding{
-		Category: "Unschedulable/Size", Verdict: report.Refuted, Confidence: 0.9, Evidence: []string{ev},
+		Category: rule.Unschedulable.Sub("Size"), Verdict: report.Refuted, Confidence: rule.Strong, Evidence: []string{ev},
 		Hypothesis: "The pod requests more cpu or memory than any node can allocate",
 		Subject:    e.p.Name,
 	}, true
@@ -690,7 +691,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 	if !ok {
 		cause.Text = withCount(part)
 		cause.Culprit = fmt.Sprintf("%s resources.requests.%s", e.spec("containers[*]"), res)
-		cause.Confidence = 0.7
+		cause.Confidence = rule.Plausible
 		cause.Actions = []report.Action{{Kind: report.Check, Description: fmt.Sprintf("Compare the %s requested by the pod with what the nodes have left.", res),
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, nsFlag(e.p)), "kubectl describe nodes"}}}
 		return cause
@@ -725,7 +726,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 	case largest == nil:
 		cause.Text = fmt.Sprintf("%s — the pod requests %s and none of the %d node(s) offers %s at all", withCount(part), req, len(nodes), res)
 		cause.Culprit = fmt.Sprintf("%s: no node advertises %s", e.requestCulprit(res, q), res)
-		cause.Definitive, cause.Confidence = true, 0.9
+		cause.Definitive, cause.Confidence = true, rule.Strong
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("None of the %d node(s) has %s in its allocatable resources", len(nodes), res),
 			"nodes .status.allocatable", "kubectl get nodes -o custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable"))
 		cause.Notes = append(cause.Notes, fmt.Sprintf("Extended resources such as %s appear in a node's allocatable only while their device plugin runs on it.", res))
@@ -738,7 +739,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 		cause.Evidence = append(cause.Evidence, e.allocatableEvidence(largest, res, largestQ, fmt.Sprintf(" (the largest of %d node(s) seen)", len(nodes))))
 		cause.Text = fmt.Sprintf("%s — the pod requests %s, more than the largest node (%s) can allocate (%s)", withCount(part), req, largest.Name, largestQ.String())
 		cause.Culprit = e.requestCulprit(res, q)
-		cause.Definitive, cause.Confidence = true, 0.95
+		cause.Definitive, cause.Confidence = true, rule.Definitive
 		cause.Actions = []report.Action{e.lowerRequest(res), addNodes}
 	case len(fits) == 0:
 		// Big nodes exist, but not among those the pod may use.
@@ -750,7 +751,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 			cause.Text += fmt.Sprintf("; the largest node it may use, %s, allocates %s", bigEligible.Name, bigQ.String())
 		}
 		cause.Culprit = fmt.Sprintf("%s, more than any node the pod may use can allocate", e.requestCulprit(res, q))
-		cause.Confidence = 0.85
+		cause.Confidence = rule.High
 		cause.Actions = []report.Action{e.lowerRequest(res), addNodes}
 	default:
 		for _, n := range fits[:min(len(fits), 3)] {
@@ -760,7 +761,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 		cause.Text = fmt.Sprintf("%s — the pod requests %s; %s could hold that much when empty (%s allocates %s) but the pods already placed there reserve too much of it",
 			withCount(part), req, nodesCount(len(fits)), fits[0].Name, allocatableOf(fits[0], res))
 		cause.Culprit = fmt.Sprintf("free %s on %s (already reserved by the pods running there) is less than %s", res, namesUpTo(namesOfNodes(fits), 3), e.requestCulprit(res, q))
-		cause.Confidence = 0.85
+		cause.Confidence = rule.High
 		cause.Notes = append(cause.Notes, e.ownRequests(fits, res)...)
 		cause.Notes = append(cause.Notes, "The requests of the other pods on those nodes were not collected; `kubectl describe node` shows them under \"Allocated resources\".")
 		cause.Actions = []report.Action{
@@ -876,7 +877,7 @@ func (e *schedContext) tooManyPods(part schedReason, _ []string) schedCause {
 	for _, v := range order {
 		desc = append(desc, fmt.Sprintf("%s on %s", v, namesUpTo(caps[v], 2)))
 	}
-	cause := schedCause{Confidence: 0.9}
+	cause := schedCause{Confidence: rule.Strong}
 	cause.Text = withCount(part) + " — those nodes already run as many pods as their allocatable pods allow"
 	cause.Culprit = "node pod capacity (allocatable pods)"
 	if len(desc) > 0 {
@@ -1040,7 +1041,7 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 			return schedCause{
 				Text:       withCount(part) + " — no node seen now carries that taint (it may have been removed since the scheduler's last attempt)",
 				Culprit:    fmt.Sprintf("taint {%s: %s} named by the scheduler, not tolerated by %s", key, value, e.spec("tolerations")),
-				Confidence: 0.75,
+				Confidence: rule.Probable,
 				Actions:    []report.Action{e.listTaintsAction()},
 			}
 		}
@@ -1065,14 +1066,14 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 			return schedCause{
 				Text:       withCount(part),
 				Culprit:    fmt.Sprintf("%s vs the taints of the nodes", e.spec("tolerations")),
-				Confidence: 0.7,
+				Confidence: rule.Plausible,
 				Actions:    []report.Action{e.listTaintsAction()},
 			}
 		}
 	}
 	t := chosen.Taint
 	names := namesOfNodes(chosen.Nodes)
-	cause := schedCause{Confidence: 0.9}
+	cause := schedCause{Confidence: rule.Strong}
 	cause.Text = fmt.Sprintf("%s — %s on %s", withCount(part), taintSpec(t), namesUpTo(names, 3))
 	cause.Culprit = fmt.Sprintf("taint %s on node(s) %s, not tolerated by %s", taintSpec(t), namesUpTo(names, 3), e.spec("tolerations"))
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Node %s has taint %s", names[0], taintSpec(t)),
@@ -1189,11 +1190,11 @@ func (e *schedContext) cordoned(part schedReason, _ []string) schedCause {
 			names = append(names, n.Name)
 		}
 	}
-	cause := schedCause{Confidence: 0.9}
+	cause := schedCause{Confidence: rule.Strong}
 	if len(names) == 0 {
 		cause.Text = withCount(part)
 		cause.Culprit = "cordoned nodes (none is cordoned now)"
-		cause.Confidence = 0.7
+		cause.Confidence = rule.Plausible
 		cause.Actions = []report.Action{{Kind: report.Check, Description: "List the cordoned nodes.",
 			Commands: []string{"kubectl get nodes -o custom-columns=NAME:.metadata.name,UNSCHEDULABLE:.spec.unschedulable"}}}
 		return cause
@@ -1392,7 +1393,7 @@ func closestNode(nodes []*corev1.Node, reqs []nodeReq) (*corev1.Node, string) {
 func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 	nodes := e.c.B.Nodes
 	sel, terms := podNodeTerms(e.p)
-	cause := schedCause{Confidence: 0.9}
+	cause := schedCause{Confidence: rule.Strong}
 	checkCmd := "kubectl get nodes --show-labels"
 	if keys := termKeys(sel, terms); len(keys) > 0 {
 		checkCmd = "kubectl get nodes -L " + strings.Join(keys, ",")
@@ -1410,7 +1411,7 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 	if len(nodes) == 0 || (len(sel.Reqs) == 0 && len(terms) == 0) {
 		cause.Text = withCount(part)
 		cause.Culprit = e.spec("nodeSelector/.affinity.nodeAffinity")
-		cause.Confidence = 0.75
+		cause.Confidence = rule.Probable
 		cause.Actions = []report.Action{check}
 		return cause
 	}
@@ -1483,7 +1484,7 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 	}
 	cause.Text = fmt.Sprintf("%s — %s %s allows only %s, which the other reasons rule out", withCount(part), where, nodeReqsString(reqs), namesUpTo(namesOfNodes(allowed), 3))
 	cause.Culprit = fmt.Sprintf("%s %s limits the pod to %s, which the other reasons exclude", e.spec(where), nodeReqsString(reqs), namesUpTo(namesOfNodes(allowed), 3))
-	cause.Confidence = 0.8
+	cause.Confidence = rule.Likely
 	cause.Narrowing = true
 	cause.Actions = []report.Action{check}
 	return cause
@@ -1681,7 +1682,7 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 		return e.podAffinity(part, nil)
 	}
 	t := terms[0]
-	cause := schedCause{Confidence: 0.75}
+	cause := schedCause{Confidence: rule.Probable}
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires anti-affinity: at most one of %s", describePodTerm(t)),
 		podRef(e.p)+" .spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
 		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAntiAffinity}'", e.p.Name, nsFlag(e.p))))
@@ -1690,7 +1691,7 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 	check := report.Action{Kind: report.Check, Description: "See where the pods the term selects run, and the nodes' topology labels.",
 		Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsFlag(e.p), metav1.FormatLabelSelector(t.LabelSelector)), "kubectl get nodes -L " + t.TopologyKey}}
 	if selectsSelf(e.p, t) && replicas > 0 && len(domains) > 0 && int(replicas) > len(domains) {
-		cause.Definitive, cause.Confidence = true, 0.9
+		cause.Definitive, cause.Confidence = true, rule.Strong
 		cause.Text = fmt.Sprintf("%s — required anti-affinity allows one of %s, and %s wants %d replicas for only %d %s domain(s)",
 			withCount(part), describePodTerm(t), e.workload(), replicas, len(domains), t.TopologyKey)
 		cause.Culprit = fmt.Sprintf("%s (required, one of %s): %d replicas for %d domain(s)",
@@ -1723,11 +1724,11 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 	if a := e.p.Spec.Affinity; a != nil && a.PodAffinity != nil {
 		terms = a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	}
-	cause := schedCause{Confidence: 0.75}
+	cause := schedCause{Confidence: rule.Probable}
 	if len(terms) == 0 {
 		cause.Text = withCount(part)
 		cause.Culprit = e.spec("affinity") + " (pod affinity/anti-affinity)"
-		cause.Confidence = 0.6
+		cause.Confidence = rule.Moderate
 		cause.Actions = []report.Action{{Kind: report.Check, Description: "Read the pod's affinity terms and find the pods they select.",
 			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity}'", e.p.Name, nsFlag(e.p))}}}
 		return cause
@@ -1760,7 +1761,7 @@ func (e *schedContext) existingAntiAffinity(part schedReason, _ []string) schedC
 		own = "(no labels)"
 	}
 	return schedCause{
-		Confidence: 0.7,
+		Confidence: rule.Plausible,
 		Text:       fmt.Sprintf("%s — pods already running there carry required anti-affinity that matches this pod's labels (%s)", withCount(part), own),
 		Culprit:    fmt.Sprintf("required podAntiAffinity of other pods, matching %s labels %s", podRef(e.p), own),
 		Notes:      []string{"The pods whose anti-affinity repels this one are not in the bundle; the command below lists the pods with required anti-affinity and their nodes."},
@@ -1779,12 +1780,12 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 			cons, idx = append(cons, t), append(idx, i)
 		}
 	}
-	cause := schedCause{Confidence: 0.8}
+	cause := schedCause{Confidence: rule.Likely}
 	if len(cons) == 0 {
 		// Cluster-level default constraints apply to pods without their own.
 		cause.Text = withCount(part) + " — the pod has no DoNotSchedule constraint of its own: the scheduler's default constraints apply"
 		cause.Culprit = "kube-scheduler default topology spread constraints"
-		cause.Confidence = 0.6
+		cause.Confidence = rule.Moderate
 		cause.Actions = []report.Action{{Kind: report.Check, Description: "Read the scheduler configuration's PodTopologySpread defaults.",
 			Commands: []string{"kubectl get nodes -L topology.kubernetes.io/zone,kubernetes.io/hostname"}}}
 		return cause
@@ -1816,9 +1817,9 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 	case strings.Contains(part.Text, "missing required label"):
 		cause.Text = fmt.Sprintf("%s — %s: %s lack the label %s", withCount(part), desc, namesUpTo(missing, 3), topologyKeyText(t.TopologyKey))
 		cause.Culprit = fmt.Sprintf("%s (%s): nodes without label %s: %s", where, desc, t.TopologyKey, namesUpTo(missing, 3))
-		cause.Confidence = 0.9
+		cause.Confidence = rule.Strong
 	case t.MinDomains != nil && len(domains) < int(*t.MinDomains):
-		cause.Definitive, cause.Confidence = true, 0.9
+		cause.Definitive, cause.Confidence = true, rule.Strong
 		cause.Text = fmt.Sprintf("%s — %s with minDomains %d, but the nodes form only %d domain(s)%s", withCount(part), desc, *t.MinDomains, len(domains), domainInfo)
 		cause.Culprit = fmt.Sprintf("%s (%s, minDomains %d): only %d %s domain(s) exist", where, desc, *t.MinDomains, len(domains), t.TopologyKey)
 	default:
@@ -1871,7 +1872,7 @@ func (e *schedContext) hostPort(part schedReason, _ []string) schedCause {
 			}
 		}
 	}
-	cause := schedCause{Confidence: 0.85}
+	cause := schedCause{Confidence: rule.High}
 	cause.Text = withCount(part)
 	cause.Culprit = e.spec("containers[*].ports[*].hostPort")
 	if len(ports) > 0 {
@@ -1910,7 +1911,7 @@ func claimsOfPod(p *corev1.Pod) []string {
 func (e *schedContext) missingPVC(part schedReason, m []string) schedCause {
 	claim := m[1]
 	return schedCause{
-		Definitive: true, Confidence: 0.95,
+		Definitive: true, Confidence: rule.Definitive,
 		Text:    fmt.Sprintf("%s — the pod mounts claim %s, which does not exist in namespace %s", part.Text, claim, e.p.Namespace),
 		Culprit: fmt.Sprintf("%s persistentVolumeClaim.claimName %s (no such PersistentVolumeClaim)", e.spec("volumes[*]"), claim),
 		Evidence: []string{e.c.Evidence(fmt.Sprintf("Pod mounts PersistentVolumeClaim %s", claim), podRef(e.p)+" .spec.volumes",
@@ -1924,7 +1925,7 @@ func (e *schedContext) missingPVC(part schedReason, m []string) schedCause {
 
 func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
 	b := e.c.B
-	cause := schedCause{Definitive: true, Confidence: 0.85}
+	cause := schedCause{Definitive: true, Confidence: rule.High}
 	var unbound []string
 	for _, name := range claimsOfPod(e.p) {
 		pvc := claimNamed(e.c, e.p.Namespace, name)
@@ -1945,11 +1946,11 @@ func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
 	if len(unbound) == 0 {
 		cause.Text = fmt.Sprintf("%s (claims %s)", part.Text, claims)
 		cause.Culprit = fmt.Sprintf("PersistentVolumeClaim(s) %s of %s", claims, podRef(e.p))
-		cause.Confidence = 0.75
+		cause.Confidence = rule.Probable
 	} else {
 		cause.Text = fmt.Sprintf("%s — %s", part.Text, strings.Join(unbound, "; "))
 		cause.Culprit = strings.Join(unbound, "; ")
-		cause.Confidence = 0.9
+		cause.Confidence = rule.Strong
 	}
 	cause.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Make the claim bindable: an existing StorageClass with a running provisioner, or a PersistentVolume matching its class, size and access modes.",
@@ -2010,7 +2011,7 @@ func lastWarningAbout(b *bundle.Bundle, kind, ns, name string) *corev1.Event {
 
 func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCause {
 	b := e.c.B
-	cause := schedCause{Confidence: 0.75}
+	cause := schedCause{Confidence: rule.Probable}
 	for _, name := range claimsOfPod(e.p) {
 		pvc := claimNamed(e.c, e.p.Namespace, name)
 		if pvc == nil || pvc.Spec.VolumeName == "" {
@@ -2033,7 +2034,7 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 			"pv/"+pv.Name+" .spec.nodeAffinity", fmt.Sprintf("kubectl get pv %s -o jsonpath='{.spec.nodeAffinity}'", pv.Name)))
 		where := fmt.Sprintf("pv/%s .spec.nodeAffinity (%s) of claim %s", pv.Name, affinity, name)
 		if len(ok) == 0 {
-			cause.Definitive, cause.Confidence = true, 0.9
+			cause.Definitive, cause.Confidence = true, rule.Strong
 			cause.Text = fmt.Sprintf("%s — pv/%s (claim %s) can only be used on nodes with %s, and no node has that", withCount(part), pv.Name, name, affinity)
 			cause.Culprit = where + ": no node matches"
 			cause.Actions = []report.Action{
@@ -2047,7 +2048,7 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 			}
 			return cause
 		}
-		cause.Confidence = 0.85
+		cause.Confidence = rule.High
 		cause.Text = fmt.Sprintf("%s — pv/%s (claim %s) can only be used on nodes with %s: only %s qualify, and the other reasons rule them out", withCount(part), pv.Name, name, affinity, namesUpTo(namesOfNodes(ok), 3))
 		cause.Culprit = fmt.Sprintf("%s: only %s qualify", where, namesUpTo(namesOfNodes(ok), 3))
 		cause.Narrowing = true
@@ -2077,7 +2078,7 @@ func gatedFinding(c *Context, p *corev1.Pod, cond *corev1.PodCondition) Finding 
 	}
 	ev := c.Evidence(fact, podRef(p)+" .spec.schedulingGates", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}'", p.Name, nsFlag(p)))
 	return Finding{
-		Category: "Unschedulable/SchedulingGated", Verdict: report.Validated, Confidence: 0.95, Evidence: []string{ev},
+		Category: rule.Unschedulable.Sub("SchedulingGated"), Verdict: report.Validated, Confidence: rule.Definitive, Evidence: []string{ev},
 		Hypothesis: "The pod is held back from scheduling by scheduling gates",
 		Title:      fmt.Sprintf("pod is not scheduled: scheduling gate(s) %s hold it back", strings.Join(gates, ", ")),
 		Summary:    fmt.Sprintf("Pod %s stays Pending because it carries scheduling gate(s) %s: the scheduler ignores it until they are removed.", p.Name, strings.Join(gates, ", ")),
@@ -2091,7 +2092,7 @@ func gatedFinding(c *Context, p *corev1.Pod, cond *corev1.PodCondition) Finding 
 				Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'`, p.Name, nsFlag(p))},
 				Risk:     "bypasses the quota or ordering the gating controller enforces"},
 		},
-		Current: true, Depth: 2, Subject: p.Name,
+		Current: true, Strength: rule.Explained, Subject: p.Name,
 	}
 }
 
@@ -2114,13 +2115,13 @@ func noSchedulerFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 		podRef(p)+" .spec.schedulerName, .status.conditions",
 		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulerName}{\"\\n\"}{.status.conditions}'", p.Name, nsFlag(p)))
 	f := Finding{
-		Category: "Unschedulable/NoScheduler", Verdict: report.Validated, Evidence: []string{ev},
+		Category: rule.Unschedulable.Sub("NoScheduler"), Verdict: report.Validated, Evidence: []string{ev},
 		Hypothesis: fmt.Sprintf("No scheduler named %s is processing the pod", name),
 		Mechanism:  "Each pod is handled only by the scheduler named in spec.schedulerName; if that scheduler is not running (or the name is misspelled) the pod stays Pending with no condition and no event.",
-		Current:    true, Depth: 1, Subject: p.Name,
+		Current:    true, Strength: rule.Observed, Subject: p.Name,
 	}
 	if name == corev1.DefaultSchedulerName {
-		f.Confidence = 0.55
+		f.Confidence = rule.Fair
 		f.Title = fmt.Sprintf("pod has not been looked at by kube-scheduler in %s: the scheduler may be down", age.Round(time.Second))
 		f.Summary = fmt.Sprintf("Pod %s has waited %s without any scheduling attempt; kube-scheduler is probably not running or not leading.", p.Name, age.Round(time.Second))
 		f.Culprit = "kube-scheduler (no scheduling attempt recorded)"
@@ -2128,7 +2129,7 @@ func noSchedulerFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 			Commands: []string{"kubectl get pods -n kube-system -l component=kube-scheduler", "kubectl get lease -n kube-system kube-scheduler"}}}
 		return f, true
 	}
-	f.Confidence = 0.75
+	f.Confidence = rule.Probable
 	f.Title = fmt.Sprintf("pod names scheduler %q, which has not looked at it in %s", name, age.Round(time.Second))
 	f.Summary = fmt.Sprintf("Pod %s asks for scheduler %q; no scheduling attempt was recorded in %s, so that scheduler is not running or the name is wrong.", p.Name, name, age.Round(time.Second))
 	f.Culprit = fmt.Sprintf("%s .spec.schedulerName (%s)", podRef(p), name)

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Builders of the scheduling tests (prefix sc: the package's test files share
@@ -85,7 +86,7 @@ type scCase struct {
 	wantCulprit  []string
 	wantTitle    []string
 	wantText     []string // anywhere in the rendered report
-	minConf      float64
+	minConf      rule.Confidence
 	wantNoCause  bool // no validated finding at all
 	wantRuledOut string
 	// ruleOnly checks the scheduling rule's own finding instead of the
@@ -98,7 +99,7 @@ type scCase struct {
 // finding.
 func schedFinding(t *testing.T, b *bundle.Bundle) Finding {
 	t.Helper()
-	c := &Context{B: b, Now: now, byFact: map[string]string{}}
+	c := testPass(b)
 	for _, f := range checkUnschedulable(c) {
 		if f.Verdict == report.Validated {
 			return f
@@ -114,7 +115,7 @@ func runSchedCases(t *testing.T, cases []scCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.ruleOnly {
 				f := schedFinding(t, tt.bundle)
-				if !strings.HasPrefix(f.Category, tt.wantCategory) {
+				if !strings.HasPrefix(string(f.Category), tt.wantCategory) {
 					t.Errorf("category = %q, want prefix %q (title %q)", f.Category, tt.wantCategory, f.Title)
 				}
 				for _, s := range tt.wantCulprit {
@@ -138,7 +139,7 @@ func runSchedCases(t *testing.T, cases []scCase) {
 				}
 				return
 			}
-			checkRootCause(t, r, rootCauseWant{tt.wantCategory, tt.wantCulprit, tt.wantTitle, tt.minConf}, "")
+			checkRootCause(t, r, rootCauseWant{tt.wantCategory, tt.wantCulprit, tt.wantTitle, float64(tt.minConf)}, "")
 			for _, s := range tt.wantText {
 				if !strings.Contains(md, s) {
 					t.Errorf("report lacks %q:\n%s", s, md)

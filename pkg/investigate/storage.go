@@ -13,14 +13,10 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Storage and config rules: PVCs, volume attach/mount, HPAs.
-var storageRules = []Rule{
-	{"pvc-pending", checkPVCs},
-	{"volume-attach-mount", checkVolumeEvents},
-	{"hpa-unable-to-scale", checkHPAs},
-}
 
 // Names the storage components use.
 const (
@@ -167,7 +163,7 @@ func checkPVCs(c *Context) []Finding {
 		switch pvc.Status.Phase {
 		case corev1.ClaimBound:
 			if cc.pod == nil {
-				out = append(out, Finding{Category: "PVC/Pending", Verdict: report.Refuted, Confidence: 0.95, Subject: pvc.Name,
+				out = append(out, Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: pvc.Name,
 					Hypothesis: fmt.Sprintf("PVC %s is not bound to a volume (it is Bound to %s)", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))})
 			}
 		case corev1.ClaimLost:
@@ -186,7 +182,7 @@ func checkPVCs(c *Context) []Finding {
 // scheduling finding.
 func claimBase(c *Context, cc claimCase) Finding {
 	pvc := cc.pvc
-	f := Finding{Verdict: report.Validated, Current: true, Depth: 2, Subject: pvc.Name}
+	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: pvc.Name}
 	age := ""
 	if !pvc.CreationTimestamp.IsZero() {
 		age = fmt.Sprintf(" for %s", c.Now.Sub(pvc.CreationTimestamp.Time).Round(time.Second))
@@ -195,7 +191,7 @@ func claimBase(c *Context, cc claimCase) Finding {
 		claimRequest(pvc), accessModes(pvc.Spec.AccessModes), classText(pvc.Spec.StorageClassName)),
 		pvcRef(pvc)+" .status.phase", fmt.Sprintf("kubectl get pvc %s %s -o wide", pvc.Name, pvcNS(pvc)))}
 	if cc.pod != nil {
-		f.Depth = 3
+		f.Strength = rule.Traced
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Pod %s mounts this claim and cannot start until it is bound.", cc.pod.Name))
 	}
 	return f
@@ -233,17 +229,17 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 	case pvc.Spec.StorageClassName == nil:
 		defaults := defaultStorageClasses(c)
 		if len(defaults) == 0 && collectionFailed(c, "storage class") {
-			return &Finding{Category: "PVC/Pending/NoDefaultStorageClass", Verdict: report.Inconclusive, Confidence: 0.3, Subject: pvc.Name, Current: true,
+			return &Finding{Category: rule.PVC.Sub("Pending", "NoDefaultStorageClass"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
 				Hypothesis: fmt.Sprintf("PVC %s sets no storageClassName and no default StorageClass exists (the classes could not be read)", pvc.Name),
 				Evidence:   f.Evidence}
 		}
 		if len(defaults) == 0 {
-			f.Category = "PVC/Pending/NoDefaultStorageClass"
-			f.Confidence = 0.8
+			f.Category = rule.PVC.Sub("Pending", "NoDefaultStorageClass")
+			f.Confidence = rule.Likely
 			f.Evidence = append(f.Evidence, c.Evidence("StorageClasses: "+storageClassList(c)+"; none is marked default", "storageclasses (cluster-scoped)", storageClassesCommand))
 			if e := ev.last["FailedBinding"]; e != nil {
 				f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, e))
-				f.Confidence = 0.9
+				f.Confidence = rule.Strong
 			}
 			f.Hypothesis = fmt.Sprintf("PVC %s sets no storageClassName and the cluster has no default StorageClass to provision it", pvc.Name)
 			f.Title = fmt.Sprintf("PVC %s has no storageClassName and the cluster has no default StorageClass (%s)", pvc.Name, storageClassList(c))
@@ -278,8 +274,8 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 		}
 	}
 	if sc == nil && classMissing {
-		f.Category = "PVC/Pending/StorageClassMissing"
-		f.Confidence = 0.95
+		f.Category = rule.PVC.Sub("Pending", "StorageClassMissing")
+		f.Confidence = rule.Definitive
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("StorageClass %s does not exist (404)", className),
 			"storageclass/"+className, fmt.Sprintf("kubectl get storageclass %s", className)))
 		if failed != nil {
@@ -326,8 +322,8 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 		if strings.Contains(failed.Message, "no volume plugin matched name: "+noProvisioner) {
 			return staticClaimFinding(c, cc, f, ev, className, sc)
 		}
-		f.Category = "PVC/Pending/ProvisioningFailed"
-		f.Confidence = 0.9
+		f.Category = rule.PVC.Sub("Pending", "ProvisioningFailed")
+		f.Confidence = rule.Strong
 		f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, failed))
 		prov := provisionerOf(sc, ev)
 		f.Hypothesis = fmt.Sprintf("The provisioner of PVC %s fails to create its volume", pvc.Name)
@@ -344,8 +340,8 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 		working := ev.last["Provisioning"] != nil || ev.last["ProvisioningSucceeded"] != nil
 		since := c.Now.Sub(bundle.FirstSeen(ext))
 		if !working && since >= provisionerSilence {
-			f.Category = "PVC/Pending/NoProvisioner"
-			f.Confidence = 0.85
+			f.Category = rule.PVC.Sub("Pending", "NoProvisioner")
+			f.Confidence = rule.High
 			f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, ext))
 			f.Hypothesis = fmt.Sprintf("No external provisioner %s is running to create the volume of PVC %s", prov, pvc.Name)
 			f.Title = fmt.Sprintf("PVC %s waits for external provisioner %s, which has not answered for %s", pvc.Name, prov, since.Round(time.Minute))
@@ -356,11 +352,11 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 				Commands: []string{"kubectl get csidrivers", "kubectl get pods -A | grep -i -E 'csi|provisioner'", fmt.Sprintf("kubectl get storageclass %s -o jsonpath='{.provisioner}'", className)}}}
 			return &f
 		}
-		return &Finding{Category: "PVC/Pending/Provisioning", Verdict: report.Inconclusive, Confidence: 0.3, Subject: pvc.Name, Current: true,
+		return &Finding{Category: rule.PVC.Sub("Pending", "Provisioning"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
 			Hypothesis: fmt.Sprintf("The volume of PVC %s is still being provisioned by %s", pvc.Name, prov),
 			Evidence:   append(f.Evidence, claimEventEvidence(c, pvc, ext))}
 	}
-	return &Finding{Category: "PVC/Pending", Verdict: report.Inconclusive, Confidence: 0.25, Subject: pvc.Name, Current: true,
+	return &Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Inconclusive, Confidence: rule.Slight, Subject: pvc.Name, Current: true,
 		Hypothesis: fmt.Sprintf("PVC %s is Pending and no event says why", pvc.Name), Evidence: f.Evidence}
 }
 
@@ -404,9 +400,9 @@ func waitForConsumerFinding(c *Context, cc claimCase, f Finding, waiting *corev1
 	if sc != nil {
 		class = "StorageClass " + sc.Name
 	}
-	f.Category = "PVC/Pending/WaitForFirstConsumer"
-	f.Confidence = 0.85
-	f.Depth = 1
+	f.Category = rule.PVC.Sub("Pending", "WaitForFirstConsumer")
+	f.Confidence = rule.High
+	f.Strength = rule.Observed
 	f.Hypothesis = fmt.Sprintf("PVC %s is Pending only because %s binds on first use (WaitForFirstConsumer) — expected, not a fault", pvc.Name, class)
 	f.Title = fmt.Sprintf("not a fault: PVC %s waits for its first consumer (%s uses volumeBindingMode WaitForFirstConsumer)", pvc.Name, class)
 	f.Summary = fmt.Sprintf("PVC %s is Pending by design: %s delays binding and provisioning until a pod that uses the claim is scheduled, so the volume is created in that pod's zone/node. This is the expected state while no pod uses it.", pvc.Name, class)
@@ -426,12 +422,12 @@ func waitForConsumerFinding(c *Context, cc claimCase, f Finding, waiting *corev1
 // or a class with no provisioner), and none fits.
 func staticClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents, className string, sc *storagev1.StorageClass) *Finding {
 	pvc := cc.pvc
-	f.Category = "PVC/Pending/NoMatchingPV"
-	f.Confidence = 0.8
+	f.Category = rule.PVC.Sub("Pending", "NoMatchingPV")
+	f.Confidence = rule.Likely
 	for _, reason := range []string{"FailedBinding", "ProvisioningFailed"} {
 		if e := ev.last[reason]; e != nil {
 			f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, e))
-			f.Confidence = 0.9
+			f.Confidence = rule.Strong
 		}
 	}
 	if cc.pod != nil {
@@ -439,7 +435,7 @@ func staticClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents, cla
 			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
 				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod %s PodScheduled=False: %s", cc.pod.Name, cond.Message), podRef(cc.pod)+" .status.conditions[PodScheduled]",
 					fmt.Sprintf("kubectl describe pod %s %s", cc.pod.Name, nsFlag(cc.pod))))
-				f.Confidence = 0.9
+				f.Confidence = rule.Strong
 			}
 		}
 	}
@@ -525,26 +521,26 @@ func preboundClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents) *
 	fixCmds := []string{fmt.Sprintf("kubectl get pv %s -o wide", name)}
 	switch {
 	case pv == nil && c.B.IsMissing("PersistentVolume", "", name):
-		f.Category = "PVC/Pending/VolumeMissing"
-		f.Confidence = 0.9
+		f.Category = rule.PVC.Sub("Pending", "VolumeMissing")
+		f.Confidence = rule.Strong
 		f.Title = fmt.Sprintf("PVC %s is bound by name to PersistentVolume %s, which does not exist", pvc.Name, name)
 		f.Culprit = fmt.Sprintf("%s .spec.volumeName %s (not found)", pvcRef(pvc), name)
 		f.Mechanism = "A claim with spec.volumeName waits for exactly that PV; the persistentvolume controller retries until it appears."
 	case pv != nil && pv.Spec.ClaimRef != nil && (pv.Spec.ClaimRef.Name != pvc.Name || pv.Spec.ClaimRef.Namespace != pvc.Namespace):
-		f.Category = "PVC/Pending/VolumeTaken"
-		f.Confidence = 0.9
+		f.Category = rule.PVC.Sub("Pending", "VolumeTaken")
+		f.Confidence = rule.Strong
 		f.Title = fmt.Sprintf("PVC %s asks for PersistentVolume %s, which is claimed by %s/%s", pvc.Name, name, pv.Spec.ClaimRef.Namespace, pv.Spec.ClaimRef.Name)
 		f.Culprit = fmt.Sprintf("pv/%s .spec.claimRef %s/%s (wanted by %s)", name, pv.Spec.ClaimRef.Namespace, pv.Spec.ClaimRef.Name, pvcRef(pvc))
 		f.Mechanism = "A PV binds to one claim only; a claim that names a PV bound elsewhere stays Pending."
 	default:
 		e := ev.last["VolumeMismatch"]
 		if e == nil {
-			return &Finding{Category: "PVC/Pending", Verdict: report.Inconclusive, Confidence: 0.3, Subject: pvc.Name, Current: true,
+			return &Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
 				Hypothesis: fmt.Sprintf("PVC %s waits for its named volume %s", pvc.Name, name), Evidence: f.Evidence}
 		}
 		f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, e))
-		f.Category = "PVC/Pending/VolumeMismatch"
-		f.Confidence = 0.9
+		f.Category = rule.PVC.Sub("Pending", "VolumeMismatch")
+		f.Confidence = rule.Strong
 		f.Title = fmt.Sprintf("PVC %s cannot bind its named volume %s: %s", pvc.Name, name, e.Message)
 		f.Culprit = fmt.Sprintf("%s .spec.volumeName %s: %s", pvcRef(pvc), name, e.Message)
 		f.Mechanism = "The persistentvolume controller binds a named PV only if its class, capacity, access modes and volume mode satisfy the claim."
@@ -562,8 +558,8 @@ func lostClaimFinding(c *Context, cc claimCase) Finding {
 	if e := eventsOfClaim(c, pvc).last["ClaimLost"]; e != nil {
 		f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, e))
 	}
-	f.Category = "PVC/Lost"
-	f.Confidence = 0.9
+	f.Category = rule.PVC.Sub("Lost")
+	f.Confidence = rule.Strong
 	f.Hypothesis = fmt.Sprintf("PVC %s lost its PersistentVolume %s", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))
 	f.Title = fmt.Sprintf("PVC %s is Lost: its PersistentVolume %s no longer exists", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))
 	f.Summary = fmt.Sprintf("PVC %s was bound to PersistentVolume %s, which has been deleted; the claim is Lost and pods using it cannot start.", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))
@@ -577,14 +573,14 @@ func lostClaimFinding(c *Context, cc claimCase) Finding {
 
 // volumeFailure is one row of the attach/mount failure table.
 type volumeFailure struct {
-	Class   string
-	Reasons []string
-	re      *regexp.Regexp // named groups: vol (volume), detail
-	Title   string         // %[1]s volume (with its source), %[2]s detail
-	Mech    string
-	Fix     string
-	Conf    float64
-	Depth   int
+	Class    string
+	Reasons  []string
+	re       *regexp.Regexp // named groups: vol (volume), detail
+	Title    string         // %[1]s volume (with its source), %[2]s detail
+	Mech     string
+	Fix      string
+	Conf     rule.Confidence
+	Strength rule.Strength
 }
 
 // volumeFailures are matched against the pod's FailedAttachVolume,
@@ -595,57 +591,57 @@ var volumeFailures = []volumeFailure{
 		regexp.MustCompile(`Multi-Attach error for volume "(?P<vol>[^"]+)"\s*(?P<detail>Volume is already (?:exclusively attached to one node and can't be attached to another|used by pod\(s\) [^\n]+))`),
 		"volume %[1]s is still attached to another node (Multi-Attach): %[2]s",
 		"A ReadWriteOnce volume attaches to one node at a time; the attach-detach controller will not attach it to this pod's node while another node (usually an old pod of the same workload, or a node that died) still holds it.",
-		"Make sure the pod that holds the volume on the other node is gone (or the dead node's VolumeAttachment is cleaned up); for RWO volumes use strategy Recreate or a StatefulSet so two pods never want it at once.", 0.9, 2},
+		"Make sure the pod that holds the volume on the other node is gone (or the dead node's VolumeAttachment is cleaned up); for RWO volumes use strategy Recreate or a StatefulSet so two pods never want it at once.", rule.Strong, rule.Explained},
 	{"Attach/Failed", []string{"FailedAttachVolume"},
 		regexp.MustCompile(`AttachVolume\.Attach failed for volume "(?P<vol>[^"]+)"\s*:\s*(?P<detail>[^\n]+)`),
 		"volume %[1]s cannot be attached to the node: %[2]s",
 		"The attach-detach controller asks the volume driver to attach the disk to the pod's node; the driver refused or failed.",
-		"Fix what the driver's error names (the disk's zone vs the node's, attach limits per node, driver health, cloud permissions).", 0.8, 2},
+		"Fix what the driver's error names (the disk's zone vs the node's, attach limits per node, driver health, cloud permissions).", rule.Likely, rule.Explained},
 	{"Mount/ConfigMapMissing", []string{"FailedMount"},
 		regexp.MustCompile(`MountVolume\.SetUp failed for volume "(?P<vol>[^"]+)"\s*:\s*configmap "(?P<detail>[^"]+)" not found`),
 		"volume %[1]s cannot mount: ConfigMap %[2]s does not exist",
 		"The kubelet builds a configMap volume from the ConfigMap's keys before starting any container; while the ConfigMap does not exist, the pod stays in ContainerCreating.",
-		"Create the ConfigMap in the pod's namespace, fix the name in the pod template, or mark the volume optional: true if the pod can run without it.", 0.95, 2},
+		"Create the ConfigMap in the pod's namespace, fix the name in the pod template, or mark the volume optional: true if the pod can run without it.", rule.Definitive, rule.Explained},
 	{"Mount/SecretMissing", []string{"FailedMount"},
 		regexp.MustCompile(`MountVolume\.SetUp failed for volume "(?P<vol>[^"]+)"\s*:\s*secret "(?P<detail>[^"]+)" not found`),
 		"volume %[1]s cannot mount: Secret %[2]s does not exist",
 		"The kubelet builds a secret volume from the Secret's keys before starting any container; while the Secret does not exist, the pod stays in ContainerCreating.",
-		"Create the Secret in the pod's namespace, fix the name in the pod template, or mark the volume optional: true if the pod can run without it.", 0.95, 2},
+		"Create the Secret in the pod's namespace, fix the name in the pod template, or mark the volume optional: true if the pod can run without it.", rule.Definitive, rule.Explained},
 	{"Mount/KeyMissing", []string{"FailedMount"},
 		regexp.MustCompile(`MountVolume\.SetUp failed for volume "(?P<vol>[^"]+)"\s*:\s*(?P<detail>(?:configmap|secret) references non-existent (?:config|secret) key: \S+)`),
 		"volume %[1]s cannot mount: %[2]s",
 		"The volume's items list a key the ConfigMap/Secret does not have; the kubelet refuses to build the volume.",
-		"Add the key to the ConfigMap/Secret, or fix the key in the volume's items.", 0.95, 2},
+		"Add the key to the ConfigMap/Secret, or fix the key in the volume's items.", rule.Definitive, rule.Explained},
 	{"Mount/NFS", []string{"FailedMount"},
 		regexp.MustCompile(`(?s)MountVolume\.SetUp failed for volume "(?P<vol>[^"]+)"\s*:\s*mount failed:.*?(?P<detail>mount(?:\.nfs4?)?: [^\n]+)`),
 		"volume %[1]s cannot mount: the NFS mount fails: %[2]s",
 		"The kubelet runs mount -t nfs on the node; the NFS server did not answer (timeout, no route), refused the export, or the path does not exist.",
-		"Check from the node that the NFS server is reachable (TCP 2049, firewall, security groups), exports the path to the node's address, and that the node has NFS client utilities.", 0.85, 2},
+		"Check from the node that the NFS server is reachable (TCP 2049, firewall, security groups), exports the path to the node's address, and that the node has NFS client utilities.", rule.High, rule.Explained},
 	{"Mount/HostPath", []string{"FailedMount"},
 		regexp.MustCompile(`MountVolume\.SetUp failed for volume "(?P<vol>[^"]+)"\s*:\s*(?P<detail>hostPath type check failed: [^\n]+)`),
 		"volume %[1]s cannot mount: %[2]s",
 		"A hostPath volume with a type (Directory, File, Socket…) is checked on the node; the path is missing or of another type.",
-		"Create the path on the node(s), fix the path, or use type DirectoryOrCreate.", 0.9, 2},
+		"Create the path on the node(s), fix the path, or use type DirectoryOrCreate.", rule.Strong, rule.Explained},
 	{"Mount/Device", []string{"FailedMount"},
 		regexp.MustCompile(`MountVolume\.MountDevice failed for volume "(?P<vol>[^"]+)"\s*:\s*(?P<detail>[^\n]+)`),
 		"volume %[1]s cannot be mounted on the node: %[2]s",
 		"The kubelet stages the attached device on the node (format, mount) before mounting it into the pod; the volume driver failed that step.",
-		"Fix what the driver's error names (filesystem, device path, driver pod on the node).", 0.75, 2},
+		"Fix what the driver's error names (filesystem, device path, driver pod on the node).", rule.Probable, rule.Explained},
 	{"Mount/SetUpFailed", []string{"FailedMount"},
 		regexp.MustCompile(`MountVolume\.SetUp failed for volume "(?P<vol>[^"]+)"\s*:\s*(?P<detail>[^\n]+)`),
 		"volume %[1]s cannot mount: %[2]s",
 		"The kubelet could not set the volume up for the pod; until it does, no container starts.",
-		"Fix what the kubelet's error names.", 0.75, 2},
+		"Fix what the kubelet's error names.", rule.Probable, rule.Explained},
 	{"ClaimMissing", []string{"FailedScheduling"},
 		regexp.MustCompile(`persistentvolumeclaim "(?P<vol>[^"]+)" (?P<detail>not found)`),
 		"the pod uses PersistentVolumeClaim %[1]s, which is %[2]s",
 		"The scheduler will not place a pod whose claim does not exist.",
-		"Create the claim (or fix claimName in the pod template); for a StatefulSet, check volumeClaimTemplates and the claim names it generates.", 0.95, 3},
+		"Create the claim (or fix claimName in the pod template); for a StatefulSet, check volumeClaimTemplates and the claim names it generates.", rule.Definitive, rule.Traced},
 	{"Mount/Timeout", []string{"FailedMount"},
 		regexp.MustCompile(`Unable to attach or mount volumes: unmounted volumes=\[(?P<vol>[^\]]*)\], unattached volumes=\[(?P<unattached>[^\]]*)\](?:, failed to process volumes=\[[^\]]*\])?: (?P<detail>[^\n]+)`),
 		"volumes %[1]s did not attach or mount in time (%[2]s)",
 		"The kubelet waits a bounded time for every volume to attach and mount before starting the containers, then gives up and retries; the error that blocks a volume is usually in a more specific event.",
-		"Look at the pod's other FailedMount/FailedAttachVolume events and the volume's source (PVC binding, CSI driver on the node, ConfigMap/Secret existence).", 0.55, 1},
+		"Look at the pod's other FailedMount/FailedAttachVolume events and the volume's source (PVC binding, CSI driver on the node, ConfigMap/Secret existence).", rule.Fair, rule.Observed},
 }
 
 func (vf *volumeFailure) match(e *corev1.Event) (vol, detail, unattached string, ok bool) {
@@ -816,7 +812,7 @@ func volumeFinding(c *Context, p *corev1.Pod, vf *volumeFailure, e corev1.Event,
 	}
 	title := fmt.Sprintf(vf.Title, named, detail)
 	f := Finding{
-		Category: "Volume/" + vf.Class, Verdict: report.Validated, Confidence: vf.Conf, Depth: vf.Depth,
+		Category: rule.Volume.Sub(vf.Class), Verdict: report.Validated, Confidence: vf.Conf, Strength: vf.Strength,
 		Current: podStuck(p), Subject: p.Name + "/" + podVol,
 		Evidence: []string{c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), firstLine(e.Message)), "event on "+podRef(p),
 			fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason))},
@@ -884,22 +880,22 @@ type hpaProblem struct {
 	re    *regexp.Regexp
 	Title string // %[1]s hpa name, %[2]s the matched detail
 	Mech  string
-	Conf  float64
+	Conf  rule.Confidence
 }
 
 var hpaProblems = []hpaProblem{
 	{"MissingRequest", regexp.MustCompile(`missing request for (?P<res>[a-z.\-/]+) in container "?(?P<ctr>[^" ]+)"? of Pod "?(?P<pod>[^" ]+)"?`),
 		"", // built from the groups
-		"Resource utilization is usage divided by request; the HPA controller cannot compute it for a container that has no request for that resource, so it does not scale at all.", 0.95},
+		"Resource utilization is usage divided by request; the HPA controller cannot compute it for a container that has no request for that resource, so it does not scale at all.", rule.Definitive},
 	{"MetricsAPIUnavailable", regexp.MustCompile(`unable to fetch metrics from resource metrics API: (?P<detail>[^\n]*(?:could not find the requested resource|currently unable to handle the request|no endpoints available|service unavailable|connection refused)[^\n]*)`),
 		"HPA %[1]s cannot read pod metrics: the resource metrics API (metrics.k8s.io) is not served — metrics-server is missing or down (%[2]s)",
-		"The HPA controller reads CPU/memory usage from the metrics.k8s.io API, which metrics-server provides through an APIService; without it no utilization can be computed.", 0.9},
+		"The HPA controller reads CPU/memory usage from the metrics.k8s.io API, which metrics-server provides through an APIService; without it no utilization can be computed.", rule.Strong},
 	{"NoMetrics", regexp.MustCompile(`(?P<detail>did not receive metrics for (?:targeted|any ready) pods[^\n]*|no metrics returned from resource metrics API[^\n]*)`),
 		"HPA %[1]s gets no metrics for its pods: %[2]s",
-		"The metrics API answers but holds no samples for the target's pods: they are not running or not ready yet, or metrics-server cannot scrape their node's kubelet.", 0.7},
+		"The metrics API answers but holds no samples for the target's pods: they are not running or not ready yet, or metrics-server cannot scrape their node's kubelet.", rule.Plausible},
 	{"CustomMetricsUnavailable", regexp.MustCompile(`(?P<detail>unable to (?:fetch|get) (?:external )?metrics? (?:from|for) (?:custom|external) metrics API[^\n]*|unable to get external metric[^\n]*|unable to get metric [^\n]+)`),
 		"HPA %[1]s cannot read its custom/external metric: %[2]s",
-		"Custom and external metrics come from an adapter (prometheus-adapter, KEDA, a cloud adapter) registered as an APIService; it is missing, down, or does not know the metric.", 0.85},
+		"Custom and external metrics come from an adapter (prometheus-adapter, KEDA, a cloud adapter) registered as an APIService; it is missing, down, or does not know the metric.", rule.High},
 }
 
 func hpaRef(h *autoscalingv2.HorizontalPodAutoscaler) string { return "hpa/" + h.Name }
@@ -939,7 +935,7 @@ func checkHPAs(c *Context) []Finding {
 		fs := hpaFindings(c, h, isTarget)
 		if !isTarget {
 			for i := range fs {
-				fs[i].Depth = 0 // context for the workload, not the cause of its pods' trouble
+				fs[i].Strength = rule.Symptom // context for the workload, not the cause of its pods' trouble
 			}
 		}
 		out = append(out, fs...)
@@ -953,18 +949,18 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 			fmt.Sprintf(`kubectl get hpa %s %s -o jsonpath='{.status.conditions[?(@.type=="%s")]}'`, h.Name, hpaNS(h), cond.Type))
 	}
 	target := fmt.Sprintf("%s/%s", strings.ToLower(h.Spec.ScaleTargetRef.Kind), h.Spec.ScaleTargetRef.Name)
-	base := Finding{Verdict: report.Validated, Current: true, Depth: 2, Subject: h.Name}
+	base := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: h.Name}
 	var out []Finding
 
 	if cond := hpaCondition(h, autoscalingv2.AbleToScale); cond != nil && cond.Status == corev1.ConditionFalse {
 		switch cond.Reason {
 		case "FailedGetScale":
 			f := base
-			f.Category = "HPA/ScaleTargetMissing"
-			f.Confidence = 0.85
+			f.Category = rule.HPA.Sub("ScaleTargetMissing")
+			f.Confidence = rule.High
 			f.Evidence = []string{condEv(cond)}
 			if c.B.IsMissing(h.Spec.ScaleTargetRef.Kind, h.Namespace, h.Spec.ScaleTargetRef.Name) || strings.Contains(cond.Message, "not found") {
-				f.Confidence = 0.95
+				f.Confidence = rule.Definitive
 			}
 			f.Hypothesis = fmt.Sprintf("HPA %s cannot read the scale of its target %s", h.Name, target)
 			f.Title = fmt.Sprintf("HPA %s cannot scale: its target %s cannot be read (%s)", h.Name, target, cond.Message)
@@ -976,8 +972,8 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 			out = append(out, f)
 		case "FailedUpdateScale":
 			f := base
-			f.Category = "HPA/FailedUpdateScale"
-			f.Confidence = 0.85
+			f.Category = rule.HPA.Sub("FailedUpdateScale")
+			f.Confidence = rule.High
 			f.Evidence = []string{condEv(cond)}
 			f.Hypothesis = fmt.Sprintf("HPA %s cannot update the replica count of %s", h.Name, target)
 			f.Title = fmt.Sprintf("HPA %s cannot update the scale of %s: %s", h.Name, target, cond.Message)
@@ -994,9 +990,9 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 		if cond.Reason == "ScalingDisabled" {
 			if isTarget {
 				f := base
-				f.Category = "HPA/ScalingDisabled"
-				f.Confidence = 0.85
-				f.Depth = 0
+				f.Category = rule.HPA.Sub("ScalingDisabled")
+				f.Confidence = rule.High
+				f.Strength = rule.Symptom
 				f.Evidence = []string{condEv(cond)}
 				f.Hypothesis = fmt.Sprintf("HPA %s is disabled because %s was scaled to zero", h.Name, target)
 				f.Title = fmt.Sprintf("not a fault: HPA %s is paused because %s has 0 replicas", h.Name, target)
@@ -1015,8 +1011,8 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 
 	if cond := hpaCondition(h, autoscalingv2.ScalingLimited); isTarget && len(out) == 0 && cond != nil && cond.Status == corev1.ConditionTrue {
 		f := base
-		f.Depth = 0
-		f.Confidence = 0.85
+		f.Strength = rule.Symptom
+		f.Confidence = rule.High
 		f.Evidence = []string{condEv(cond)}
 		metrics := hpaMetricsText(h)
 		if metrics != "" {
@@ -1025,7 +1021,7 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 		}
 		switch cond.Reason {
 		case "TooManyReplicas":
-			f.Category = "HPA/Limited/MaxReplicas"
+			f.Category = rule.HPA.Sub("Limited", "MaxReplicas")
 			f.Hypothesis = fmt.Sprintf("HPA %s wants more replicas than its maxReplicas %d allows", h.Name, h.Spec.MaxReplicas)
 			f.Title = fmt.Sprintf("not a fault: HPA %s is capped at maxReplicas %d and wants more", h.Name, h.Spec.MaxReplicas)
 			f.Summary = fmt.Sprintf("HPA %s works: it computed a desired replica count above its maxReplicas (%d) and runs %d replicas. That is the limit it was given, not a failure. %s",
@@ -1036,7 +1032,7 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 				Commands: []string{fmt.Sprintf(`kubectl patch hpa %s %s --type=merge -p '{"spec":{"maxReplicas":%d}}'`, h.Name, hpaNS(h), h.Spec.MaxReplicas*2), fmt.Sprintf("kubectl top pods %s", hpaNS(h))},
 				Risk:     "more replicas consume more cluster capacity and may hit quotas"}}
 		case "TooFewReplicas":
-			f.Category = "HPA/Limited/MinReplicas"
+			f.Category = rule.HPA.Sub("Limited", "MinReplicas")
 			f.Hypothesis = fmt.Sprintf("HPA %s would scale below its minReplicas %d", h.Name, minReplicas(h))
 			f.Title = fmt.Sprintf("not a fault: HPA %s stays at minReplicas %d while load is low", h.Name, minReplicas(h))
 			f.Summary = fmt.Sprintf("HPA %s would run fewer pods than minReplicas (%d) for the current load; it keeps the minimum it was given. Nothing is broken.", h.Name, minReplicas(h))
@@ -1045,7 +1041,7 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 			f.Actions = []report.Action{{Kind: report.Check, Description: "Lower minReplicas only if fewer pods are acceptable for availability.",
 				Commands: []string{fmt.Sprintf("kubectl get hpa %s %s", h.Name, hpaNS(h))}}}
 		default:
-			f.Category = "HPA/Limited/Rate"
+			f.Category = rule.HPA.Sub("Limited", "Rate")
 			f.Hypothesis = fmt.Sprintf("HPA %s is held back by its scaling rate limits", h.Name)
 			f.Title = fmt.Sprintf("not a fault: HPA %s is limited by its scaling rate (%s)", h.Name, cond.Reason)
 			f.Summary = fmt.Sprintf("HPA %s is scaling, but no faster than its behavior policies allow (%s: %s).", h.Name, cond.Reason, cond.Message)
@@ -1059,7 +1055,7 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 
 	if len(out) == 0 && isTarget {
 		if cond := hpaCondition(h, autoscalingv2.ScalingActive); cond != nil && cond.Status == corev1.ConditionTrue {
-			out = append(out, Finding{Category: "HPA/MetricsFailed", Verdict: report.Refuted, Confidence: 0.9, Subject: h.Name,
+			out = append(out, Finding{Category: rule.HPA.Sub("MetricsFailed"), Verdict: report.Refuted, Confidence: rule.Strong, Subject: h.Name,
 				Hypothesis: fmt.Sprintf("HPA %s cannot compute a replica count", h.Name), Evidence: []string{condEv(cond)}})
 		}
 	}
@@ -1125,8 +1121,8 @@ func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *a
 	}
 	describe := fmt.Sprintf("kubectl describe hpa %s %s", h.Name, hpaNS(h))
 	if match == nil {
-		f.Category = "HPA/MetricsFailed"
-		f.Confidence = 0.6
+		f.Category = rule.HPA.Sub("MetricsFailed")
+		f.Confidence = rule.Moderate
 		f.Hypothesis = fmt.Sprintf("HPA %s cannot compute a replica count (%s)", h.Name, cond.Reason)
 		f.Title = fmt.Sprintf("HPA %s cannot compute a replica count: %s", h.Name, cond.Message)
 		f.Summary = fmt.Sprintf("HPA %s does not scale %s because it cannot compute a replica count (%s): %s.", h.Name, target, cond.Reason, cond.Message)
@@ -1141,7 +1137,7 @@ func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *a
 		}
 		return ""
 	}
-	f.Category = "HPA/" + match.Class
+	f.Category = rule.HPA.Sub(match.Class)
 	f.Confidence = match.Conf
 	f.Mechanism = match.Mech
 	switch match.Class {
@@ -1152,7 +1148,7 @@ func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *a
 		if ev != "" {
 			f.Evidence = append(f.Evidence, ev)
 		} else {
-			f.Confidence = 0.9 // the controller's message alone
+			f.Confidence = rule.Strong // the controller's message alone
 		}
 		if len(lacking) == 0 {
 			lacking = []string{ctr}

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 func strPtr(s string) *string { return &s }
@@ -581,9 +582,9 @@ func TestHPARules(t *testing.T) {
 	dep := webDeployment(nil)
 	b := &bundle.Bundle{Target: fault.Resource{Kind: "Deployment", Name: "web", Namespace: "shop", UID: string(dep.UID)},
 		Deployments: []*appsv1.Deployment{dep}, HPAs: []*autoscalingv2.HorizontalPodAutoscaler{missingReq, limited("TooManyReplicas", "")}}
-	c := &Context{B: b, Now: now, byFact: map[string]string{}}
+	c := testPass(b)
 	fs := checkHPAs(c)
-	if len(fs) != 1 || fs[0].Category != "HPA/MissingRequest" || fs[0].Depth != 0 {
+	if len(fs) != 1 || fs[0].Category != "HPA/MissingRequest" || fs[0].Strength != rule.Symptom {
 		t.Fatalf("workload target: got %+v, want one depth-0 HPA/MissingRequest", fs)
 	}
 	if !strings.Contains(fs[0].Contributing[0], "app, proxy") {

@@ -207,7 +207,7 @@ func TestKindSymptoms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := collectSymptoms(&Context{B: tt.bundle, Now: now, byFact: map[string]string{}})
+			s := collectSymptoms(testPass(tt.bundle))
 			if s.healthy != (len(tt.faults) == 0) {
 				t.Errorf("healthy = %v, want %v: %q", s.healthy, len(tt.faults) == 0, s.lines)
 			}

@@ -20,20 +20,10 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Workload rules: Deployment rollouts, ReplicaSet/StatefulSet/DaemonSet creation failures, a ReplicaSet's unready pods, StatefulSet ordinals, DaemonSet coverage, Jobs and CronJobs (the ones still retrying or piling up runs in jobs.go).
-var workloadRules = []Rule{
-	{"workload-failed-create", wlCheckFailedCreate},
-	{"deployment-rollout", wlCheckRollout},
-	{"statefulset-ordinal-blocked", wlCheckStatefulSetOrdinals},
-	{"daemonset-coverage", wlCheckDaemonSet},
-	{"job-failed", wlCheckJobFailed},
-	{"job-retrying", wlCheckJobRetrying},
-	{"cronjob", wlCheckCronJob},
-	{"cronjob-runs-pile-up", wlCheckCronPileUp},
-	{"replicaset-pods", wlCheckReplicaSetPods},
-}
 
 // ---------------------------------------------------------------------------
 // Shared helpers.
@@ -137,41 +127,21 @@ func wlPodsOf(c *Context, uid types.UID) []*corev1.Pod {
 	return out
 }
 
-// wlPodLevelRules are the catalogue without this area: what explains a pod
-// on its own. Workload rules consult them to quote a pod's cause and to
-// defer to it in the ranking instead of competing with it. Filled by init:
-// a variable initialised from Rules would form an initialization cycle
-// (Rules holds the rules that read it).
-var wlPodLevelRules []Rule
-
-func init() {
-	mine := map[string]bool{}
-	for _, r := range workloadRules {
-		mine[r.Name] = true
-	}
-	for _, r := range Rules {
-		if !mine[r.Name] {
-			wlPodLevelRules = append(wlPodLevelRules, r)
-		}
-	}
-}
-
-// wlPodCauses returns, per pod name, the best validated pod-level finding
-// about one of the given pods.
+// wlPodCauses returns, per pod name, the best validated finding of the
+// rules the running rule requires (podLevelRules) about one of the given
+// pods. Each of those rules runs once per investigation.
 func wlPodCauses(c *Context, pods []*corev1.Pod) map[string]*Finding {
 	names := map[string]bool{}
 	for _, p := range pods {
 		names[p.Name] = true
 	}
-	byPod := map[string][]Finding{}
-	if len(names) == 0 {
+	if len(names) == 0 || c.Rule == nil {
 		return nil
 	}
-	for _, r := range wlPodLevelRules {
-		for _, f := range r.Check(c) {
-			pod, _, _ := strings.Cut(f.Subject, "/")
-			if f.Verdict == report.Validated && names[pod] {
-				f.Rule = r.Name
+	byPod := map[string][]Finding{}
+	for _, r := range c.Rule.Requires {
+		for _, f := range c.ResultOf(r) {
+			if pod := f.SubjectPod(); f.Verdict == report.Validated && names[pod] {
 				byPod[pod] = append(byPod[pod], f)
 			}
 		}
@@ -378,20 +348,20 @@ func wlReplicasOf(p *int32) int32 {
 type wlCreateDenial struct {
 	Class string
 	re    *regexp.Regexp
-	Conf  float64
+	Conf  rule.Confidence
 }
 
 var wlCreateDenials = []wlCreateDenial{
-	{"Quota", regexp.MustCompile(`exceeded quota: ([^,\s]+), requested: (\S+), used: (\S+), limited: (\S+)`), 0.95},
-	{"QuotaMissingLimits", regexp.MustCompile(`failed quota: ([^:\s]+): must specify (.+)`), 0.95},
-	{"PodSecurity", regexp.MustCompile(`violates PodSecurity "([^"]+)": (.+)`), 0.95},
-	{"Webhook", regexp.MustCompile(`admission webhook "([^"]+)" denied the request(?:: ([\s\S]*)| without explanation)`), 0.9},
-	{"WebhookUnavailable", regexp.MustCompile(`failed calling webhook "([^"]+)"[:;] ?(.*)`), 0.9},
-	{"ServiceAccount", regexp.MustCompile(`error looking up service account ([^/\s]+)/([^:\s]+): (.*)`), 0.95},
-	{"LimitRange", regexp.MustCompile(`(maximum|minimum) (\S+) usage per (Container|Pod|PersistentVolumeClaim) is (\S+?)(?:, but (limit|request) is (\S+)|\.  No (limit|request) is specified)`), 0.95},
-	{"NamespaceTerminating", regexp.MustCompile(`unable to create new content in namespace (\S+) because it is being terminated`), 0.95},
-	{"Invalid", regexp.MustCompile(`is invalid: (.+)`), 0.85},
-	{"Forbidden", regexp.MustCompile(`is forbidden: (.+)`), 0.8},
+	{"Quota", regexp.MustCompile(`exceeded quota: ([^,\s]+), requested: (\S+), used: (\S+), limited: (\S+)`), rule.Definitive},
+	{"QuotaMissingLimits", regexp.MustCompile(`failed quota: ([^:\s]+): must specify (.+)`), rule.Definitive},
+	{"PodSecurity", regexp.MustCompile(`violates PodSecurity "([^"]+)": (.+)`), rule.Definitive},
+	{"Webhook", regexp.MustCompile(`admission webhook "([^"]+)" denied the request(?:: ([\s\S]*)| without explanation)`), rule.Strong},
+	{"WebhookUnavailable", regexp.MustCompile(`failed calling webhook "([^"]+)"[:;] ?(.*)`), rule.Strong},
+	{"ServiceAccount", regexp.MustCompile(`error looking up service account ([^/\s]+)/([^:\s]+): (.*)`), rule.Definitive},
+	{"LimitRange", regexp.MustCompile(`(maximum|minimum) (\S+) usage per (Container|Pod|PersistentVolumeClaim) is (\S+?)(?:, but (limit|request) is (\S+)|\.  No (limit|request) is specified)`), rule.Definitive},
+	{"NamespaceTerminating", regexp.MustCompile(`unable to create new content in namespace (\S+) because it is being terminated`), rule.Definitive},
+	{"Invalid", regexp.MustCompile(`is invalid: (.+)`), rule.High},
+	{"Forbidden", regexp.MustCompile(`is forbidden: (.+)`), rule.Likely},
 }
 
 // createPrefixes are what the controllers put before the API error.
@@ -556,8 +526,8 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		what = "Jobs"
 	}
 	f := Finding{
-		Category: "FailedCreate", Verdict: report.Validated, Current: true, Depth: 2,
-		Subject: w.Name, Confidence: 0.6,
+		Category: rule.FailedCreate, Verdict: report.Validated, Current: true, Strength: rule.Explained,
+		Subject: w.Name, Confidence: rule.Moderate,
 		Mechanism: fmt.Sprintf("The %s controller asks the API server to create %s; admission refuses every request, so none exist and the controller retries with back-off. Nothing runs until the refusal's cause is removed.", strings.SplitN(f0.reporter, "/", 2)[0], what),
 	}
 	f.Contributing = append(f.Contributing, fmt.Sprintf("%s: %s; the refusal was reported %d time(s), last at %s.", f0.reporter, f0.want, count, wlSince(c, f0.last)))
@@ -569,7 +539,7 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		class = d.Class
 		f.Confidence = d.Conf
 	}
-	f.Category += "/" + class
+	f.Category = f.Category.Sub(class)
 	// A fix of the pod template reaches the pods as the workload's kind
 	// allows: a rollout, a recreated Job, a CronJob's next run (after its
 	// run refused its pods is deleted).
@@ -1052,7 +1022,7 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 	rss := wlReplicaSetsOf(c, d)
 	newest := bundle.NewestReplicaSet(rss)
 	want := wlReplicasOf(d.Spec.Replicas)
-	f := Finding{Verdict: report.Validated, Current: true, Depth: 1, Subject: d.Name}
+	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: d.Name}
 	var evidence []string
 	for _, cond := range []*appsv1.DeploymentCondition{progressing, available} {
 		if cond != nil && cond.Status == corev1.ConditionFalse {
@@ -1068,8 +1038,8 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 	if newest == nil {
 		// No ReplicaSet at all: the deployment controller itself has not
 		// acted (or could not be read).
-		f.Category = "Deployment/Unavailable/NoReplicaSet"
-		f.Confidence = 0.5
+		f.Category = rule.Deployment.Sub("Unavailable", "NoReplicaSet")
+		f.Confidence = rule.Even
 		f.Hypothesis = fmt.Sprintf("Deployment %s has no ReplicaSet", d.Name)
 		f.Title = fmt.Sprintf("deployment %s has no ReplicaSet: the deployment controller has not created one", d.Name)
 		f.Summary = fmt.Sprintf("Deployment %s is unavailable and no ReplicaSet of it was found: no pod of it can exist.", d.Name)
@@ -1093,10 +1063,10 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 
 	inRollout := prev != nil && (deadline || d.Status.UpdatedReplicas < want || prev.Status.Replicas > 0)
 	subject := fmt.Sprintf("deployment %s is unavailable (%d/%d available)", d.Name, d.Status.AvailableReplicas, want)
-	f.Category = "Deployment/Unavailable"
+	f.Category = rule.Deployment.Sub("Unavailable")
 	if inRollout {
 		subject = fmt.Sprintf("rollout of deployment %s to revision %d is stuck", d.Name, rev)
-		f.Category = "Rollout/Stuck"
+		f.Category = rule.Rollout.Sub("Stuck")
 	}
 
 	// What changed from the previous revision: the rollout's trigger.
@@ -1143,8 +1113,8 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 	case cause != nil:
 		// The pod's own finding is the root cause; this one is its context
 		// (which revision, what changed, how to roll back).
-		f.Category += "/PodsFailing"
-		f.Confidence = 0.5
+		f.Category = f.Category.Sub("PodsFailing")
+		f.Confidence = rule.Even
 		f.Context = true
 		f.Hypothesis = fmt.Sprintf("The pods of revision %d fail, so the rollout cannot progress", rev)
 		f.Title = fmt.Sprintf("%s: its pods fail (%s: %s)", subject, pod.Name, cause.Title)
@@ -1152,28 +1122,28 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 		if match := diff.explains(cause); match != "" {
 			// Only the hypotheses table shows this finding when the pod's
 			// cause wins: its statement carries the trigger.
-			f.Confidence = 0.55
+			f.Confidence = rule.Fair
 			f.Hypothesis = fmt.Sprintf("Revision %d introduced the pods' failure: it changed %s", rev, match)
 			f.Contributing = append([]string{fmt.Sprintf("The pod failure matches a change of revision %d (%s): the rollout introduced the fault, and rolling back to revision %d removes it.", rev, match, bundle.Revision(prev))}, f.Contributing...)
 		}
 		f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) pods: %s", newest.Name, rev, cause.Culprit)
 	case failedCreate:
-		f.Category += "/ReplicasNotCreated"
-		f.Confidence = 0.5
+		f.Category = f.Category.Sub("ReplicasNotCreated")
+		f.Confidence = rule.Even
 		f.Hypothesis = fmt.Sprintf("ReplicaSet %s cannot create the pods of revision %d", newest.Name, rev)
 		f.Title = fmt.Sprintf("%s: ReplicaSet %s cannot create its pods (%d/%d exist)", subject, newest.Name, newest.Status.Replicas, rsWant)
 		f.Summary = fmt.Sprintf("Revision %d of deployment %s has %d of %d pods: its ReplicaSet reports FailedCreate.", rev, d.Name, newest.Status.Replicas, rsWant)
 		f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) FailedCreate", newest.Name, rev)
 	case len(newPods) == 0 && newest.Status.Replicas < rsWant:
-		f.Category += "/NoPods"
-		f.Confidence = 0.5
+		f.Category = f.Category.Sub("NoPods")
+		f.Confidence = rule.Even
 		f.Hypothesis = fmt.Sprintf("ReplicaSet %s has not created the pods of revision %d", newest.Name, rev)
 		f.Title = fmt.Sprintf("%s: ReplicaSet %s has created %d of %d pods and no event says why", subject, newest.Name, newest.Status.Replicas, rsWant)
 		f.Summary = fmt.Sprintf("Revision %d of deployment %s has no pods, and neither its ReplicaSet's events nor its conditions report a refusal: the replicaset controller may not be running, or its events have expired.", rev, d.Name)
 		f.Culprit = fmt.Sprintf("replicaset/%s (revision %d)", newest.Name, rev)
 	case len(notReady) > 0:
-		f.Category += "/NotReady"
-		f.Confidence = 0.75
+		f.Category = f.Category.Sub("NotReady")
+		f.Confidence = rule.Probable
 		p := notReady[0]
 		state, ev := wlDescribePod(c, p)
 		evidence = append(evidence, ev...)
@@ -1182,7 +1152,7 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 		f.Summary = fmt.Sprintf("%d pod(s) of revision %d of deployment %s are running but not Ready, so the rollout never counts them available: pod %s is %s.", len(notReady), rev, d.Name, p.Name, state)
 		f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) readiness", newest.Name, rev)
 		if probe := diff.find("readinessProbe", "startupProbe"); probe != "" {
-			f.Confidence = 0.85
+			f.Confidence = rule.High
 			f.Title += "; revision " + strconv.FormatInt(rev, 10) + " changed " + probe
 			f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) %s", newest.Name, rev, probe)
 			f.Actions = append(f.Actions, report.Action{Kind: report.Immediate,
@@ -1195,8 +1165,8 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 		}
 		f.Mechanism = "A pod counts as available only once every container is Ready (its readiness probe passes) for minReadySeconds. While the new pods stay unready, the deployment controller keeps the old ReplicaSet's pods and, after progressDeadlineSeconds, marks the rollout ProgressDeadlineExceeded."
 	case len(pending) > 0:
-		f.Category += "/Pending"
-		f.Confidence = 0.6
+		f.Category = f.Category.Sub("Pending")
+		f.Confidence = rule.Moderate
 		p := pending[0]
 		state, ev := wlDescribePod(c, p)
 		evidence = append(evidence, ev...)
@@ -1621,7 +1591,7 @@ func wlCheckReplicaSetPods(c *Context) []Finding {
 }
 
 func wlReplicaSetFinding(c *Context, rs *appsv1.ReplicaSet, want int32, unready []*corev1.Pod) Finding {
-	f := Finding{Category: "ReplicaSet/PodsNotReady", Verdict: report.Validated, Current: true, Depth: 1, Subject: rs.Name}
+	f := Finding{Category: rule.ReplicaSet.Sub("PodsNotReady"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: rs.Name}
 	f.Evidence = []string{c.Evidence(
 		fmt.Sprintf("ReplicaSet %s: %d desired, %d created, %d ready, %d available", rs.Name, want, rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas),
 		fmt.Sprintf("replicaset/%s .status", rs.Name), fmt.Sprintf("kubectl get replicaset %s -n %s -o wide", rs.Name, rs.Namespace))}
@@ -1649,9 +1619,9 @@ func wlReplicaSetFinding(c *Context, rs *appsv1.ReplicaSet, want int32, unready 
 	pod, cause := wlFirstCause(wlPodCauses(c, unready), unready)
 	if cause != nil {
 		// The pod's own finding is the root cause; this one is its context.
-		f.Category += "/PodsFailing"
+		f.Category = f.Category.Sub("PodsFailing")
 		f.Context = true
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Title = fmt.Sprintf("replicaset %s has %s: pod %s: %s", rs.Name, ready, pod.Name, cause.Title)
 		f.Summary = fmt.Sprintf("The pods of ReplicaSet %s do not become Ready: pod %s: %s.", rs.Name, pod.Name, cause.Title)
 		f.Culprit = fmt.Sprintf("replicaset/%s pods: %s", rs.Name, cause.Culprit)
@@ -1660,11 +1630,11 @@ func wlReplicaSetFinding(c *Context, rs *appsv1.ReplicaSet, want int32, unready 
 		p := unready[0]
 		state, ev := wlDescribePod(c, p)
 		f.Evidence = append(f.Evidence, ev...)
-		f.Confidence = 0.6
+		f.Confidence = rule.Moderate
 		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodPending {
-			f.Category += "/Pending"
+			f.Category = f.Category.Sub("Pending")
 		} else {
-			f.Category += "/NotReady"
+			f.Category = f.Category.Sub("NotReady")
 		}
 		f.Title = fmt.Sprintf("replicaset %s has %s: pod %s is %s", rs.Name, ready, p.Name, state)
 		f.Summary = fmt.Sprintf("%d pod(s) of ReplicaSet %s are not Ready and no rule explains why: pod %s is %s.", len(unready), rs.Name, p.Name, state)
@@ -1735,7 +1705,7 @@ func wlCheckStatefulSetOrdinals(c *Context) []Finding {
 func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev1.Pod, missing []string) Finding {
 	want := wlReplicasOf(s.Spec.Replicas)
 	name := fmt.Sprintf("%s-%d", s.Name, ordinal)
-	f := Finding{Category: "StatefulSet/OrdinalBlocked", Verdict: report.Validated, Current: true, Depth: 1, Subject: s.Name}
+	f := Finding{Category: rule.StatefulSet.Sub("OrdinalBlocked"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: s.Name}
 	evidence := []string{c.Evidence(
 		fmt.Sprintf("StatefulSet %s: %d desired, %d pods exist, %d ready (podManagementPolicy %s)", s.Name, want, s.Status.Replicas, s.Status.ReadyReplicas, wlOrDefaultPolicy(s.Spec.PodManagementPolicy)),
 		fmt.Sprintf("statefulset/%s .status", s.Name), fmt.Sprintf("kubectl get statefulset %s -n %s", s.Name, s.Namespace))}
@@ -1753,7 +1723,7 @@ func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev
 			Risk: "ordered start-up is often what a clustered database needs; recreating the object briefly leaves the pods unmanaged"},
 	}
 	if p == nil {
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Hypothesis = fmt.Sprintf("Pod %s has not been created, so the higher ordinals wait", name)
 		f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: pod %s does not exist, so %s cannot be created", s.Name, s.Status.ReadyReplicas, want, name, blocked)
 		f.Summary = fmt.Sprintf("StatefulSet %s has not created pod %s (ordinal %d); with OrderedReady, %s wait for it.", s.Name, name, ordinal, blocked)
@@ -1771,7 +1741,7 @@ func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev
 	f.Culprit = fmt.Sprintf("pod/%s (ordinal %d): %s", name, ordinal, state)
 	f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: %s is not Ready (%s), so %s cannot be created", s.Name, s.Status.ReadyReplicas, want, name, state, blocked)
 	f.Summary = fmt.Sprintf("StatefulSet %s creates its pods in order and waits for %s (ordinal %d), which is not Ready: %s. %s have not been created.", s.Name, name, ordinal, state, blocked)
-	f.Confidence = 0.8
+	f.Confidence = rule.Likely
 	fix := report.Action{Kind: report.Immediate, Description: fmt.Sprintf("Make %s Ready: fix what keeps it from starting; the controller then creates the next ordinals by itself.", name),
 		Commands: []string{fmt.Sprintf("kubectl describe pod %s -n %s", name, s.Namespace)}}
 	for _, cs := range p.Status.InitContainerStatuses {
@@ -1785,7 +1755,7 @@ func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev
 	if cause := causes[p.Name]; cause != nil {
 		// The pod's own finding is the root cause; this one gives the
 		// StatefulSet's view of it.
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Context = true
 		f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: %s (%s) blocks %s", s.Name, s.Status.ReadyReplicas, want, name, cause.Title, blocked)
 		f.Culprit = fmt.Sprintf("pod/%s (ordinal %d): %s", name, ordinal, cause.Culprit)
@@ -1925,7 +1895,7 @@ func wlCheckDaemonSet(c *Context) []Finding {
 
 func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]string, evidence []string) Finding {
 	spec := &ds.Spec.Template.Spec
-	f := Finding{Category: "DaemonSet/NoEligibleNodes", Verdict: report.Validated, Current: true, Depth: 1, Subject: ds.Name}
+	f := Finding{Category: rule.DaemonSet.Sub("NoEligibleNodes"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name}
 	constraints := []string{}
 	if len(spec.NodeSelector) > 0 {
 		constraints = append(constraints, "nodeSelector "+wlLabelString(spec.NodeSelector))
@@ -1953,8 +1923,8 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("DaemonSet %s does not fit node(s) %s: %s", ds.Name, strings.Join(reasons[why], ", "), why),
 				"node/"+reasons[why][0]+" .metadata.labels/.spec.taints", "kubectl get nodes --show-labels -o wide"))
 		}
-		f.Confidence = 0.9
-		f.Depth = 2
+		f.Confidence = rule.Strong
+		f.Strength = rule.Explained
 		f.Hypothesis = fmt.Sprintf("No node qualifies for DaemonSet %s", ds.Name)
 		f.Title = fmt.Sprintf("daemonset %s runs nowhere: none of the %d nodes qualifies (%s)", ds.Name, len(c.B.Nodes), strings.Join(parts, "; "))
 		f.Summary = fmt.Sprintf("DaemonSet %s wants 0 pods because every node is excluded: %s.", ds.Name, strings.Join(parts, "; "))
@@ -1962,25 +1932,25 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 		// Nodes excluded by a taint passed the selector: the missing
 		// toleration is what keeps the DaemonSet off the nodes it selects.
 		if len(taints) > 0 {
-			f.Category += "/Taint"
+			f.Category = f.Category.Sub("Taint")
 			f.Culprit = fmt.Sprintf("daemonset/%s tolerations (no toleration for %s)", ds.Name, strings.Join(taints, ", "))
 		} else {
-			f.Category += "/NodeSelector"
+			f.Category = f.Category.Sub("NodeSelector")
 		}
 	} else if len(constraints) > 0 {
-		f.Confidence = 0.7
+		f.Confidence = rule.Plausible
 		f.Hypothesis = fmt.Sprintf("The %s of DaemonSet %s matches no node", strings.Join(constraints, " and "), ds.Name)
 		f.Title = fmt.Sprintf("daemonset %s runs nowhere: its %s matches no node (desiredNumberScheduled is 0)", ds.Name, strings.Join(constraints, " and "))
 		f.Summary = fmt.Sprintf("DaemonSet %s wants 0 pods: no node carries the labels its %s asks for, or the nodes that do carry taints it does not tolerate.", ds.Name, strings.Join(constraints, " and "))
 		f.Culprit = fmt.Sprintf("daemonset/%s %s", ds.Name, strings.Join(constraints, " and "))
-		f.Category += "/NodeSelector"
+		f.Category = f.Category.Sub("NodeSelector")
 		f.Actions = append([]report.Action{{Kind: report.Immediate, Description: "Label the nodes the DaemonSet is meant for, or fix its nodeSelector.",
 			Commands: []string{fmt.Sprintf("kubectl get nodes -l %s", strings.ReplaceAll(strings.Trim(wlLabelString(spec.NodeSelector), "{}"), " ", "")),
 				"kubectl label node <node> " + strings.ReplaceAll(strings.Trim(wlLabelString(spec.NodeSelector), "{}"), ",", " ")},
 			Risk: "other workloads selecting those labels may move onto the newly labelled nodes"}}, f.Actions...)
 	} else {
 		f.Verdict = report.Inconclusive
-		f.Confidence = 0.4
+		f.Confidence = rule.Weak
 		f.Hypothesis = fmt.Sprintf("Every node carries a taint DaemonSet %s does not tolerate", ds.Name)
 		f.Title = fmt.Sprintf("daemonset %s wants 0 pods", ds.Name)
 		f.Culprit = "daemonset/" + ds.Name + " tolerations"
@@ -1991,7 +1961,7 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 
 func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, excluded map[string]string, evidence []string) Finding {
 	st := ds.Status
-	f := Finding{Category: "DaemonSet/Unavailable", Verdict: report.Validated, Current: true, Depth: 1, Subject: ds.Name, Confidence: 0.7}
+	f := Finding{Category: rule.DaemonSet.Sub("Unavailable"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name, Confidence: rule.Plausible}
 	causes := wlPodCauses(c, pods)
 	var problems, failing []string
 	var culprit string
@@ -2007,7 +1977,7 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 		evidence = append(evidence, ev...)
 		if cause := causes[p.Name]; cause != nil {
 			state = cause.Title
-			f.Confidence = 0.5
+			f.Confidence = rule.Even
 			f.Context = true
 			culprit = valueOr(culprit, cause.Culprit)
 		}
@@ -2026,7 +1996,7 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 	missing := st.DesiredNumberScheduled - st.CurrentNumberScheduled
 	if missing > 0 {
 		if len(wlEventsWith(c, ds.UID, "FailedCreate")) > 0 {
-			f.Confidence = 0.5
+			f.Confidence = rule.Even
 			f.Contributing = append(f.Contributing, "The DaemonSet reports FailedCreate: see the creation refusal.")
 		}
 		if len(noPod) == 0 {
@@ -2062,7 +2032,7 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 }
 
 func wlDaemonMisscheduled(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, excluded map[string]string, evidence []string) Finding {
-	f := Finding{Category: "DaemonSet/Misscheduled", Verdict: report.Validated, Current: true, Depth: 1, Subject: ds.Name, Confidence: 0.6}
+	f := Finding{Category: rule.DaemonSet.Sub("Misscheduled"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name, Confidence: rule.Moderate}
 	var where []string
 	var taint bool
 	for _, p := range pods {
@@ -2077,11 +2047,11 @@ func wlDaemonMisscheduled(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, 
 	f.Hypothesis = fmt.Sprintf("DaemonSet %s runs pods on nodes it no longer selects", ds.Name)
 	f.Mechanism = "The DaemonSet controller counts a pod as misscheduled when it runs on a node the pod template no longer selects or tolerates: a NoSchedule taint added after the pod started, or a nodeSelector/toleration removed from the template. The pod keeps running, but once it is deleted or updated it is not recreated there."
 	if len(where) > 0 {
-		f.Confidence = 0.85
+		f.Confidence = rule.High
 		if taint {
-			f.Category += "/Taint"
+			f.Category = f.Category.Sub("Taint")
 		} else {
-			f.Category += "/NodeSelector"
+			f.Category = f.Category.Sub("NodeSelector")
 		}
 		f.Title = fmt.Sprintf("daemonset %s has %d misscheduled pod(s): %s", ds.Name, ds.Status.NumberMisscheduled, strings.Join(where, "; "))
 		f.Summary = fmt.Sprintf("DaemonSet %s still runs on nodes it no longer qualifies for: %s. These pods will not come back once they are deleted or the DaemonSet is updated.", ds.Name, strings.Join(where, "; "))
@@ -2179,11 +2149,11 @@ type wlJobAnalysis struct {
 
 // podConfidence is how sure the pods make the cause: a decisive log line
 // behind the exit makes it verified.
-func (a wlJobAnalysis) podConfidence() float64 {
+func (a wlJobAnalysis) podConfidence() rule.Confidence {
 	if a.exit != nil && a.exit.line != nil && a.exit.line.Pattern.Priority > 10 {
-		return 0.9
+		return rule.Strong
 	}
-	return 0.85
+	return rule.High
 }
 
 func wlAnalyzeJob(c *Context, j *batchv1.Job) wlJobAnalysis {
@@ -2281,9 +2251,9 @@ func wlJobFinding(c *Context, j *batchv1.Job) Finding {
 	if reason == "" {
 		reason = "Failed"
 	}
-	f := Finding{Category: "Job/" + reason, Verdict: report.Validated, Current: true, Depth: 1, Subject: j.Name, Evidence: a.evidence}
+	f := Finding{Category: rule.Job.Sub(reason), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: j.Name, Evidence: a.evidence}
 	if a.suffix != "" && a.cause == nil {
-		f.Category += "/" + a.suffix
+		f.Category = f.Category.Sub(a.suffix)
 	}
 	why, mechanism := wlJobWhy(j, a.cond)
 	f.Mechanism = mechanism
@@ -2292,25 +2262,25 @@ func wlJobFinding(c *Context, j *batchv1.Job) Finding {
 	case a.cause != nil:
 		// The pod's own finding is the root cause: this one gives the Job's
 		// side of the story and ranks below it.
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Context = true
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Job %s failed (%s) because %s; a failed Job creates no more pods, so it must be run again once the cause is fixed.", j.Name, reason, why))
 		f.Title = fmt.Sprintf("job %s failed (%s): %s", j.Name, reason, a.detail)
 		f.Summary = fmt.Sprintf("Job %s failed because %s; %s.", j.Name, why, a.detail)
 		f.Culprit = a.culprit
 	case a.confident:
-		f.Depth = 2
+		f.Strength = rule.Explained
 		f.Confidence = a.podConfidence()
 		if reason == "DeadlineExceeded" {
 			// A deadline is the Job's own limit: the pods' failure is
 			// context, the deadline the direct cause.
-			f.Depth = 1
+			f.Strength = rule.Observed
 		}
 		f.Title = fmt.Sprintf("job %s failed (%s): %s", j.Name, reason, a.detail)
 		f.Summary = fmt.Sprintf("Job %s failed because %s; %s.", j.Name, why, a.detail)
 		f.Culprit = a.culprit
 	default:
-		f.Confidence = 0.8
+		f.Confidence = rule.Likely
 		f.Title = fmt.Sprintf("job %s failed (%s): %s", j.Name, reason, why)
 		f.Summary = fmt.Sprintf("Job %s failed because %s.", j.Name, why)
 		f.Culprit = fmt.Sprintf("job/%s %s", j.Name, wlJobLimitField(reason))
@@ -2466,7 +2436,7 @@ func wlCronFailingJobs(c *Context, cj *batchv1.CronJob, evidence []string) (Find
 	}
 	newest := failed[0]
 	a := wlAnalyzeJob(c, newest)
-	f := Finding{Category: "CronJob/FailingJobs", Verdict: report.Validated, Current: true, Depth: 1, Subject: cj.Name}
+	f := Finding{Category: rule.CronJob.Sub("FailingJobs"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: cj.Name}
 	f.Evidence = append(append([]string(nil), evidence...), a.evidence...)
 	var names []string
 	for _, j := range failed {
@@ -2497,18 +2467,18 @@ func wlCronFailingJobs(c *Context, cj *batchv1.CronJob, evidence []string) (Find
 	f.Mechanism = "Each scheduled run is a Job; a Job fails when its pods keep failing (backoffLimit) or it runs past activeDeadlineSeconds. The CronJob keeps scheduling new runs, which fail the same way until the cause is fixed."
 	switch {
 	case a.cause != nil:
-		f.Confidence = 0.5
+		f.Confidence = rule.Even
 		f.Context = true
 		f.Contributing = append(f.Contributing, fmt.Sprintf("CronJob %s: %s (%s).", cj.Name, runs, strings.Join(names, ", ")))
 		f.Culprit = a.culprit
 	case a.confident:
-		f.Depth, f.Confidence = 2, 0.85
+		f.Strength, f.Confidence = rule.Explained, rule.High
 		if a.suffix != "" {
-			f.Category += "/" + a.suffix
+			f.Category = f.Category.Sub(a.suffix)
 		}
 		f.Culprit = a.culprit
 	default:
-		f.Confidence = 0.75
+		f.Confidence = rule.Probable
 		f.Culprit = fmt.Sprintf("job/%s (%s)", newest.Name, reason)
 	}
 	f.Actions = []report.Action{
@@ -2548,7 +2518,7 @@ func wlCronSuspended(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evi
 	if sched != nil && skipped < 2 || sched == nil && c.Now.Sub(last) < 24*time.Hour {
 		return Finding{}, false
 	}
-	f := Finding{Category: "CronJob/Suspended", Verdict: report.Validated, Current: true, Depth: 2, Subject: cj.Name, Confidence: 0.9, Evidence: evidence}
+	f := Finding{Category: rule.CronJob.Sub("Suspended"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name, Confidence: rule.Strong, Evidence: evidence}
 	count := ""
 	if sched != nil {
 		count = fmt.Sprintf(", %s%d scheduled run(s) skipped", wlAtLeast(skipped, 1000), skipped)
@@ -2610,7 +2580,7 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 	if skipped < 1 && len(events) == 0 {
 		return Finding{}, false
 	}
-	f := Finding{Category: "CronJob/ConcurrencyBlocked", Verdict: report.Validated, Current: true, Depth: 2, Subject: cj.Name, Confidence: 0.85}
+	f := Finding{Category: rule.CronJob.Sub("ConcurrencyBlocked"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name, Confidence: rule.High}
 	f.Evidence = append([]string(nil), evidence...)
 	for _, e := range events {
 		f.Evidence = append(f.Evidence, wlEventEvidence(c, e))
@@ -2621,7 +2591,7 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 		causes := wlPodCauses(c, pods)
 		if p, cause := wlFirstCause(causes, pods); cause != nil {
 			why = fmt.Sprintf("pod %s: %s", p.Name, cause.Title)
-			f.Depth, f.Confidence, f.Context = 1, 0.5, true
+			f.Strength, f.Confidence, f.Context = rule.Observed, rule.Even, true
 		} else if len(pods) > 0 {
 			p := pods[0]
 			state, ev := wlDescribePod(c, p)
@@ -2671,7 +2641,7 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 		return Finding{}, false
 	}
 	events := wlEventsWith(c, cj.UID, wlCronScheduleEvents...)
-	f := Finding{Verdict: report.Validated, Current: true, Depth: 2, Subject: cj.Name}
+	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name}
 	f.Evidence = append([]string(nil), evidence...)
 	reasons := map[string]bool{}
 	for _, e := range events {
@@ -2679,8 +2649,8 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 		reasons[e.Reason] = true
 	}
 	if reasons["UnparseableSchedule"] || reasons["InvalidSchedule"] || reasons["UnknownTimeZone"] || (schedErr != nil && len(events) > 0) {
-		f.Category = "CronJob/InvalidSchedule"
-		f.Confidence = 0.9
+		f.Category = rule.CronJob.Sub("InvalidSchedule")
+		f.Confidence = rule.Strong
 		f.Hypothesis = fmt.Sprintf("The CronJob controller cannot interpret the schedule of %s", cj.Name)
 		f.Title = fmt.Sprintf("cronjob %s never runs: the controller rejects its schedule %q%s", cj.Name, cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone))
 		f.Summary = fmt.Sprintf("The CronJob controller cannot compute the next run of %s from schedule %q%s, so it starts no Job.", cj.Name, cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone))
@@ -2701,7 +2671,7 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 	if !tooMany && !reasons["MissSchedule"] && missed < 2 {
 		return Finding{}, false
 	}
-	f.Category = "CronJob/MissedSchedules"
+	f.Category = rule.CronJob.Sub("MissedSchedules")
 	deadline := "no startingDeadlineSeconds"
 	if d := cj.Spec.StartingDeadlineSeconds; d != nil {
 		deadline = fmt.Sprintf("startingDeadlineSeconds %d", *d)
@@ -2723,7 +2693,7 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 	}
 	switch {
 	case tooMany:
-		f.Confidence = 0.9
+		f.Confidence = rule.Strong
 		f.Title = fmt.Sprintf("cronjob %s stopped starting runs: more than 100 start times were missed and it has %s (%s%s)", cj.Name, deadline, lastText, count)
 		f.Summary = fmt.Sprintf("The CronJob controller found more than 100 unmet start times for %s since its last run and, with %s, refuses to guess which to start; %s.", cj.Name, deadline, lastText)
 		f.Mechanism = "On every sync the controller counts the schedule times since the last run (or, with startingDeadlineSeconds, only those within the deadline). Past 100 it records TooManyMissedTimes and starts nothing: a controller that was down, a clock skew, or a schedule that fires every minute without startingDeadlineSeconds."
@@ -2731,15 +2701,15 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 			Commands: []string{fmt.Sprintf(`kubectl patch cronjob %s -n %s -p '{"spec":{"startingDeadlineSeconds":%d}}'`, cj.Name, cj.Namespace, wlSuggestedDeadline(period))},
 			Risk:     "runs missed longer ago than the deadline are skipped for good"}}, f.Actions...)
 	case reasons["MissSchedule"]:
-		f.Confidence = 0.85
+		f.Confidence = rule.High
 		f.Title = fmt.Sprintf("cronjob %s misses its runs: each start came later than its %s (%s%s)", cj.Name, deadline, lastText, count)
 		f.Summary = fmt.Sprintf("The CronJob controller reached the scheduled times of %s only after %s had passed, so it skipped them; %s.", cj.Name, deadline, lastText)
 		f.Mechanism = "A run whose scheduled time is older than startingDeadlineSeconds when the controller looks at it is skipped (MissSchedule). A deadline of a few seconds is shorter than the controller's normal latency under load."
 		f.Actions = append([]report.Action{{Kind: report.Immediate, Description: "Raise startingDeadlineSeconds well above the controller's latency (minutes, not seconds).",
 			Commands: []string{fmt.Sprintf(`kubectl patch cronjob %s -n %s -p '{"spec":{"startingDeadlineSeconds":%d}}'`, cj.Name, cj.Namespace, wlSuggestedDeadline(period))}}}, f.Actions...)
 	default:
-		f.Confidence = 0.6
-		f.Depth = 1
+		f.Confidence = rule.Moderate
+		f.Strength = rule.Observed
 		f.Title = fmt.Sprintf("cronjob %s is not running on schedule: %s%s, and no event says why", cj.Name, lastText, count)
 		f.Summary = fmt.Sprintf("CronJob %s should have started %d run(s) since %s but started none, and the controller recorded no reason: the CronJob controller (kube-controller-manager) may be down or lagging.", cj.Name, missed, wlStamp(last))
 		f.Mechanism = "The CronJob controller in kube-controller-manager starts each run; when it is not running (or far behind), runs are not started and no event is recorded. With startingDeadlineSeconds unset, more than 100 missed runs also stop the CronJob for good."

@@ -258,20 +258,20 @@ func wlRunWorkloadCases(t *testing.T, cases []wlWorkloadCase) {
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.isolated {
-				saved, savedPod := Rules, wlPodLevelRules
-				Rules, wlPodLevelRules = workloadRules, nil
-				defer func() { Rules, wlPodLevelRules = saved, savedPod }()
+				saved := Rules
+				Rules = workloadRules
+				defer func() { Rules = saved }()
 			}
 			r := Investigate(tt.bundle, Options{IncidentID: "test", Agent: "builtin", Now: now})
 			md := r.Markdown()
 			if err := report.Validate(md); err != nil {
 				t.Fatalf("rendered report is invalid: %v", err)
 			}
-			c := &Context{B: tt.bundle, Now: now, byFact: map[string]string{}}
+			c := testPass(tt.bundle)
 			var cats []string
 			for _, rule := range workloadRules {
-				for _, f := range rule.Check(c) {
-					cats = append(cats, fmt.Sprintf("%s:%s(%.2f,d%d)", f.Verdict, f.Category, f.Confidence, f.Depth))
+				for _, f := range rule.Check(c.For(rule)) {
+					cats = append(cats, fmt.Sprintf("%s:%s(%.2f,d%d)", f.Verdict, f.Category, f.Confidence, f.Strength))
 				}
 			}
 			if tt.healthy {
