@@ -70,8 +70,8 @@ const (
 	HPA          Category = "HPA"
 
 	// Service layer.
-	Service     Category = "Service"
-	Ingress     Category = "Ingress"
+	Service Category = "Service"
+	Ingress Category = "Ingress"
 )
 
 // WithRoot is c under another root, its refinements kept:
