@@ -15,6 +15,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // containerMoreRules go beyond the crash loop, the OOM kill and the image
@@ -27,10 +29,10 @@ import (
 
 // podEventEvidence registers an event about a pod; the fact reads like the
 // other rules' so the same event is one piece of evidence.
-func podEventEvidence(c *Context, p *corev1.Pod, e *corev1.Event) string {
+func podEventEvidence(c *rule.Pass, p *corev1.Pod, e *corev1.Event) string {
 	return c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, bundle.EventCount(e), e.Message),
-		"event on "+podRef(p),
-		fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason))
+		"event on "+kube.PodRef(p),
+		fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason))
 }
 
 // eventAboutContainer: the event's fieldPath names this container, or names no
@@ -44,9 +46,9 @@ func eventAboutContainer(e *corev1.Event, container string) bool {
 }
 
 func containerStatusNamed(p *corev1.Pod, name string) *corev1.ContainerStatus {
-	for _, cs := range allStatuses(p) {
-		if cs.status.Name == name {
-			st := cs.status
+	for _, cs := range kube.AllStatuses(p) {
+		if cs.Status.Name == name {
+			st := cs.Status
 			return &st
 		}
 	}
@@ -68,15 +70,15 @@ func containerSpecCmd(p *corev1.Pod, container, field string) string {
 	if isInitContainer(p, container) {
 		list = "initContainers"
 	}
-	return fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.%s[?(@.name=="%s")].%s}'`, p.Name, nsFlag(p), list, container, field)
+	return fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.%s[?(@.name=="%s")].%s}'`, p.Name, kube.NsFlag(p), list, container, field)
 }
 
 // containerPatch proposes a change to one container of the pod's workload:
 // a strategic-merge patch (containers merge by name) of the owner's pod
 // template, or, for a bare pod or a Job whose template is immutable, an
 // edit-and-recreate.
-func containerPatch(c *Context, p *corev1.Pod, container string, fields map[string]any, desc, risk string) report.Action {
-	kind, owner := ownerName(c, p)
+func containerPatch(c *rule.Pass, p *corev1.Pod, container string, fields map[string]any, desc, risk string) report.Action {
+	kind, owner := kube.OwnerName(c, p)
 	list := "containers"
 	if isInitContainer(p, container) {
 		list = "initContainers"
@@ -97,11 +99,11 @@ func containerPatch(c *Context, p *corev1.Pod, container string, fields map[stri
 	change, _ := json.Marshal(fields)
 	if patch != nil {
 		data, _ := json.Marshal(patch)
-		a.Commands = templateCommands(kind, owner, p.Namespace, []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, nsFlag(p), data)}, "", "")
+		a.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, kube.NsFlag(p), data)}, "", "")
 		if a.Risk == "" {
-			a.Risk = templateRisk(kind, "the change starts a rollout of the workload")
+			a.Risk = kube.TemplateRisk(kind, "the change starts a rollout of the workload")
 		} else if kind == "cronjob" {
-			a.Risk += "; " + cronJobTemplateRisk
+			a.Risk += "; " + kube.CronJobTemplateRisk
 		}
 		return a
 	}
@@ -109,13 +111,13 @@ func containerPatch(c *Context, p *corev1.Pod, container string, fields map[stri
 	a.Description += fmt.Sprintf(" A %s's containers cannot be changed in place: edit the manifest and recreate it.", kind)
 	what := fmt.Sprintf("in %s %s set %s", list, container, change)
 	a.Commands = []string{
-		fmt.Sprintf("kubectl get %s %s %s -o yaml > %s.yaml   # %s", kind, owner, nsFlag(p), owner, what),
+		fmt.Sprintf("kubectl get %s %s %s -o yaml > %s.yaml   # %s", kind, owner, kube.NsFlag(p), owner, what),
 		fmt.Sprintf("kubectl replace --force -f %s.yaml", owner),
 	}
 	a.Risk = "replace --force deletes and recreates the " + kind
 	if kind == "job" {
-		a.Commands = templateCommands(kind, owner, p.Namespace, nil, what, "")
-		a.Risk = jobTemplateRisk
+		a.Commands = kube.TemplateCommands(kind, owner, p.Namespace, nil, what, "")
+		a.Risk = kube.JobTemplateRisk
 	}
 	if risk != "" {
 		a.Risk += "; " + risk
@@ -192,7 +194,7 @@ func describeProbe(pr *corev1.Probe) probeTarget {
 			scheme = "HTTPS"
 		}
 		port := pr.HTTPGet.Port
-		return probeTarget{"httpGet", &port, fmt.Sprintf("%s GET %s on port %s", scheme, orDash(pr.HTTPGet.Path), port.String())}
+		return probeTarget{"httpGet", &port, fmt.Sprintf("%s GET %s on port %s", scheme, kube.OrDash(pr.HTTPGet.Path), port.String())}
 	case pr.TCPSocket != nil:
 		port := pr.TCPSocket.Port
 		return probeTarget{"tcpSocket", &port, "TCP connect to port " + port.String()}
@@ -291,7 +293,7 @@ func checkProbePort(p *corev1.Pod, ctr *corev1.Container, port *intstr.IntOrStri
 
 // probeKilled names the probe ("liveness", "startup") whose failure made
 // the kubelet kill the container, from its Killing event; "" if none.
-func probeKilled(c *Context, p *corev1.Pod, container string) string {
+func probeKilled(c *rule.Pass, p *corev1.Pod, container string) string {
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if e.Reason != "Killing" {
 			continue
@@ -324,8 +326,8 @@ func probeContainers(p *corev1.Pod) []*corev1.Container {
 // comparing its target with the container's ports. Liveness and startup
 // failures explain restarts; readiness failures explain a running
 // container that is not Ready.
-func checkProbes(c *Context) []Finding {
-	var out []Finding
+func checkProbes(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
 		for _, ctr := range probeContainers(p) {
 			st := containerStatusNamed(p, ctr.Name)
@@ -339,7 +341,7 @@ func checkProbes(c *Context) []Finding {
 	return out
 }
 
-func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.ContainerStatus, kind probeKind) (Finding, bool) {
+func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1.ContainerStatus, kind probeKind) (rule.Finding, bool) {
 	var failures, kills []corev1.Event
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		switch {
@@ -352,7 +354,7 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 		}
 	}
 	pr := kind.of(ctr)
-	f := Finding{Subject: p.Name + "/" + ctr.Name, Strength: rule.Explained}
+	f := rule.Finding{Subject: p.Name + "/" + ctr.Name, Strength: rule.Explained}
 	if pr == nil {
 		if len(failures) == 0 {
 			return f, false
@@ -404,9 +406,9 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 			newest = &failures[i]
 		}
 	}
-	// A few failures below the threshold, long ago, on a container that
+	// A few failures below the threshold, long Ago, on a container that
 	// never restarted: the probe did nothing, and says nothing of today.
-	if kind.restarts() && len(kills) == 0 && !restarting && !crashLooping && newest != nil && c.Now.Sub(bundle.EventTime(newest)) > recentWarning {
+	if kind.restarts() && len(kills) == 0 && !restarting && !crashLooping && newest != nil && c.Now.Sub(bundle.EventTime(newest)) > kube.RecentWarning {
 		return f, false
 	}
 	if newest != nil {
@@ -425,7 +427,7 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	if target.Handler == "exec" {
 		name, explains = "CommandFailed", "the probe's command exits non-zero"
 		if output != "" {
-			explains += fmt.Sprintf(" (%s)", firstLine(output))
+			explains += fmt.Sprintf(" (%s)", kube.FirstLine(output))
 		}
 	}
 	config := false
@@ -445,11 +447,11 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	evidence := []string{c.Evidence(
 		fmt.Sprintf("Container %s %s: %s (initialDelaySeconds %d, periodSeconds %d, timeoutSeconds %d, failureThreshold %d)",
 			ctr.Name, kind.Field, target.Desc, pr.InitialDelaySeconds, defaultIfZero(pr.PeriodSeconds, 10), defaultIfZero(pr.TimeoutSeconds, 1), defaultIfZero(pr.FailureThreshold, 3)),
-		fmt.Sprintf("%s .spec.containers[%s].%s", podRef(p), ctr.Name, kind.Field),
+		fmt.Sprintf("%s .spec.containers[%s].%s", kube.PodRef(p), ctr.Name, kind.Field),
 		containerSpecCmd(p, ctr.Name, kind.Field))}
 	if target.Port != nil {
-		evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s ports: %s", ctr.Name, orDash(strings.Join(containerPortsText(ctr), ", "))),
-			fmt.Sprintf("%s .spec.containers[%s].ports", podRef(p), ctr.Name), containerSpecCmd(p, ctr.Name, "ports")))
+		evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s ports: %s", ctr.Name, kube.OrDash(strings.Join(containerPortsText(ctr), ", "))),
+			fmt.Sprintf("%s .spec.containers[%s].ports", kube.PodRef(p), ctr.Name), containerSpecCmd(p, ctr.Name, "ports")))
 	}
 	if newest != nil {
 		evidence = append(evidence, podEventEvidence(c, p, newest))
@@ -464,13 +466,13 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	if st != nil && kind.restarts() && restarting && st.LastTerminationState.Terminated != nil {
 		t := st.LastTerminationState.Terminated
 		evidence = append(evidence, c.Evidence(
-			fmt.Sprintf("Container %s has restarted %d times; its last run ended with exit code %d (%s) after %s", ctr.Name, st.RestartCount, t.ExitCode, orDash(t.Reason), t.FinishedAt.Sub(t.StartedAt.Time).Round(time.Second)),
-			fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", podRef(p), ctr.Name),
-			statusCmd(p, ctr.Name, "lastState.terminated")))
+			fmt.Sprintf("Container %s has restarted %d times; its last run ended with exit code %d (%s) after %s", ctr.Name, st.RestartCount, t.ExitCode, kube.OrDash(t.Reason), t.FinishedAt.Sub(t.StartedAt.Time).Round(time.Second)),
+			fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", kube.PodRef(p), ctr.Name),
+			kube.StatusCmd(p, ctr.Name, "lastState.terminated")))
 	}
 	if notReady {
 		evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s is running but not ready", ctr.Name),
-			fmt.Sprintf("%s .status.containerStatuses[%s].ready", podRef(p), ctr.Name), statusCmd(p, ctr.Name, "ready")))
+			fmt.Sprintf("%s .status.containerStatuses[%s].ready", kube.PodRef(p), ctr.Name), kube.StatusCmd(p, ctr.Name, "ready")))
 	}
 
 	// Verdict and confidence: the kubelet's own events are the proof.
@@ -494,8 +496,8 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 		// "the app says it is not ready": true, but the reason lies deeper.
 		f.Strength = rule.Observed
 	}
-	f.Current = crashLooping || notReady || (newest != nil && c.Now.Sub(bundle.EventTime(newest)) < recentWarning) ||
-		(lastExit >= 0 && c.Now.Sub(st.LastTerminationState.Terminated.FinishedAt.Time) < recentWarning)
+	f.Current = crashLooping || notReady || (newest != nil && c.Now.Sub(bundle.EventTime(newest)) < kube.RecentWarning) ||
+		(lastExit >= 0 && c.Now.Sub(st.LastTerminationState.Terminated.FinishedAt.Time) < kube.RecentWarning)
 	f.Evidence = evidence
 
 	lower := strings.ToLower(kind.Name)
@@ -510,7 +512,7 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	f.Title = fmt.Sprintf("%s probe of container %s %s; %s", lower, ctr.Name, probeHeadline(name, target, pr, ports, output), consequence)
 	f.Summary = fmt.Sprintf("The %s probe of container %s in pod %s (%s) fails: %s. As a result %s.", lower, ctr.Name, p.Name, target.Desc, explains, consequence)
 	if output != "" {
-		f.Summary += fmt.Sprintf(" The kubelet reports: %q.", firstLine(output))
+		f.Summary += fmt.Sprintf(" The kubelet reports: %q.", kube.FirstLine(output))
 	}
 
 	budget := pr.InitialDelaySeconds + defaultIfZero(pr.FailureThreshold, 3)*defaultIfZero(pr.PeriodSeconds, 10)
@@ -530,7 +532,7 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Each run lasted about %ds; the probe gives the container %ds (initial delay + failureThreshold × period) before the kill.", run, budget))
 		}
 	}
-	if dec, _ := lastDecisive(c, p, ctr.Name); dec != nil && dec.Pattern.Priority > 10 && !config {
+	if dec, _ := logs.LastDecisive(c, p, ctr.Name); dec != nil && dec.Pattern.Priority > 10 && !config {
 		f.Contributing = append(f.Contributing, fmt.Sprintf("The container's log says %q, which may be why the probe fails.", dec.Line))
 	}
 
@@ -540,11 +542,11 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	case "httpGet", "tcpSocket", "grpc":
 		probePath += "." + target.Handler
 	}
-	f.Culprit = fmt.Sprintf("%s container %s %s (%s)", podRef(p), ctr.Name, kind.Field, target.Desc)
+	f.Culprit = fmt.Sprintf("%s container %s %s (%s)", kube.PodRef(p), ctr.Name, kind.Field, target.Desc)
 	var fix report.Action
 	switch name {
 	case "PortMismatch", "NamedPortMissing":
-		f.Culprit = fmt.Sprintf("%s container %s %s.port (%s; %s)", podRef(p), ctr.Name, probePath, target.Port.String(), ports.Detail)
+		f.Culprit = fmt.Sprintf("%s container %s %s.port (%s; %s)", kube.PodRef(p), ctr.Name, probePath, target.Port.String(), ports.Detail)
 		var port any = "<the port the application listens on>"
 		if ports.Suggest != nil {
 			port = ports.Suggest
@@ -553,34 +555,34 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 		fix = containerPatch(c, p, ctr.Name, map[string]any{kind.Field: handler},
 			fmt.Sprintf("Point the %s probe at the port the application listens on.", lower), "")
 	case "PathNotFound", "AuthRequired", "HTTPStatus":
-		f.Culprit = fmt.Sprintf("%s container %s %s.path (%s)", podRef(p), ctr.Name, probePath, pr.HTTPGet.Path)
+		f.Culprit = fmt.Sprintf("%s container %s %s.path (%s)", kube.PodRef(p), ctr.Name, probePath, pr.HTTPGet.Path)
 		handler["httpGet"] = map[string]any{"path": "<a health path that answers 200 without authentication>"}
 		fix = containerPatch(c, p, ctr.Name, map[string]any{kind.Field: handler},
 			fmt.Sprintf("Point the %s probe at a path the application serves with a 2xx/3xx answer and no authentication.", lower), "")
 	case "Timeout":
-		f.Culprit = fmt.Sprintf("%s container %s %s.timeoutSeconds (%ds)", podRef(p), ctr.Name, kind.Field, defaultIfZero(pr.TimeoutSeconds, 1))
+		f.Culprit = fmt.Sprintf("%s container %s %s.timeoutSeconds (%ds)", kube.PodRef(p), ctr.Name, kind.Field, defaultIfZero(pr.TimeoutSeconds, 1))
 		fix = containerPatch(c, p, ctr.Name, map[string]any{kind.Field: map[string]any{"timeoutSeconds": max(5, 3*defaultIfZero(pr.TimeoutSeconds, 1))}},
 			fmt.Sprintf("Give the %s probe more time to answer, and find out why the endpoint is slow (CPU throttling, a health check that calls dependencies).", lower), "")
 	case "ConnectionRefused":
 		switch kind.Name {
 		case "Startup":
-			f.Culprit = fmt.Sprintf("%s container %s %s.failureThreshold (%d × %ds)", podRef(p), ctr.Name, kind.Field, defaultIfZero(pr.FailureThreshold, 3), defaultIfZero(pr.PeriodSeconds, 10))
+			f.Culprit = fmt.Sprintf("%s container %s %s.failureThreshold (%d × %ds)", kube.PodRef(p), ctr.Name, kind.Field, defaultIfZero(pr.FailureThreshold, 3), defaultIfZero(pr.PeriodSeconds, 10))
 			fix = containerPatch(c, p, ctr.Name, map[string]any{kind.Field: map[string]any{"failureThreshold": 3 * defaultIfZero(pr.FailureThreshold, 3)}},
 				"Give the application enough time to start: raise the startup probe's failureThreshold (or check it listens on the probed port).", "")
 		case "Liveness":
-			f.Culprit = fmt.Sprintf("%s container %s %s (%s, initialDelaySeconds %d)", podRef(p), ctr.Name, kind.Field, target.Desc, pr.InitialDelaySeconds)
+			f.Culprit = fmt.Sprintf("%s container %s %s (%s, initialDelaySeconds %d)", kube.PodRef(p), ctr.Name, kind.Field, target.Desc, pr.InitialDelaySeconds)
 			fix = containerPatch(c, p, ctr.Name, map[string]any{"startupProbe": map[string]any{target.Handler: probeHandlerCopy(pr, target.Handler), "periodSeconds": 10, "failureThreshold": 30}},
 				"Let the application finish starting before liveness counts: add a startupProbe on the same endpoint (or raise initialDelaySeconds), and check it listens on the probed port.", "")
 		default:
 			fix = report.Action{Kind: report.Check, Description: "Check which port the application listens on and when it starts listening.",
-				Commands: []string{logsCmd(p, ctr.Name, false)}}
+				Commands: []string{kube.LogsCmd(p, ctr.Name, false)}}
 		}
 	default:
 		fix = report.Action{Kind: report.Check,
 			Description: fmt.Sprintf("Find out why the application fails its %s check: read its log and run the check by hand.", lower),
-			Commands:    []string{logsCmd(p, ctr.Name, kind.restarts() && restarting)}}
+			Commands:    []string{kube.LogsCmd(p, ctr.Name, kind.restarts() && restarting)}}
 		if target.Handler == "exec" && pr.Exec != nil {
-			fix.Commands = append(fix.Commands, fmt.Sprintf("kubectl exec %s %s -c %s -- %s", p.Name, nsFlag(p), ctr.Name, strings.Join(pr.Exec.Command, " ")))
+			fix.Commands = append(fix.Commands, fmt.Sprintf("kubectl exec %s %s -c %s -- %s", p.Name, kube.NsFlag(p), ctr.Name, strings.Join(pr.Exec.Command, " ")))
 		}
 		if kind.Name == "Liveness" && name == "Unhealthy" {
 			f.Contributing = append(f.Contributing, "A liveness endpoint that checks dependencies (database, downstream services) restarts healthy processes when a dependency fails: keep liveness to the process itself.")
@@ -588,7 +590,7 @@ func probeFinding(c *Context, p *corev1.Pod, ctr *corev1.Container, st *corev1.C
 	}
 	f.Actions = []report.Action{fix,
 		{Kind: report.Check, Description: fmt.Sprintf("Compare the %s probe with the container's ports and read the kubelet's probe events.", lower),
-			Commands: []string{containerSpecCmd(p, ctr.Name, kind.Field), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", nsFlag(p), p.Name)}},
+			Commands: []string{containerSpecCmd(p, ctr.Name, kind.Field), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", kube.NsFlag(p), p.Name)}},
 	}
 	return f, true
 }
@@ -628,7 +630,7 @@ func probeHeadline(class string, target probeTarget, pr *corev1.Probe, ports por
 		return fmt.Sprintf("cannot reach the pod (%s): no route from the node", target.Desc)
 	case "CommandFailed":
 		if output != "" {
-			return fmt.Sprintf("fails: %s exits non-zero (%s)", target.Desc, firstLine(output))
+			return fmt.Sprintf("fails: %s exits non-zero (%s)", target.Desc, kube.FirstLine(output))
 		}
 		return fmt.Sprintf("fails: %s exits non-zero", target.Desc)
 	}
@@ -750,19 +752,19 @@ func describeRefs(refs []configRef, container string) string {
 // checkContainerConfigError: the kubelet cannot build a container's
 // environment (a ConfigMap or Secret, or a key in one, does not exist) or
 // refuses its security settings (runAsNonRoot with a root image).
-func checkContainerConfigError(c *Context) []Finding {
-	var out []Finding
+func checkContainerConfigError(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
-		for _, cs := range allStatuses(p) {
-			st := cs.status
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
 			w := st.State.Waiting
 			if w == nil || w.Reason != "CreateContainerConfigError" {
 				continue
 			}
 			evidence := []string{c.Evidence(
 				fmt.Sprintf("Container %s is waiting: CreateContainerConfigError: %s", st.Name, w.Message),
-				fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", podRef(p), st.Name),
-				statusCmd(p, st.Name, "state.waiting"))}
+				fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", kube.PodRef(p), st.Name),
+				kube.StatusCmd(p, st.Name, "state.waiting"))}
 			text := w.Message
 			for _, e := range c.B.EventsFor(string(p.UID)) {
 				if e.Reason == "Failed" && eventAboutContainer(&e, st.Name) && strings.HasPrefix(e.Message, "Error: ") {
@@ -778,10 +780,10 @@ func checkContainerConfigError(c *Context) []Finding {
 	return out
 }
 
-func configErrorFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, text string, evidence []string) Finding {
-	f := Finding{Category: rule.CreateContainerConfigError.Sub("Other"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
+func configErrorFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, text string, evidence []string) rule.Finding {
+	f := rule.Finding{Category: rule.CreateContainerConfigError.Sub("Other"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
 		Subject: p.Name + "/" + st.Name, Evidence: evidence, Confidence: rule.Plausible,
-		Culprit:   fmt.Sprintf("%s container %s", podRef(p), st.Name),
+		Culprit:   fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name),
 		Mechanism: "Before creating a container the kubelet resolves its environment (env, envFrom) and checks its security settings; when that fails it records CreateContainerConfigError and retries on every sync, so the container never starts."}
 	var row *configError
 	var m []string
@@ -796,7 +798,7 @@ func configErrorFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, te
 		f.Title = fmt.Sprintf("container %s cannot be created: %s", st.Name, text)
 		f.Summary = fmt.Sprintf("The kubelet refuses to create container %s of pod %s: %s.", st.Name, p.Name, text)
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the kubelet's full message and the container's env, envFrom and securityContext.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}}
 		return f
 	}
 	f.Category = rule.CreateContainerConfigError.Sub(row.Class)
@@ -810,11 +812,11 @@ func configErrorFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, te
 	// runAsNonRoot against an image that runs as root, or as a user name the
 	// kubelet cannot check.
 	image := st.Image
-	if spec := specOf(p, st.Name); spec != nil {
+	if spec := kube.SpecOf(p, st.Name); spec != nil {
 		image = spec.Image
 	}
 	f.Confidence = rule.Definitive
-	f.Culprit = fmt.Sprintf("%s container %s securityContext.runAsNonRoot with image %s", podRef(p), st.Name, image)
+	f.Culprit = fmt.Sprintf("%s container %s securityContext.runAsNonRoot with image %s", kube.PodRef(p), st.Name, image)
 	if row.Class == "RunAsNonRoot" {
 		f.Hypothesis = fmt.Sprintf("Container %s must run as non-root, but image %s runs as root", st.Name, image)
 		f.Title = fmt.Sprintf("container %s cannot start: runAsNonRoot is set but image %s runs as root (UID 0)", st.Name, image)
@@ -835,7 +837,7 @@ func configErrorFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, te
 // configKeyFinding explains a missing ConfigMap/Secret or key, verified
 // against the bundle for ConfigMaps. Secrets are never read by design: the
 // kubelet's message is the evidence.
-func configKeyFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, f Finding, kind, name, key string) Finding {
+func configKeyFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, f rule.Finding, kind, name, key string) rule.Finding {
 	ns := p.Namespace
 	lkind := strings.ToLower(kind)
 	refs := refsTo(p, kind, name, key)
@@ -847,17 +849,17 @@ func configKeyFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, f Fi
 	if key != "" {
 		f.Hypothesis = fmt.Sprintf("%s has no key %s, which container %s needs (%s)", object, key, st.Name, where)
 		f.Title = fmt.Sprintf("container %s cannot start: %s has no key %s (referenced by %s)", st.Name, object, key, where)
-		f.Culprit = fmt.Sprintf("%s %s key %s, referenced by %s container %s %s", lkind, name, key, podRef(p), st.Name, where)
+		f.Culprit = fmt.Sprintf("%s %s key %s, referenced by %s container %s %s", lkind, name, key, kube.PodRef(p), st.Name, where)
 		f.Summary = fmt.Sprintf("The kubelet cannot create container %s of pod %s: %s has no key %s, which the container reads through %s.", st.Name, p.Name, object, key, where)
 	} else {
 		f.Hypothesis = fmt.Sprintf("%s does not exist, but container %s needs it (%s)", object, st.Name, where)
 		f.Title = fmt.Sprintf("container %s cannot start: %s does not exist (referenced by %s)", st.Name, object, where)
-		f.Culprit = fmt.Sprintf("%s %s (missing), referenced by %s container %s %s", lkind, name, podRef(p), st.Name, where)
+		f.Culprit = fmt.Sprintf("%s %s (missing), referenced by %s container %s %s", lkind, name, kube.PodRef(p), st.Name, where)
 		f.Summary = fmt.Sprintf("The kubelet cannot create container %s of pod %s: %s does not exist, and the container reads it through %s.", st.Name, p.Name, object, where)
 	}
 	f.Confidence = rule.Strong
 	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Container %s refers to %s through %s", st.Name, object, where),
-		fmt.Sprintf("%s .spec.containers[%s].env/envFrom, .spec.volumes", podRef(p), st.Name),
+		fmt.Sprintf("%s .spec.containers[%s].env/envFrom, .spec.volumes", kube.PodRef(p), st.Name),
 		containerSpecCmd(p, st.Name, "env")))
 
 	if kind == "Secret" {
@@ -911,7 +913,7 @@ func configKeyFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, f Fi
 			f.Culprit += " (it is under binaryData, which env cannot read)"
 		} else {
 			f.Confidence = rule.Certain
-			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s has keys %s, not %s", name, orDash(strings.Join(keys, ", ")), key), "configmap/"+name+" .data", getCmd))
+			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s has keys %s, not %s", name, kube.OrDash(strings.Join(keys, ", ")), key), "configmap/"+name+" .data", getCmd))
 			if near := nearestConfigKey(key, keys); near != "" {
 				f.Culprit += fmt.Sprintf(" (the ConfigMap has %s: a typo?)", near)
 				f.Contributing = append(f.Contributing, fmt.Sprintf("The ConfigMap has a key %s, close to the missing %s.", near, key))
@@ -1015,11 +1017,11 @@ var (
 // checkRuntimeError: the runtime cannot create or start the container's
 // process: CreateContainerError and RunContainerError while waiting, or a
 // last run that ended with StartError/ContainerCannotRun.
-func checkRuntimeError(c *Context) []Finding {
-	var out []Finding
+func checkRuntimeError(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
-		for _, cs := range allStatuses(p) {
-			st := cs.status
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
 			var reason, message, source string
 			if w := st.State.Waiting; w != nil && (w.Reason == "CreateContainerError" || w.Reason == "RunContainerError") {
 				reason, message, source = w.Reason, w.Message, "state.waiting"
@@ -1037,7 +1039,7 @@ func checkRuntimeError(c *Context) []Finding {
 				continue
 			}
 			evidence := []string{c.Evidence(fmt.Sprintf("Container %s: %s: %s", st.Name, reason, message),
-				fmt.Sprintf("%s .status.containerStatuses[%s].%s", podRef(p), st.Name, source), statusCmd(p, st.Name, source))}
+				fmt.Sprintf("%s .status.containerStatuses[%s].%s", kube.PodRef(p), st.Name, source), kube.StatusCmd(p, st.Name, source))}
 			for _, e := range c.B.EventsFor(string(p.UID)) {
 				if e.Reason == "Failed" && eventAboutContainer(&e, st.Name) && strings.HasPrefix(e.Message, "Error: ") {
 					evidence = append(evidence, podEventEvidence(c, p, &e))
@@ -1052,13 +1054,13 @@ func checkRuntimeError(c *Context) []Finding {
 	return out
 }
 
-func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason, message string, evidence []string) Finding {
+func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reason, message string, evidence []string) rule.Finding {
 	area := rule.RunContainerError
 	if reason == "CreateContainerError" {
 		area = rule.CreateContainerError
 	}
-	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name + "/" + st.Name, Evidence: evidence}
-	spec := specOf(p, st.Name)
+	f := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name + "/" + st.Name, Evidence: evidence}
+	spec := kube.SpecOf(p, st.Name)
 	command := "the image's entrypoint"
 	if spec != nil && len(spec.Command) > 0 {
 		command = fmt.Sprintf("command %q", strings.Join(append(append([]string{}, spec.Command...), spec.Args...), " "))
@@ -1077,9 +1079,9 @@ func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason
 		f.Hypothesis = fmt.Sprintf("The runtime cannot start container %s: %s", st.Name, message)
 		f.Title = fmt.Sprintf("container %s cannot start: %s: %s", st.Name, reason, message)
 		f.Summary = fmt.Sprintf("The container runtime fails to start container %s of pod %s (%s): %s.", st.Name, p.Name, reason, message)
-		f.Culprit = fmt.Sprintf("%s container %s", podRef(p), st.Name)
+		f.Culprit = fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name)
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the runtime's full message in the pod's events and the container's command and mounts.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}}
 		return f
 	}
 	f.Category = area.Sub(row.Class)
@@ -1090,16 +1092,16 @@ func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason
 		if m := execNameRe.FindStringSubmatch(message); m != nil {
 			detail = fmt.Sprintf(" (%q)", m[1])
 		}
-		f.Culprit = fmt.Sprintf("%s container %s %s", podRef(p), st.Name, command)
+		f.Culprit = fmt.Sprintf("%s container %s %s", kube.PodRef(p), st.Name, command)
 	case "ExecFormat":
 		image := st.Image
 		if spec != nil {
 			image = spec.Image
 		}
-		f.Culprit = fmt.Sprintf("%s container %s image %s", podRef(p), st.Name, image)
+		f.Culprit = fmt.Sprintf("%s container %s image %s", kube.PodRef(p), st.Name, image)
 		if n := c.B.Node(p.Spec.NodeName); n != nil && n.Status.NodeInfo.Architecture != "" {
-			detail = fmt.Sprintf(" (node %s is %s/%s)", n.Name, orDash(n.Status.NodeInfo.OperatingSystem), n.Status.NodeInfo.Architecture)
-			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Node %s runs %s/%s", n.Name, orDash(n.Status.NodeInfo.OperatingSystem), n.Status.NodeInfo.Architecture),
+			detail = fmt.Sprintf(" (node %s is %s/%s)", n.Name, kube.OrDash(n.Status.NodeInfo.OperatingSystem), n.Status.NodeInfo.Architecture)
+			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Node %s runs %s/%s", n.Name, kube.OrDash(n.Status.NodeInfo.OperatingSystem), n.Status.NodeInfo.Architecture),
 				"node/"+n.Name+" .status.nodeInfo", fmt.Sprintf("kubectl get node %s -o jsonpath='{.status.nodeInfo.architecture}'", n.Name)))
 		}
 	case "MountTypeMismatch", "MountFailed":
@@ -1108,23 +1110,23 @@ func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason
 			target = m[1]
 			detail = " (at " + target + ")"
 		}
-		f.Culprit = fmt.Sprintf("%s container %s volumeMounts", podRef(p), st.Name)
+		f.Culprit = fmt.Sprintf("%s container %s volumeMounts", kube.PodRef(p), st.Name)
 		if spec != nil {
 			for _, vm := range spec.VolumeMounts {
 				if target != "" && strings.HasSuffix(target, vm.MountPath) {
-					f.Culprit = fmt.Sprintf("%s container %s volumeMount %s at %s (subPath %q)", podRef(p), st.Name, vm.Name, vm.MountPath, vm.SubPath)
+					f.Culprit = fmt.Sprintf("%s container %s volumeMount %s at %s (subPath %q)", kube.PodRef(p), st.Name, vm.Name, vm.MountPath, vm.SubPath)
 				}
 			}
 		}
 	default:
-		f.Culprit = fmt.Sprintf("%s container %s", podRef(p), st.Name)
+		f.Culprit = fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name)
 	}
 	f.Hypothesis = fmt.Sprintf("Container %s cannot start because %s", st.Name, row.Explains)
 	f.Title = fmt.Sprintf("container %s cannot start: %s%s", st.Name, row.Explains, detail)
 	f.Summary = fmt.Sprintf("The container runtime cannot start container %s of pod %s (%s) because %s%s. The runtime says: %q.", st.Name, p.Name, reason, row.Explains, detail, message)
 	f.Actions = []report.Action{
 		{Kind: report.Immediate, Description: row.Fix,
-			Commands: []string{containerSpecCmd(p, st.Name, "command"), fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}},
+			Commands: []string{containerSpecCmd(p, st.Name, "command"), fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}},
 	}
 	return f
 }
@@ -1133,33 +1135,33 @@ func runtimeFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, reason
 // A crash caused by a ConfigMap: the variable or file the application
 // misses comes from a ConfigMap that lacks it
 
-// checkConfigSource follows a crash's decisive log line (a missing
+// checkConfigSource follows a crash's Decisive log line (a missing
 // environment variable or file) to the ConfigMap that should provide it.
 // It only speaks when the pod spec says where the value comes from and the
 // collected ConfigMap lacks it; otherwise the crash finding stands.
-func checkConfigSource(c *Context) []Finding {
-	var out []Finding
+func checkConfigSource(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
-		for _, cs := range allStatuses(p) {
-			st := cs.status
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
 			crashing := (st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff") ||
 				(st.RestartCount > 0 && st.LastTerminationState.Terminated != nil && st.LastTerminationState.Terminated.ExitCode != 0)
-			spec := specOf(p, st.Name)
+			spec := kube.SpecOf(p, st.Name)
 			if !crashing || spec == nil {
 				continue
 			}
-			dec, fromPrev := lastDecisive(c, p, st.Name)
+			dec, fromPrev := logs.LastDecisive(c, p, st.Name)
 			if dec == nil {
 				continue
 			}
-			var f *Finding
+			var f *rule.Finding
 			switch dec.Pattern.Class {
 			case "MissingEnv":
-				if name := strings.TrimPrefix(subjectOf("MissingEnv", dec.Line), "environment variable "); name != "" {
+				if name := strings.TrimPrefix(logs.SubjectOf("MissingEnv", dec.Line), "environment variable "); name != "" {
 					f = envSource(c, p, spec, name)
 				}
 			case "MissingFile":
-				if path := pathRe.FindString(dec.Line); path != "" {
+				if path := logs.PathRe.FindString(dec.Line); path != "" {
 					f = fileSource(c, p, spec, path)
 				}
 			}
@@ -1167,8 +1169,8 @@ func checkConfigSource(c *Context) []Finding {
 				continue
 			}
 			f.Evidence = append([]string{c.Evidence(fmt.Sprintf("Log line: %q", dec.Line),
-				fmt.Sprintf("logs of %s container %s (%s instance)", podRef(p), st.Name, instance(fromPrev)),
-				logsCmd(p, st.Name, fromPrev))}, f.Evidence...)
+				fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(fromPrev)),
+				kube.LogsCmd(p, st.Name, fromPrev))}, f.Evidence...)
 			f.Verdict, f.Strength, f.Current = report.Validated, rule.Traced, true
 			f.Subject = p.Name + "/" + st.Name
 			f.Mechanism = fmt.Sprintf("The application exits at startup because of the value it misses (log: %q); the kubelet restarts it with growing back-off (CrashLoopBackOff). The pod spec takes that value from the ConfigMap, which does not have it; the kubelet does not complain because the reference is optional or imports the whole ConfigMap.", dec.Line)
@@ -1180,7 +1182,7 @@ func checkConfigSource(c *Context) []Finding {
 
 // envSource finds where variable name should come from and whether the
 // collected ConfigMap has it.
-func envSource(c *Context, p *corev1.Pod, spec *corev1.Container, name string) *Finding {
+func envSource(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, name string) *rule.Finding {
 	ns := p.Namespace
 	var def *corev1.EnvVar
 	for i := range spec.Env {
@@ -1223,7 +1225,7 @@ func envSource(c *Context, p *corev1.Pod, spec *corev1.Container, name string) *
 }
 
 // fileSource finds the ConfigMap volume a missing file should come from.
-func fileSource(c *Context, p *corev1.Pod, spec *corev1.Container, path string) *Finding {
+func fileSource(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, path string) *rule.Finding {
 	var mount *corev1.VolumeMount
 	for i := range spec.VolumeMounts {
 		m := &spec.VolumeMounts[i]
@@ -1269,12 +1271,12 @@ func fileSource(c *Context, p *corev1.Pod, spec *corev1.Container, path string) 
 
 // configSourceFinding: ConfigMap name should hold key for what (a variable
 // or a file) through via. Nil unless the bundle shows it does not.
-func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name, key, via, what string) *Finding {
+func configSourceFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, name, key, via, what string) *rule.Finding {
 	ns := p.Namespace
 	getCmd := fmt.Sprintf("kubectl get configmap %s -n %s -o yaml", name, ns)
-	f := &Finding{Confidence: rule.Strong}
+	f := &rule.Finding{Confidence: rule.Strong}
 	f.Evidence = []string{c.Evidence(fmt.Sprintf("Container %s takes %s from ConfigMap %s through %s", spec.Name, what, name, via),
-		fmt.Sprintf("%s .spec.containers[%s]", podRef(p), spec.Name), containerSpecCmd(p, spec.Name, "envFrom"))}
+		fmt.Sprintf("%s .spec.containers[%s]", kube.PodRef(p), spec.Name), containerSpecCmd(p, spec.Name, "envFrom"))}
 	cm := c.B.ConfigMap(ns, name)
 	switch {
 	case c.B.IsMissing("ConfigMap", ns, name):
@@ -1282,7 +1284,7 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s does not exist in namespace %s (404 when read)", name, ns), "configmap/"+name, getCmd))
 		f.Hypothesis = fmt.Sprintf("ConfigMap %s, which should provide %s, does not exist", name, what)
 		f.Title = fmt.Sprintf("ConfigMap %s does not exist, so container %s starts without %s and crashes", name, spec.Name, what)
-		f.Culprit = fmt.Sprintf("configmap %s (missing), referenced by %s container %s %s", name, podRef(p), spec.Name, via)
+		f.Culprit = fmt.Sprintf("configmap %s (missing), referenced by %s container %s %s", name, kube.PodRef(p), spec.Name, via)
 		f.Summary = fmt.Sprintf("Container %s of pod %s takes %s from ConfigMap %s (%s), but that ConfigMap does not exist, so the application starts without it and exits.", spec.Name, p.Name, what, name, via)
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Create ConfigMap %s with key %s (or correct the name the pod references).", name, key),
 			Commands: []string{fmt.Sprintf("kubectl create configmap %s -n %s --from-literal=%s=<value>", name, ns, key)}}}
@@ -1297,16 +1299,16 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s key %s is empty", name, key), "configmap/"+name+" .data", getCmd))
 			f.Hypothesis = fmt.Sprintf("ConfigMap %s key %s, which provides %s, is empty", name, key, what)
 			f.Title = fmt.Sprintf("ConfigMap %s key %s is empty, so container %s gets an empty %s and crashes", name, key, spec.Name, what)
-			f.Culprit = fmt.Sprintf("configmap %s key %s (empty), read by %s container %s %s", name, key, podRef(p), spec.Name, via)
+			f.Culprit = fmt.Sprintf("configmap %s key %s (empty), read by %s container %s %s", name, key, kube.PodRef(p), spec.Name, via)
 		case ok || bin && strings.HasPrefix(via, "volume"):
 			return nil // it is there: the application's complaint is about something else
 		default:
 			f.Category = rule.ConfigMap.Sub("MissingKey")
 			keys := configMapKeys(cm)
-			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s has keys %s, not %s", name, orDash(strings.Join(keys, ", ")), key), "configmap/"+name+" .data", getCmd))
+			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s has keys %s, not %s", name, kube.OrDash(strings.Join(keys, ", ")), key), "configmap/"+name+" .data", getCmd))
 			f.Hypothesis = fmt.Sprintf("ConfigMap %s has no key %s, so container %s starts without %s", name, key, spec.Name, what)
 			f.Title = fmt.Sprintf("ConfigMap %s has no key %s, so container %s starts without %s and crashes", name, key, spec.Name, what)
-			f.Culprit = fmt.Sprintf("configmap %s key %s (missing), read by %s container %s %s", name, key, podRef(p), spec.Name, via)
+			f.Culprit = fmt.Sprintf("configmap %s key %s (missing), read by %s container %s %s", name, key, kube.PodRef(p), spec.Name, via)
 			if near := nearestConfigKey(key, keys); near != "" {
 				f.Culprit += fmt.Sprintf(" (the ConfigMap has %s: a typo?)", near)
 				f.Contributing = append(f.Contributing, fmt.Sprintf("The ConfigMap has a key %s, close to the missing %s.", near, key))
@@ -1317,14 +1319,14 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 			Commands: []string{fmt.Sprintf(`kubectl patch configmap %s -n %s -p '{"data":{"%s":"<value>"}}'`, name, ns, key)},
 			Risk:     "every pod that reads this ConfigMap sees the change when its containers restart"}}
 	}
-	switch kind, owner := ownerName(c, p); kind {
+	switch kind, owner := kube.OwnerName(c, p); kind {
 	case "pod", "job", "replicaset": // rollout restart knows none of them
 	case "cronjob":
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: "The CronJob's next run reads the fixed ConfigMap; to run it now rather than at the next schedule, start a run by hand.",
-			Commands: []string{runCronJobNow(owner, p.Namespace)}, Risk: "runs the CronJob's work once more: make sure an extra run is safe"})
+			Commands: []string{kube.RunCronJobNow(owner, p.Namespace)}, Risk: "runs the CronJob's work once more: make sure an extra run is safe"})
 	default:
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: "Restart the pods so they read the fixed ConfigMap (environment variables are read only at container start).",
-			Commands: []string{fmt.Sprintf("kubectl rollout restart %s/%s %s", kind, owner, nsFlag(p))}, Risk: "replaces the pods one by one"})
+			Commands: []string{fmt.Sprintf("kubectl rollout restart %s/%s %s", kind, owner, kube.NsFlag(p))}, Risk: "replaces the pods one by one"})
 	}
 	f.Actions = append(f.Actions, report.Action{Kind: report.Check, Description: "Compare what the application reads with the ConfigMap's keys.",
 		Commands: []string{getCmd}})
@@ -1337,11 +1339,11 @@ func configSourceFinding(c *Context, p *corev1.Pod, spec *corev1.Container, name
 // checkNotOOMKilled rules out the OOM killer for a container that died from
 // SIGKILL (137) without reason OOMKilled: the kernel's OOM kill of the
 // container is always recorded as OOMKilled.
-func checkNotOOMKilled(c *Context) []Finding {
-	var out []Finding
+func checkNotOOMKilled(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
-		for _, cs := range allStatuses(p) {
-			st := cs.status
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
 			t := st.LastTerminationState.Terminated
 			if st.State.Terminated != nil {
 				t = st.State.Terminated
@@ -1349,14 +1351,14 @@ func checkNotOOMKilled(c *Context) []Finding {
 			if t == nil || t.ExitCode != 137 || t.Reason == "OOMKilled" {
 				continue
 			}
-			out = append(out, Finding{
+			out = append(out, rule.Finding{
 				Category:   rule.OOMKilled,
 				Hypothesis: fmt.Sprintf("Container %s is OOMKilled at its memory limit", st.Name),
 				Verdict:    report.Refuted, Confidence: rule.Negligible, Subject: p.Name + "/" + st.Name,
 				Evidence: []string{c.Evidence(
-					fmt.Sprintf("Container %s died from SIGKILL (exit code 137) with reason %s, not OOMKilled", st.Name, orDash(t.Reason)),
-					fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", podRef(p), st.Name),
-					statusCmd(p, st.Name, "lastState.terminated"))},
+					fmt.Sprintf("Container %s died from SIGKILL (exit code 137) with reason %s, not OOMKilled", st.Name, kube.OrDash(t.Reason)),
+					fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", kube.PodRef(p), st.Name),
+					kube.StatusCmd(p, st.Name, "lastState.terminated"))},
 			})
 		}
 	}
@@ -1380,8 +1382,8 @@ var (
 // checkEvicted: the kubelet evicted the pod for what the pod itself did
 // (a container over its ephemeral-storage limit, an emptyDir over its size
 // limit), or for a reason no rule knows.
-func checkEvicted(c *Context) []Finding {
-	var out []Finding
+func checkEvicted(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
 		msg := p.Status.Message
 		if p.Status.Reason != "Evicted" {
@@ -1407,9 +1409,9 @@ func checkEvicted(c *Context) []Finding {
 	return out
 }
 
-func evictedFinding(c *Context, p *corev1.Pod, msg string) Finding {
-	node := orDash(p.Spec.NodeName)
-	f := Finding{Verdict: report.Validated, Confidence: rule.Strong, Strength: rule.Explained, Subject: p.Name,
+func evictedFinding(c *rule.Pass, p *corev1.Pod, msg string) rule.Finding {
+	node := kube.OrDash(p.Spec.NodeName)
+	f := rule.Finding{Verdict: report.Validated, Confidence: rule.Strong, Strength: rule.Explained, Subject: p.Name,
 		// An evicted pod of a workload has been replaced: history, unless the
 		// pod itself is the target.
 		Current: c.B.Target.Kind == "Pod" && c.B.Target.Name == p.Name,
@@ -1418,42 +1420,42 @@ func evictedFinding(c *Context, p *corev1.Pod, msg string) Finding {
 	}
 	if p.Status.Reason == "Evicted" {
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg),
-			podRef(p)+" .status.reason/.status.message",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.reason}{": "}{.status.message}'`, p.Name, nsFlag(p))))
+			kube.PodRef(p)+" .status.reason/.status.message",
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.reason}{": "}{.status.message}'`, p.Name, kube.NsFlag(p))))
 	}
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if e.Reason == "Evicted" {
 			f.Evidence = append(f.Evidence, podEventEvidence(c, p, &e))
 		}
 	}
-	kind, owner := ownerName(c, p)
+	kind, owner := kube.OwnerName(c, p)
 	switch {
 	case evictCtrLimitRe.MatchString(msg):
 		m := evictCtrLimitRe.FindStringSubmatch(msg)
 		f.Category = rule.Evicted.Sub("EphemeralStorageLimit")
 		f.Title = fmt.Sprintf("pod was evicted: container %s exceeded its ephemeral-storage limit %s", m[1], m[2])
-		f.Culprit = fmt.Sprintf("%s container %s resources.limits.ephemeral-storage (%s)", podRef(p), m[1], m[2])
+		f.Culprit = fmt.Sprintf("%s container %s resources.limits.ephemeral-storage (%s)", kube.PodRef(p), m[1], m[2])
 		f.Actions = []report.Action{containerPatch(c, p, m[1], map[string]any{"resources": map[string]any{"limits": map[string]any{"ephemeral-storage": "<higher limit>"}}},
 			"Raise the container's ephemeral-storage limit to what it really writes, or move the data to a volume (PVC) and rotate logs and temporary files.", "")}
 	case evictPodLimitRe.MatchString(msg):
 		m := evictPodLimitRe.FindStringSubmatch(msg)
 		f.Category = rule.Evicted.Sub("EphemeralStorageLimit")
 		f.Title = fmt.Sprintf("pod was evicted: its local storage exceeded the containers' total ephemeral-storage limit %s", m[1])
-		f.Culprit = fmt.Sprintf("%s resources.limits.ephemeral-storage (total %s)", podRef(p), m[1])
+		f.Culprit = fmt.Sprintf("%s resources.limits.ephemeral-storage (total %s)", kube.PodRef(p), m[1])
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Raise the containers' ephemeral-storage limits or move the data written locally to a PVC.",
-			Commands: []string{fmt.Sprintf("kubectl describe %s %s %s", kind, owner, nsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe %s %s %s", kind, owner, kube.NsFlag(p))}}}
 	case evictEmptyDirRe.MatchString(msg):
 		m := evictEmptyDirRe.FindStringSubmatch(msg)
 		f.Category = rule.Evicted.Sub("EmptyDirLimit")
 		f.Title = fmt.Sprintf("pod was evicted: emptyDir volume %s exceeded its sizeLimit %s", m[1], m[2])
-		f.Culprit = fmt.Sprintf("%s volume %s emptyDir.sizeLimit (%s)", podRef(p), m[1], m[2])
+		f.Culprit = fmt.Sprintf("%s volume %s emptyDir.sizeLimit (%s)", kube.PodRef(p), m[1], m[2])
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Raise emptyDir %s's sizeLimit or make the application clean up what it writes there.", m[1]),
-			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", p.Name, nsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", p.Name, kube.NsFlag(p))}}}
 	default:
 		f.Category = rule.Evicted.Sub("Other")
 		f.Confidence = rule.Plausible
 		f.Title = fmt.Sprintf("pod was evicted from node %s: %s", node, strings.TrimSpace(msg))
-		f.Culprit = fmt.Sprintf("%s (evicted from node %s)", podRef(p), node)
+		f.Culprit = fmt.Sprintf("%s (evicted from node %s)", kube.PodRef(p), node)
 		f.Mechanism = "The kubelet evicted the pod; its message says why."
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the eviction message and the node's state.",
 			Commands: []string{fmt.Sprintf("kubectl describe node %s", node)}}}
@@ -1464,7 +1466,7 @@ func evictedFinding(c *Context, p *corev1.Pod, msg string) Finding {
 		f.Summary += " The pod is a leftover: its controller has replaced it."
 	}
 	f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Delete the evicted pod once understood (evicted pods are kept for inspection and are not restarted).",
-		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, nsFlag(p))}})
+		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NsFlag(p))}})
 	return f
 }
 
@@ -1478,8 +1480,8 @@ const stuckAfter = 5 * time.Minute
 // checkStuckTerminating: a pod whose deletion is overdue. Finalizers keep
 // the object until their controller removes them; the kubelet must confirm
 // the containers stopped, which it cannot do from a lost node.
-func checkStuckTerminating(c *Context) []Finding {
-	var out []Finding
+func checkStuckTerminating(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
 		if p.DeletionTimestamp == nil || c.Now.Before(p.DeletionTimestamp.Time) {
 			continue // not deleted, or still within its grace period
@@ -1487,9 +1489,9 @@ func checkStuckTerminating(c *Context) []Finding {
 		overdue := c.Now.Sub(p.DeletionTimestamp.Time).Round(time.Second)
 		deletion := c.Evidence(fmt.Sprintf("Pod %s was deleted: deletionTimestamp %s (%s overdue), grace period %ds",
 			p.Name, p.DeletionTimestamp.UTC().Format(time.RFC3339), overdue, derefOrZero(p.DeletionGracePeriodSeconds)),
-			podRef(p)+" .metadata.deletionTimestamp",
-			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.deletionTimestamp}'", p.Name, nsFlag(p)))
-		base := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name}
+			kube.PodRef(p)+" .metadata.deletionTimestamp",
+			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.deletionTimestamp}'", p.Name, kube.NsFlag(p)))
+		base := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name}
 		found := false
 		if len(p.Finalizers) > 0 {
 			f := base
@@ -1500,18 +1502,18 @@ func checkStuckTerminating(c *Context) []Finding {
 			if containersAllStopped(p) || overdue > stuckAfter {
 				f.Confidence = rule.Strong
 			}
-			f.Evidence = []string{deletion, c.Evidence(fmt.Sprintf("Pod %s has finalizers: %s", p.Name, names), podRef(p)+" .metadata.finalizers",
-				fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}'", p.Name, nsFlag(p)))}
+			f.Evidence = []string{deletion, c.Evidence(fmt.Sprintf("Pod %s has finalizers: %s", p.Name, names), kube.PodRef(p)+" .metadata.finalizers",
+				fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}'", p.Name, kube.NsFlag(p)))}
 			f.Hypothesis = fmt.Sprintf("Finalizer %s keeps the deleted pod from going away", names)
 			f.Title = fmt.Sprintf("pod is stuck Terminating: finalizer %s has not been removed", names)
 			f.Summary = fmt.Sprintf("Pod %s was deleted and its grace period ended %s ago, but it still exists: its finalizer(s) %s must be removed by the controller that added them, and that has not happened.", p.Name, overdue, names)
 			f.Mechanism = "A deleted object with finalizers is only marked for deletion (deletionTimestamp); the API server removes it once every finalizer is gone. Each finalizer belongs to a controller that does its cleanup and then removes it; if that controller is down, lacks permissions or fails its cleanup, the object stays Terminating forever."
-			f.Culprit = fmt.Sprintf("%s metadata.finalizers (%s)", podRef(p), names)
+			f.Culprit = fmt.Sprintf("%s metadata.finalizers (%s)", kube.PodRef(p), names)
 			f.Actions = []report.Action{
 				{Kind: report.Check, Description: fmt.Sprintf("Find the controller that owns finalizer %s and why it does not finish (its logs, its permissions).", names),
-					Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}{\"\\n\"}{.metadata.ownerReferences}'", p.Name, nsFlag(p))}},
+					Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}{\"\\n\"}{.metadata.ownerReferences}'", p.Name, kube.NsFlag(p))}},
 				{Kind: report.Immediate, Description: "Only if the cleanup the finalizer guards is done or not needed: remove the finalizers by hand.",
-					Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'`, p.Name, nsFlag(p))},
+					Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'`, p.Name, kube.NsFlag(p))},
 					Risk:     "skips the cleanup the finalizer's controller was meant to do (external resources may leak)"},
 			}
 			out = append(out, f)
@@ -1527,20 +1529,20 @@ func checkStuckTerminating(c *Context) []Finding {
 				f.Title = fmt.Sprintf("pod is stuck Terminating: its node %s is %s, so the kubelet cannot confirm the containers stopped", n, state)
 				f.Summary = fmt.Sprintf("Pod %s was deleted and its grace period ended %s ago, but it still exists: a pod bound to a node is only removed once that node's kubelet confirms its containers stopped, and node %s is %s.", p.Name, overdue, n, state)
 				f.Mechanism = "Graceful deletion sets deletionTimestamp; the kubelet stops the containers and then deletes the pod object for good. A node that is gone never does, so the pod stays Terminating until the node returns or someone force-deletes it."
-				f.Culprit = fmt.Sprintf("node %s (%s) of %s", n, state, podRef(p))
+				f.Culprit = fmt.Sprintf("node %s (%s) of %s", n, state, kube.PodRef(p))
 				f.Actions = []report.Action{
 					{Kind: report.Check, Description: fmt.Sprintf("Check whether node %s will come back.", n),
 						Commands: []string{fmt.Sprintf("kubectl get node %s -o wide", n)}},
 					{Kind: report.Immediate, Description: "If the node is gone for good (or its containers are known to be stopped), force-delete the pod so its controller can replace it.",
-						Commands: []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, nsFlag(p))},
+						Commands: []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, kube.NsFlag(p))},
 						Risk:     "if the node is in fact still running the containers, two copies may run at once (dangerous for StatefulSets and anything holding a lock or volume)"},
 				}
 				out = append(out, f)
 			}
 		}
 		if !found && overdue > stuckAfter && !nodeNotReadyNow(c, p.Spec.NodeName) {
-			out = append(out, Finding{Category: rule.Terminating.Sub("KubeletNotConfirming"), Verdict: report.Inconclusive, Confidence: rule.Weak, Current: true, Strength: rule.Observed, Subject: p.Name,
-				Hypothesis: fmt.Sprintf("The kubelet on node %s has not finished stopping the pod's containers (a hanging preStop hook, volume unmount or container runtime)", orDash(p.Spec.NodeName)),
+			out = append(out, rule.Finding{Category: rule.Terminating.Sub("KubeletNotConfirming"), Verdict: report.Inconclusive, Confidence: rule.Weak, Current: true, Strength: rule.Observed, Subject: p.Name,
+				Hypothesis: fmt.Sprintf("The kubelet on node %s has not finished stopping the pod's containers (a hanging preStop hook, volume unmount or container runtime)", kube.OrDash(p.Spec.NodeName)),
 				Evidence:   []string{deletion}})
 		}
 	}
@@ -1549,17 +1551,17 @@ func checkStuckTerminating(c *Context) []Finding {
 
 // containersAllStopped: every container has terminated (the kubelet's part is done).
 func containersAllStopped(p *corev1.Pod) bool {
-	for _, cs := range allStatuses(p) {
-		if cs.status.State.Terminated == nil {
+	for _, cs := range kube.AllStatuses(p) {
+		if cs.Status.State.Terminated == nil {
 			return false
 		}
 	}
-	return len(allStatuses(p)) > 0
+	return len(kube.AllStatuses(p)) > 0
 }
 
 // nodeGone says whether a node is gone, with the evidence. A node
 // that exists but is NotReady is the node rules' to explain.
-func nodeGone(c *Context, name string) (string, string) {
+func nodeGone(c *rule.Pass, name string) (string, string) {
 	cmd := fmt.Sprintf("kubectl get node %s", name)
 	if c.B.IsMissing("Node", "", name) {
 		return "gone", c.Evidence(fmt.Sprintf("Node %s does not exist (404 when read)", name), "node/"+name, cmd)
@@ -1574,7 +1576,7 @@ func nodeGone(c *Context, name string) (string, string) {
 
 // nodeNotReadyNow: the node exists but is not Ready. The node rules
 // (nodes.go) explain a pod on such a node, stuck Terminating included.
-func nodeNotReadyNow(c *Context, name string) bool {
+func nodeNotReadyNow(c *rule.Pass, name string) bool {
 	n := c.B.Node(name)
 	if n == nil {
 		return false

@@ -16,6 +16,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // Builders for container scenarios; they extend pod()/crashing() from
@@ -662,7 +664,7 @@ func TestHealthyContainersYieldNothing(t *testing.T) {
 	}
 }
 
-// TestOldTransientProbeFailures: liveness failures hours ago that never
+// TestOldTransientProbeFailures: liveness failures hours Ago that never
 // reached the threshold do not make a healthy pod faulty.
 func TestOldTransientProbeFailures(t *testing.T) {
 	p := pod("api", healthy, withLiveness(httpGetProbe("/healthz", intstr.FromInt32(8080))))
@@ -801,24 +803,24 @@ func TestFindDecisiveRuntimeLines(t *testing.T) {
 		{"Segmentation fault (core dumped)\n", "Segfault", ""},
 	}
 	for _, tt := range tests {
-		d := findDecisive(tt.log)
+		d := logs.FindDecisive(tt.log)
 		if d == nil || d.Pattern.Class != tt.class {
 			t.Errorf("%q: got %+v, want %s", tt.log, d, tt.class)
 			continue
 		}
-		if got := subjectOf(d.Pattern.Class, d.Line); got != tt.subject {
+		if got := logs.SubjectOf(d.Pattern.Class, d.Line); got != tt.subject {
 			t.Errorf("%q: subject %q, want %q", tt.log, got, tt.subject)
 		}
 	}
 	// A Go panic keeps its panic line, not the SIGSEGV line under it.
-	d := findDecisive("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a]\n\ngoroutine 1 [running]:\nmain.main()\n")
+	d := logs.FindDecisive("panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a]\n\ngoroutine 1 [running]:\nmain.main()\n")
 	if d == nil || d.Pattern.Class != "Panic" || !strings.HasPrefix(d.Line, "panic: ") {
 		t.Errorf("go panic: got %+v", d)
 	}
 }
 
 func TestExitCode128(t *testing.T) {
-	if got := explainExit(128).Meaning; !strings.Contains(got, "could not start") {
+	if got := kube.ExplainExit(128).Meaning; !strings.Contains(got, "could not start") {
 		t.Errorf("exit 128: %q", got)
 	}
 }

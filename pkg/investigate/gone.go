@@ -6,14 +6,16 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // goneRules explain a fault whose resource no longer exists.
 
 // checkGone reports that the resource is gone and what the event and the
-// events that outlived it say, with the decisive line of any log excerpt the
+// events that outlived it say, with the Decisive line of any log excerpt the
 // event carried.
-func checkGone(c *Context) []Finding {
+func checkGone(c *rule.Pass) []rule.Finding {
 	b := c.B
 	if !b.Gone() {
 		return nil
@@ -22,7 +24,7 @@ func checkGone(c *Context) []Finding {
 	evidence := []string{c.Evidence(fmt.Sprintf("%s/%s no longer exists in namespace %s", ref.Kind, ref.Name, ref.Namespace),
 		"the API server (404 when resolving the fault's resource)",
 		fmt.Sprintf("kubectl get %s %s -n %s", strings.ToLower(ref.Kind), ref.Name, ref.Namespace))}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Gone, Verdict: report.Validated, Confidence: rule.Even, Current: true, Strength: rule.Observed, Subject: ref.Name,
 		Hypothesis: fmt.Sprintf("%s/%s failed and was then deleted or replaced", ref.Kind, ref.Name),
 		Title:      fmt.Sprintf("%s/%s no longer exists; the fault can only be read from what the event carried", ref.Kind, ref.Name),
@@ -34,10 +36,10 @@ func checkGone(c *Context) []Finding {
 		if !l.FromEvent {
 			continue
 		}
-		if d := findDecisive(l.Text); d != nil && d.Pattern.Priority > 10 {
+		if d := logs.FindDecisive(l.Text); d != nil && d.Pattern.Priority > 10 {
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Log excerpt in the fault event: %q", d.Line),
 				fmt.Sprintf("context/event.json logs[] (container %s)", l.Container), ""))
-			subject := subjectOf(d.Pattern.Class, d.Line)
+			subject := logs.SubjectOf(d.Pattern.Class, d.Line)
 			if subject != "" {
 				subject = " (" + subject + ")"
 			}
@@ -49,7 +51,7 @@ func checkGone(c *Context) []Finding {
 			break
 		}
 	}
-	for _, e := range warningEvents(b) {
+	for _, e := range kube.WarningEvents(b) {
 		evidence = append(evidence, c.Evidence(fmt.Sprintf("Warning %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
 			fmt.Sprintf("event on %s/%s (outlived the object)", strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name),
 			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s", e.Namespace, e.InvolvedObject.Name)))
@@ -58,5 +60,5 @@ func checkGone(c *Context) []Finding {
 	f.Actions = append(f.Actions, report.Action{Kind: report.Check,
 		Description: "Find what replaced it and whether the replacement shows the same fault.",
 		Commands:    []string{fmt.Sprintf("kubectl get pods -n %s --sort-by=.metadata.creationTimestamp", ref.Namespace), fmt.Sprintf("kubectl get events -n %s --sort-by=.lastTimestamp", ref.Namespace)}})
-	return []Finding{f}
+	return []rule.Finding{f}
 }

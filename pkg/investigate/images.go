@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // pullFailure is one row of the image-pull classification table.
@@ -48,23 +49,23 @@ var pullFailures = []pullFailure{
 }
 
 // checkImagePull: a container stuck pulling its image, split by why.
-func checkImagePull(c *Context) []Finding {
-	var out []Finding
+func checkImagePull(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
-		for _, cs := range allStatuses(p) {
-			st := cs.status
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
 			w := st.State.Waiting
 			if w == nil || (w.Reason != "ImagePullBackOff" && w.Reason != "ErrImagePull" && w.Reason != "InvalidImageName" && w.Reason != "ErrImageNeverPull") {
 				continue
 			}
 			image := st.Image
-			if spec := specOf(p, st.Name); spec != nil {
+			if spec := kube.SpecOf(p, st.Name); spec != nil {
 				image = spec.Image
 			}
 			evidence := []string{c.Evidence(
 				fmt.Sprintf("Container %s is waiting: %s: %s", st.Name, w.Reason, w.Message),
-				fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", podRef(p), st.Name),
-				statusCmd(p, st.Name, "state.waiting"))}
+				fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", kube.PodRef(p), st.Name),
+				kube.StatusCmd(p, st.Name, "state.waiting"))}
 			// The pull error itself is in the kubelet's Failed event; the
 			// waiting message often only says "Back-off pulling image".
 			text := w.Reason + " " + w.Message
@@ -73,8 +74,8 @@ func checkImagePull(c *Context) []Finding {
 					text += " " + e.Message
 					evidence = append(evidence, c.Evidence(
 						fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
-						fmt.Sprintf("event on %s", podRef(p)),
-						fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason)))
+						fmt.Sprintf("event on %s", kube.PodRef(p)),
+						fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason)))
 				}
 			}
 			out = append(out, pullFinding(c, p, st, image, text, evidence))
@@ -83,12 +84,12 @@ func checkImagePull(c *Context) []Finding {
 	return out
 }
 
-func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, text string, evidence []string) Finding {
-	kind, owner := ownerName(c, p)
-	f := Finding{
+func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, text string, evidence []string) rule.Finding {
+	kind, owner := kube.OwnerName(c, p)
+	f := rule.Finding{
 		Category: rule.ImagePull, Verdict: report.Validated, Current: true, Strength: rule.Explained,
 		Subject: p.Name + "/" + st.Name, Evidence: evidence,
-		Culprit: fmt.Sprintf("%s container %s image %s", podRef(p), st.Name, image),
+		Culprit: fmt.Sprintf("%s container %s image %s", kube.PodRef(p), st.Name, image),
 	}
 	var match *pullFailure
 	for i := range pullFailures {
@@ -97,7 +98,7 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 			break
 		}
 	}
-	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, nsFlag(p), st.Name)
+	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, kube.NsFlag(p), st.Name)
 	if match == nil {
 		f.Category = f.Category.Sub("Unknown")
 		f.Hypothesis = fmt.Sprintf("Image %s cannot be pulled", image)
@@ -106,7 +107,7 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 		f.Mechanism = "The kubelet retries the pull with growing back-off (ImagePullBackOff); the container cannot start until the pull succeeds."
 		f.Confidence = rule.Moderate
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the full pull error in the pod's events.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}}
 		return f
 	}
 	f.Category = f.Category.Sub(match.Class)
@@ -121,21 +122,21 @@ func pullFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, image, te
 	fix := report.Action{Kind: report.Immediate, Description: match.Fix}
 	switch match.Class {
 	case "NotFound", "InvalidName":
-		fix.Commands = templateCommands(kind, owner, p.Namespace, []string{setImage}, fmt.Sprintf("set the image of container %s to <registry/repository:existing-tag>", st.Name), podRun(p))
-		fix.Risk = pendingTemplateRisk(kind, "starts a rollout with the new image")
+		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{setImage}, fmt.Sprintf("set the image of container %s to <registry/repository:existing-tag>", st.Name), kube.PodRun(p))
+		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout with the new image")
 	case "Auth":
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
 		return f
 	case "Unreachable":
-		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}
+		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}
 	case "NeverPull":
-		fix.Commands = templateCommands(kind, owner, p.Namespace,
-			[]string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, nsFlag(p), wlWorkload{kind, owner, p.Namespace}.patchTemplate(fmt.Sprintf(`{"containers":[{"name":%q,"imagePullPolicy":"IfNotPresent"}]}`, st.Name)))},
-			fmt.Sprintf("set imagePullPolicy: IfNotPresent on container %s", st.Name), podRun(p))
-		fix.Risk = pendingTemplateRisk(kind, "starts a rollout that pulls the image from its registry")
+		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace,
+			[]string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NsFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(fmt.Sprintf(`{"containers":[{"name":%q,"imagePullPolicy":"IfNotPresent"}]}`, st.Name)))},
+			fmt.Sprintf("set imagePullPolicy: IfNotPresent on container %s", st.Name), kube.PodRun(p))
+		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout that pulls the image from its registry")
 		if kind == "pod" { // a pod's containers are immutable: replace it
 			fix.Commands = []string{
-				fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set imagePullPolicy: IfNotPresent on container %s", p.Name, nsFlag(p), p.Name, st.Name),
+				fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set imagePullPolicy: IfNotPresent on container %s", p.Name, kube.NsFlag(p), p.Name, st.Name),
 				fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}
 			fix.Risk = "deletes and recreates the pod"
 		}
@@ -163,7 +164,7 @@ var unableSecretsRe = regexp.MustCompile(`Unable to retrieve some image pull sec
 // ServiceAccount's, and whether the kubelet found them. Secrets themselves
 // are never read: a Secret the kubelet could not find is known from its
 // event, and wrong credentials only from the registry's refusal.
-func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix report.Action, kind, owner string) report.Action {
+func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Finding, fix report.Action, kind, owner string) report.Action {
 	podSecrets := secretNames(p.Spec.ImagePullSecrets)
 	saName := p.Spec.ServiceAccountName
 	if saName == "" {
@@ -178,34 +179,34 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 	var saSecrets []string
 	if sa != nil {
 		saSecrets = secretNames(sa.ImagePullSecrets)
-		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ServiceAccount %s has imagePullSecrets: %s", saName, orDash(strings.Join(saSecrets, ", "))),
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ServiceAccount %s has imagePullSecrets: %s", saName, kube.OrDash(strings.Join(saSecrets, ", "))),
 			"serviceaccount/"+saName+" .imagePullSecrets",
-			fmt.Sprintf("kubectl get serviceaccount %s %s -o jsonpath='{.imagePullSecrets}'", saName, nsFlag(p))))
+			fmt.Sprintf("kubectl get serviceaccount %s %s -o jsonpath='{.imagePullSecrets}'", saName, kube.NsFlag(p))))
 	}
-	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod has imagePullSecrets: %s", orDash(strings.Join(podSecrets, ", "))),
-		podRef(p)+" .spec.imagePullSecrets",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, nsFlag(p))))
+	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod has imagePullSecrets: %s", kube.OrDash(strings.Join(podSecrets, ", "))),
+		kube.PodRef(p)+" .spec.imagePullSecrets",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, kube.NsFlag(p))))
 	var missing []string
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if m := unableSecretsRe.FindStringSubmatch(e.Message); e.Reason == "FailedToRetrieveImagePullSecret" || m != nil {
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
-				fmt.Sprintf("event on %s", podRef(p)),
-				fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason)))
+				fmt.Sprintf("event on %s", kube.PodRef(p)),
+				fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason)))
 			if m != nil {
 				for _, n := range strings.Split(m[1], ",") {
 					if n = strings.Trim(strings.TrimSpace(n), "<>"); n != "" {
-						missing = appendUnique(missing, n)
+						missing = kube.AppendUnique(missing, n)
 					}
 				}
 			}
 		}
 	}
-	create := fmt.Sprintf("kubectl create secret docker-registry %%s %s --docker-server=%s --docker-username=<user> --docker-password=<token>", nsFlag(p), registryOf(image))
-	usePod := []string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, nsFlag(p), wlWorkload{kind, owner, p.Namespace}.patchTemplate(`{"imagePullSecrets":[{"name":"regcred"}]}`))}
+	create := fmt.Sprintf("kubectl create secret docker-registry %%s %s --docker-server=%s --docker-username=<user> --docker-password=<token>", kube.NsFlag(p), registryOf(image))
+	usePod := []string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NsFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(`{"imagePullSecrets":[{"name":"regcred"}]}`))}
 	if kind == "pod" {
-		usePod = []string{fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, nsFlag(p), p.Name)}
+		usePod = []string{fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, kube.NsFlag(p), p.Name)}
 	}
-	usePod = templateCommands(kind, owner, p.Namespace, usePod, "set spec.template.spec.imagePullSecrets: [{name: regcred}]", podRun(p))
+	usePod = kube.TemplateCommands(kind, owner, p.Namespace, usePod, "set spec.template.spec.imagePullSecrets: [{name: regcred}]", kube.PodRun(p))
 	switch {
 	case len(missing) > 0:
 		f.Category = rule.ImagePull.Sub("Auth", "MissingPullSecret")
@@ -214,7 +215,7 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 		f.Title = fmt.Sprintf("container %s cannot pull image %s: its imagePullSecret %s does not exist, so the registry refuses the anonymous pull", f.Subject[strings.Index(f.Subject, "/")+1:], image, names)
 		f.Hypothesis = fmt.Sprintf("Image pull fails because pull secret %s does not exist", names)
 		f.Summary += fmt.Sprintf(" The pod names pull secret %s, which the kubelet could not find, so it pulled without credentials.", names)
-		f.Culprit = fmt.Sprintf("imagePullSecrets %s (Secret not found) for image %s of %s", names, image, podRef(p))
+		f.Culprit = fmt.Sprintf("imagePullSecrets %s (Secret not found) for image %s of %s", names, image, kube.PodRef(p))
 		f.Contributing = append(f.Contributing, "Secrets are not read by kubectl-triage, by design: that the Secret is missing comes from the kubelet's FailedToRetrieveImagePullSecret event.")
 		fix.Description = fmt.Sprintf("Create pull secret %s with credentials for %s in namespace %s (or fix the name the pod references).", missing[0], registryOf(image), p.Namespace)
 		fix.Commands = []string{fmt.Sprintf(create, missing[0])}
@@ -223,23 +224,23 @@ func pullSecretFinding(c *Context, p *corev1.Pod, image string, f *Finding, fix 
 		f.Category = rule.ImagePull.Sub("Auth", "NoPullSecret")
 		f.Confidence = rule.Strong
 		f.Title += "; neither the pod nor its ServiceAccount " + saName + " has an imagePullSecret"
-		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", podRef(p), saName, image)
+		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", kube.PodRef(p), saName, image)
 		fix.Commands = append([]string{fmt.Sprintf(create, "regcred")}, usePod...)
-		fix.Risk = "stores registry credentials in the namespace; " + pendingTemplateRisk(kind, "the patch starts a rollout")
+		fix.Risk = "stores registry credentials in the namespace; " + kube.PendingTemplateRisk(kind, "the patch starts a rollout")
 	case len(podSecrets)+len(saSecrets) > 0:
 		names := strings.Join(append(podSecrets, saSecrets...), ", ")
 		f.Category = rule.ImagePull.Sub("Auth", "WrongCredentials")
 		f.Confidence = rule.Likely
 		f.Title += fmt.Sprintf("; the credentials in pull secret %s are refused", names)
-		f.Culprit = fmt.Sprintf("imagePullSecrets %s for image %s of %s", names, image, podRef(p))
+		f.Culprit = fmt.Sprintf("imagePullSecrets %s for image %s of %s", names, image, kube.PodRef(p))
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Pull secret %s exists (the kubelet did not report it missing) but the registry refuses it: wrong or expired credentials, or credentials for another registry than %s. Secrets are not read by kubectl-triage, by design.", names, registryOf(image)))
 		fix.Description = fmt.Sprintf("Recreate pull secret %s with valid credentials for %s.", strings.Split(names, ", ")[0], registryOf(image))
-		fix.Commands = []string{fmt.Sprintf("kubectl delete secret %s %s && ", strings.Split(names, ", ")[0], nsFlag(p)) + fmt.Sprintf(create, strings.Split(names, ", ")[0])}
+		fix.Commands = []string{fmt.Sprintf("kubectl delete secret %s %s && ", strings.Split(names, ", ")[0], kube.NsFlag(p)) + fmt.Sprintf(create, strings.Split(names, ", ")[0])}
 		fix.Risk = "the workload cannot pull between the delete and the create; stores registry credentials in the namespace"
 	default:
 		f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets; its ServiceAccount was not read, so it may still provide some.")
 		fix.Commands = append([]string{fmt.Sprintf(create, "regcred")}, usePod...)
-		fix.Risk = "stores registry credentials in the namespace; " + pendingTemplateRisk(kind, "the patch starts a rollout")
+		fix.Risk = "stores registry credentials in the namespace; " + kube.PendingTemplateRisk(kind, "the patch starts a rollout")
 	}
 	return fix
 }

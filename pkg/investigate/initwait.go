@@ -12,6 +12,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // waitLineRe is a wait loop's progress line: "waiting for db:5432",
@@ -22,8 +24,8 @@ var waitLineRe = regexp.MustCompile(`(?i)\b(wait(ing)?|retry(ing)?|not (yet )?(r
 // running and has not exited. On a real node this is most often a
 // wait-for-dependency loop (until nc -z db 5432 …) whose dependency never
 // comes; nothing fails, so no other rule has anything to say.
-func checkInitRunning(c *Context) []Finding {
-	var out []Finding
+func checkInitRunning(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
 		if p.Status.Phase != corev1.PodPending || p.DeletionTimestamp != nil {
 			continue
@@ -42,7 +44,7 @@ func checkInitRunning(c *Context) []Finding {
 			}
 			// A restartable init container (a sidecar) runs for the pod's
 			// whole life: running is its normal state.
-			if spec := specOf(p, st.Name); spec != nil && spec.RestartPolicy != nil && *spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			if spec := kube.SpecOf(p, st.Name); spec != nil && spec.RestartPolicy != nil && *spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
 				continue
 			}
 			out = append(out, initRunningFinding(c, p, st, r, i))
@@ -51,20 +53,20 @@ func checkInitRunning(c *Context) []Finding {
 	return out
 }
 
-func initRunningFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, r *corev1.ContainerStateRunning, index int) Finding {
+func initRunningFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, r *corev1.ContainerStateRunning, index int) rule.Finding {
 	age := c.Now.Sub(r.StartedAt.Time).Round(time.Second)
 	status := fmt.Sprintf("Init:%d/%d", index, max(len(p.Spec.InitContainers), len(p.Status.InitContainerStatuses)))
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.InitContainer.Sub("Running"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
 		Subject: p.Name + "/" + st.Name, Confidence: rule.Moderate,
 		Evidence: []string{c.Evidence(
 			fmt.Sprintf("Init container %s has been running since %s (%v) without exiting; the pod is %s", st.Name, r.StartedAt.UTC().Format("15:04:05"), age, status),
-			fmt.Sprintf("%s .status.initContainerStatuses[%s].state.running", podRef(p), st.Name),
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name=="%s")].state}'`, p.Name, nsFlag(p), st.Name))},
+			fmt.Sprintf("%s .status.initContainerStatuses[%s].state.running", kube.PodRef(p), st.Name),
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name=="%s")].state}'`, p.Name, kube.NsFlag(p), st.Name))},
 		Hypothesis: fmt.Sprintf("Init container %s never completes, so the app containers never start", st.Name),
 		Mechanism: "Init containers run one after another and must each exit 0 before the app containers start; this one is still running. " +
 			"A wait loop for a dependency (a database, a Service, a file) that never becomes available keeps it, and the pod, there forever; nothing fails, so nothing restarts.",
-		Culprit: fmt.Sprintf("%s init container %s (running %v, not finished)", podRef(p), st.Name, age),
+		Culprit: fmt.Sprintf("%s init container %s (running %v, not finished)", kube.PodRef(p), st.Name, age),
 	}
 	cur, _ := c.B.LogsFor(p.Name, st.Name)
 	line, endpoint := waitLine(cur)
@@ -80,18 +82,18 @@ func initRunningFinding(c *Context, p *corev1.Pod, st corev1.ContainerStatus, r 
 	f.Summary = fmt.Sprintf("Pod %s is stuck in %s: init container %s started %v ago and has not exited.", p.Name, status, st.Name, age)
 	if line != "" {
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Its latest log line: %q", line),
-			fmt.Sprintf("logs of %s init container %s (current instance)", podRef(p), st.Name), logsCmd(p, st.Name, false)))
+			fmt.Sprintf("logs of %s init container %s (current instance)", kube.PodRef(p), st.Name), kube.LogsCmd(p, st.Name, false)))
 		f.Summary += fmt.Sprintf(" Its log says: %q.", line)
-		f.Culprit = fmt.Sprintf("%s init container %s: %s", podRef(p), st.Name, line)
+		f.Culprit = fmt.Sprintf("%s init container %s: %s", kube.PodRef(p), st.Name, line)
 	}
-	check := report.Action{Kind: report.Immediate, Commands: []string{logsCmd(p, st.Name, false)}}
+	check := report.Action{Kind: report.Immediate, Commands: []string{kube.LogsCmd(p, st.Name, false)}}
 	if endpoint != "" {
 		host, _, _ := strings.Cut(endpoint, ":")
 		check.Description = fmt.Sprintf("Make %s reachable from the pod (the Service %s exists in namespace %s with ready endpoints, or the address is right), or fix the address the init container waits for.", endpoint, host, p.Namespace)
-		check.Commands = append(check.Commands, fmt.Sprintf("kubectl get service,endpointslices %s | grep %s", nsFlag(p), host))
+		check.Commands = append(check.Commands, fmt.Sprintf("kubectl get service,endpointslices %s | grep %s", kube.NsFlag(p), host))
 	} else {
 		check.Description = fmt.Sprintf("Find out what init container %s waits for or hangs on (its command and log), and make it available or let the container exit.", st.Name)
-		check.Commands = append(check.Commands, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.initContainers[?(@.name=="%s")].command}'`, p.Name, nsFlag(p), st.Name))
+		check.Commands = append(check.Commands, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.initContainers[?(@.name=="%s")].command}'`, p.Name, kube.NsFlag(p), st.Name))
 	}
 	f.Actions = []report.Action{check}
 	return f
@@ -106,7 +108,7 @@ func waitLine(l *bundle.ContainerLog) (line, endpoint string) {
 	}
 	lines := strings.Split(strings.TrimRight(l.Text, "\n"), "\n")
 	for i := len(lines) - 1; i >= 0 && i >= len(lines)-20; i-- {
-		_, text := splitTimestamp(lines[i])
+		_, text := logs.SplitTimestamp(lines[i])
 		text = strings.TrimSpace(text)
 		if text == "" {
 			continue
@@ -115,7 +117,7 @@ func waitLine(l *bundle.ContainerLog) (line, endpoint string) {
 			line = text
 		}
 		if waitLineRe.MatchString(text) {
-			if ep := endpointIn(text); ep != "" {
+			if ep := logs.EndpointIn(text); ep != "" {
 				return text, ep
 			}
 		}

@@ -6,25 +6,14 @@ package investigate
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-)
-
-// Finding and Context are the rule contract's types under the names the
-// rules of this package still use; the rules move to packages by area.
-type (
-	Finding = rule.Finding
-	Context = rule.Pass
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // Options for an investigation.
@@ -105,12 +94,12 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 }
 
 // rank picks the root cause (see package rule for the order).
-func rank(fs []Finding) *Finding { return rule.Rank(fs) }
+func rank(fs []rule.Finding) *rule.Finding { return rule.Rank(fs) }
 
 // merge folds the same finding about several pods of a workload into one,
 // naming the pods it covers; the first pod's evidence stands for all.
-func merge(fs []Finding) []Finding {
-	var out []Finding
+func merge(fs []rule.Finding) []rule.Finding {
+	var out []rule.Finding
 	index := map[string]int{}
 	pods := map[string][]string{}
 	for _, f := range fs {
@@ -176,23 +165,7 @@ func pruneEvidence(r *report.Report) {
 	r.RootCause.Evidence = fix(r.RootCause.Evidence)
 }
 
-func appendUnique(dst []string, src ...string) []string {
-	for _, s := range src {
-		found := false
-		for _, d := range dst {
-			if d == s {
-				found = true
-				break
-			}
-		}
-		if !found {
-			dst = append(dst, s)
-		}
-	}
-	return dst
-}
-
-func applyFinding(r *report.Report, f *Finding, s symptomSet) {
+func applyFinding(r *report.Report, f *rule.Finding, s symptomSet) {
 	r.Title = f.Title
 	r.Summary = f.Summary
 	r.SetConfidence(float64(f.Confidence))
@@ -216,7 +189,7 @@ func applyFinding(r *report.Report, f *Finding, s symptomSet) {
 // that will not retry, a StatefulSet's blocked ordinals. Their facts are
 // prefixed with their area ("Rollout context: …"); facts that restate the
 // root cause itself are left out.
-func addContext(r *report.Report, best *Finding, fs []Finding) {
+func addContext(r *report.Report, best *rule.Finding, fs []rule.Finding) {
 	for i := range fs {
 		f := &fs[i]
 		if f == best || !f.Context || f.Verdict != report.Validated || !f.Current {
@@ -227,9 +200,9 @@ func addContext(r *report.Report, best *Finding, fs []Finding) {
 			if strings.Contains(line, best.Title) {
 				continue
 			}
-			r.RootCause.Contributing = appendUnique(r.RootCause.Contributing, area+" context: "+line)
+			r.RootCause.Contributing = kube.AppendUnique(r.RootCause.Contributing, area+" context: "+line)
 		}
-		r.RootCause.Evidence = appendUnique(r.RootCause.Evidence, f.Evidence...)
+		r.RootCause.Evidence = kube.AppendUnique(r.RootCause.Evidence, f.Evidence...)
 		for _, a := range f.Actions {
 			if a.Kind == report.Immediate {
 				r.Actions = addAction(r.Actions, a)
@@ -266,7 +239,7 @@ func refines(a, old report.Action) bool {
 	return true
 }
 
-func applyHealthy(r *report.Report, c *Context) {
+func applyHealthy(r *report.Report, c *rule.Pass) {
 	r.Healthy = true
 	r.Title = "healthy: no fault found"
 	r.Summary = fmt.Sprintf("%s looks healthy: no failing condition, waiting or crashing container, or warning event explains a fault.", r.Resource)
@@ -276,7 +249,7 @@ func applyHealthy(r *report.Report, c *Context) {
 		Mechanism: "Every check in the catalogue came back negative; nothing needs fixing.",
 		Category:  string(rule.Healthy),
 	}
-	if warn := warningEvents(c.B); len(warn) > 0 {
+	if warn := kube.WarningEvents(c.B); len(warn) > 0 {
 		r.RootCause.Contributing = append(r.RootCause.Contributing,
 			fmt.Sprintf("%d older warning event(s) exist but do not describe the current state.", len(warn)))
 	}
@@ -285,7 +258,7 @@ func applyHealthy(r *report.Report, c *Context) {
 
 // applyDegraded is the fallback when something is wrong but no rule explains
 // it: say so, list what was seen, and what a human should look at next.
-func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
+func applyDegraded(r *report.Report, c *rule.Pass, s symptomSet, fs []rule.Finding) {
 	r.Degraded = true
 	r.DegradedReasons = append(r.DegradedReasons, "no rule in the builtin catalogue explains the symptoms")
 	r.Ongoing = true
@@ -298,7 +271,7 @@ func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
 			evidence = append(evidence, f.Evidence...)
 		}
 	}
-	for _, e := range warningEvents(c.B) {
+	for _, e := range kube.WarningEvents(c.B) {
 		count := e.Count
 		if count == 0 {
 			count = 1
@@ -334,64 +307,3 @@ func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
 
 // ---------------------------------------------------------------------------
 // Helpers shared by the rule areas.
-
-// targetOf returns the target object from its typed list in the bundle or,
-// when the collector did not file it there, decoded from the raw object.
-func targetOf[T any, PT interface {
-	*T
-	metav1.Object
-}](c *Context, kind string, list []PT) PT {
-	t := c.B.Target
-	if t.Kind != kind {
-		return nil
-	}
-	for _, o := range list {
-		if (t.UID != "" && string(o.GetUID()) == t.UID) || (o.GetName() == t.Name && o.GetNamespace() == t.Namespace) {
-			return o
-		}
-	}
-	if c.B.Object == nil {
-		return nil
-	}
-	var v T
-	if runtime.DefaultUnstructuredConverter.FromUnstructured(c.B.Object.Object, &v) != nil {
-		return nil
-	}
-	return PT(&v)
-}
-
-func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == corev1.PodReady {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isPodReady is the pod's Ready condition: what Services and controllers
-// count.
-func isPodReady(p *corev1.Pod) bool {
-	cond := podReadyCondition(p)
-	return cond != nil && cond.Status == corev1.ConditionTrue
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
-}
-
-// selectorString renders a selector the way kubectl -l takes it, sorted.
-func selectorString(sel map[string]string) string {
-	parts := make([]string, 0, len(sel))
-	for _, k := range sortedKeys(sel) {
-		parts = append(parts, k+"="+sel[k])
-	}
-	return strings.Join(parts, ",")
-}
-
-func valueOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

@@ -23,6 +23,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -385,7 +387,7 @@ func TestParseSchedulerMessage(t *testing.T) {
 
 func TestExitCodeTable(t *testing.T) {
 	for code, want := range map[int32]string{0: "success", 1: "general", 2: "invalid", 126: "not executable", 127: "not found", 137: "SIGKILL", 139: "SIGSEGV", 143: "SIGTERM", 134: "SIGABRT", 131: "signal 3", 42: "exit code 42"} {
-		if got := explainExit(code).Meaning; !strings.Contains(got, want) {
+		if got := kube.ExplainExit(code).Meaning; !strings.Contains(got, want) {
 			t.Errorf("exit %d: %q lacks %q", code, got, want)
 		}
 	}
@@ -401,7 +403,7 @@ func TestFindDecisive(t *testing.T) {
 		{"all good\n", "", ""},
 	}
 	for _, tt := range tests {
-		d := findDecisive(tt.log)
+		d := logs.FindDecisive(tt.log)
 		if tt.class == "" {
 			if d != nil {
 				t.Errorf("%q: got %s, want nothing", tt.log, d.Pattern.Class)
@@ -531,10 +533,10 @@ func TestJobContextReachesRootCause(t *testing.T) {
 }
 
 func TestAddContext(t *testing.T) {
-	best := Finding{Category: "CrashLoop/Exit1", Verdict: report.Validated, Current: true, Title: "container app crashes", Evidence: []string{"E1"},
+	best := rule.Finding{Category: "CrashLoop/Exit1", Verdict: report.Validated, Current: true, Title: "container app crashes", Evidence: []string{"E1"},
 		Actions: []report.Action{{Kind: report.LongTerm, Description: "Roll back", Commands: []string{"kubectl rollout undo deployment/web -n shop"}}}}
-	ctx := func(cat rule.Category, v report.Verdict, current, context bool) Finding {
-		return Finding{Category: cat, Verdict: v, Current: current, Context: context, Evidence: []string{"E9"},
+	ctx := func(cat rule.Category, v report.Verdict, current, context bool) rule.Finding {
+		return rule.Finding{Category: cat, Verdict: v, Current: current, Context: context, Evidence: []string{"E9"},
 			Contributing: []string{"Revision 2 removed env X.", "Why: container app crashes."},
 			Actions: []report.Action{
 				{Kind: report.Immediate, Description: "Roll back to revision 1.", Commands: []string{"kubectl rollout undo deployment/web -n shop --to-revision=1"}},
@@ -543,7 +545,7 @@ func TestAddContext(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		other   Finding
+		other   rule.Finding
 		added   bool
 		actions int
 	}{
@@ -554,7 +556,7 @@ func TestAddContext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := []Finding{best, tt.other}
+			fs := []rule.Finding{best, tt.other}
 			r := &report.Report{}
 			applyFinding(r, &fs[0], symptomSet{lines: []string{"x"}})
 			addContext(r, &fs[0], fs)
@@ -676,4 +678,4 @@ func TestSelfRepairingWarningsAreNotSymptoms(t *testing.T) {
 
 // testPass is a pass over b as of now with the whole catalogue, for tests
 // that call a rule's Check directly.
-func testPass(b *bundle.Bundle) *Context { return rule.NewPass(b, now, Rules) }
+func testPass(b *bundle.Bundle) *rule.Pass { return rule.NewPass(b, now, Rules) }

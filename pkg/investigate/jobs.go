@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // Job and CronJob faults that have not ended in a Failed condition yet: a
@@ -38,19 +39,19 @@ type wlJobRetries struct {
 // backoffLimit: with restartPolicy Never a Job fails once more pods failed
 // than backoffLimit; with OnFailure the restarts of its running pods count
 // too, and reaching backoffLimit is enough.
-func wlRetriesOf(c *Context, j *batchv1.Job) wlJobRetries {
+func wlRetriesOf(c *rule.Pass, j *batchv1.Job) wlJobRetries {
 	r := wlJobRetries{failed: j.Status.Failed, limit: wlBackoffLimit(j)}
 	if j.Spec.BackoffLimitPerIndex != nil {
 		r.perIndex, r.limit = true, *j.Spec.BackoffLimitPerIndex
 	}
 	r.onFailure = j.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
 	if r.onFailure {
-		for _, p := range wlPodsOf(c, j.UID) {
+		for _, p := range kube.PodsOf(c, j.UID) {
 			if p.Status.Phase != corev1.PodPending && p.Status.Phase != corev1.PodRunning {
 				continue
 			}
-			for _, cs := range allStatuses(p) {
-				r.restarts += cs.status.RestartCount
+			for _, cs := range kube.AllStatuses(p) {
+				r.restarts += cs.Status.RestartCount
 			}
 		}
 	}
@@ -129,8 +130,8 @@ func wlJobGivingUp(j *batchv1.Job) bool {
 // failed pods' own cause is the root cause when a pod rule explains it;
 // this finding adds the Job's side: how many failures so far, how many
 // are left, and what happens at the limit.
-func wlCheckJobRetrying(c *Context) []Finding {
-	j := targetOf(c, "Job", c.B.Jobs)
+func wlCheckJobRetrying(c *rule.Pass) []rule.Finding {
+	j := kube.TargetOf(c, "Job", c.B.Jobs)
 	if j == nil || wlJobGivingUp(j) || j.Spec.Suspend != nil && *j.Spec.Suspend {
 		return nil
 	}
@@ -141,18 +142,18 @@ func wlCheckJobRetrying(c *Context) []Finding {
 	if r.failed == 0 && r.restarts == 0 {
 		return nil
 	}
-	return []Finding{wlRetryingFinding(c, j, r)}
+	return []rule.Finding{wlRetryingFinding(c, j, r)}
 }
 
-func wlRetryingFinding(c *Context, j *batchv1.Job, r wlJobRetries) Finding {
+func wlRetryingFinding(c *rule.Pass, j *batchv1.Job, r wlJobRetries) rule.Finding {
 	a := wlAnalyzeJob(c, j)
-	f := Finding{Category: rule.Job.Sub("Retrying"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: j.Name, Evidence: a.evidence}
+	f := rule.Finding{Category: rule.Job.Sub("Retrying"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: j.Name, Evidence: a.evidence}
 	active := fmt.Sprintf("%d pod(s) active", j.Status.Active)
 	if j.Status.Active == 0 {
 		// Between two attempts the controller waits out its back-off:
 		// 10s doubled per failure, capped at 6 minutes.
 		wait := min(10*time.Second<<min(max(r.failed-1, 0), 6), 6*time.Minute)
-		active = fmt.Sprintf("no pod runs right now: the controller waits about %s after a failure before it creates the next", wlHumanDuration(wait))
+		active = fmt.Sprintf("no pod runs right now: the controller waits about %s after a failure before it creates the next", kube.HumanDuration(wait))
 	}
 	state := fmt.Sprintf("job %s is retrying (%s)", j.Name, r.progress())
 	f.Hypothesis = fmt.Sprintf("The pods of Job %s keep failing and it retries toward its backoffLimit", j.Name)
@@ -162,7 +163,7 @@ func wlRetryingFinding(c *Context, j *batchv1.Job, r wlJobRetries) Finding {
 		r.atLimit(j))
 	if d := j.Spec.ActiveDeadlineSeconds; d != nil && j.Status.StartTime != nil {
 		end := j.Status.StartTime.Add(time.Duration(*d) * time.Second)
-		f.Contributing = append(f.Contributing, fmt.Sprintf("Its activeDeadlineSeconds (%ds) ends it at %s (in %s) whatever the failures, with reason DeadlineExceeded.", *d, wlStamp(end), wlHumanDuration(end.Sub(c.Now))))
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Its activeDeadlineSeconds (%ds) ends it at %s (in %s) whatever the failures, with reason DeadlineExceeded.", *d, kube.Stamp(end), kube.HumanDuration(end.Sub(c.Now))))
 	}
 	switch {
 	case a.cause != nil:
@@ -215,7 +216,7 @@ func wlRetryingFinding(c *Context, j *batchv1.Job, r wlJobRetries) Finding {
 
 // wlCronEvidence is the CronJob's schedule and status, shared by the
 // CronJob rules.
-func wlCronEvidence(c *Context, cj *batchv1.CronJob) string {
+func wlCronEvidence(c *rule.Pass, cj *batchv1.CronJob) string {
 	return c.Evidence(
 		fmt.Sprintf("CronJob %s: schedule %q%s, suspend %v, concurrencyPolicy %s, last scheduled %s, last successful %s, %d active job(s)", cj.Name, cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone),
 			cj.Spec.Suspend != nil && *cj.Spec.Suspend, wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy), wlStampPtr(cj.Status.LastScheduleTime), wlStampPtr(cj.Status.LastSuccessfulTime), len(cj.Status.Active)),
@@ -233,8 +234,8 @@ func wlJobStarted(j *batchv1.Job) time.Time {
 // wlCheckCronPileUp: concurrencyPolicy Allow starts a run at every
 // schedule whether or not the previous ones have finished; runs that last
 // longer than the schedule's period accumulate.
-func wlCheckCronPileUp(c *Context) []Finding {
-	cj := targetOf(c, "CronJob", c.B.CronJobs)
+func wlCheckCronPileUp(c *rule.Pass) []rule.Finding {
+	cj := kube.TargetOf(c, "CronJob", c.B.CronJobs)
 	if cj == nil || wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy) != string(batchv1.AllowConcurrent) || cj.Spec.Suspend != nil && *cj.Spec.Suspend {
 		return nil
 	}
@@ -264,13 +265,13 @@ func wlCheckCronPileUp(c *Context) []Finding {
 	if c.Now.Sub(wlJobStarted(oldest)) <= period {
 		return nil
 	}
-	return []Finding{wlPileUpFinding(c, cj, period, active, running, finished)}
+	return []rule.Finding{wlPileUpFinding(c, cj, period, active, running, finished)}
 }
 
-func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, active int, running, finished []*batchv1.Job) Finding {
-	f := Finding{Category: rule.CronJob.Sub("RunsPileUp"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Confidence: rule.High, Subject: cj.Name}
+func wlPileUpFinding(c *rule.Pass, cj *batchv1.CronJob, period time.Duration, active int, running, finished []*batchv1.Job) rule.Finding {
+	f := rule.Finding{Category: rule.CronJob.Sub("RunsPileUp"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Confidence: rule.High, Subject: cj.Name}
 	f.Evidence = []string{wlCronEvidence(c, cj),
-		c.Evidence(fmt.Sprintf("Schedule %q%s starts a run every %s (next at %s)", cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone), wlHumanDuration(period), wlStamp(wlNextRun(cj, c.Now))),
+		c.Evidence(fmt.Sprintf("Schedule %q%s starts a run every %s (next at %s)", cj.Spec.Schedule, wlTzText(cj.Spec.TimeZone), kube.HumanDuration(period), kube.Stamp(wlNextRun(cj, c.Now))),
 			fmt.Sprintf("cronjob/%s .spec.schedule", cj.Name), fmt.Sprintf("kubectl get cronjob %s -n %s -o jsonpath='{.spec.schedule}'", cj.Name, cj.Namespace))}
 	// Oldest first: the order they piled up in.
 	var durations []string
@@ -281,9 +282,9 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 		if ran > period {
 			longer++
 		}
-		durations = append(durations, wlHumanDuration(ran))
+		durations = append(durations, kube.HumanDuration(ran))
 		f.Evidence = append(f.Evidence, c.Evidence(
-			fmt.Sprintf("Job %s of CronJob %s started %s and is still active (%d pod(s) active, %d failed)", j.Name, cj.Name, wlSince(c, wlJobStarted(j)), j.Status.Active, j.Status.Failed),
+			fmt.Sprintf("Job %s of CronJob %s started %s and is still active (%d pod(s) active, %d failed)", j.Name, cj.Name, kube.Since(c, wlJobStarted(j)), j.Status.Active, j.Status.Failed),
 			fmt.Sprintf("job/%s .status", j.Name), fmt.Sprintf("kubectl get job %s -n %s -o wide", j.Name, j.Namespace)))
 	}
 	oldest := running[len(running)-1]
@@ -293,12 +294,12 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 	}
 	f.Hypothesis = fmt.Sprintf("The runs of CronJob %s last longer than its schedule's period and pile up (concurrencyPolicy Allow)", cj.Name)
 	f.Title = fmt.Sprintf("cronjob %s runs pile up: %d jobs active at once, running for %s, while schedule %q starts one every %s and concurrencyPolicy %s lets them overlap",
-		cj.Name, active, wlJoinAnd(durations), cj.Spec.Schedule, wlHumanDuration(period), wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy))
+		cj.Name, active, wlJoinAnd(durations), cj.Spec.Schedule, kube.HumanDuration(period), wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy))
 	f.Summary = fmt.Sprintf("CronJob %s starts a Job every %s, but its runs last longer than that (%d of the %d active runs have been running for more than %s, the oldest, %s, for %s). With concurrencyPolicy %s the controller starts the next run anyway, so runs overlap and accumulate.",
-		cj.Name, wlHumanDuration(period), longer, len(running), wlHumanDuration(period), oldest.Name, wlHumanDuration(c.Now.Sub(wlJobStarted(oldest))), policy)
+		cj.Name, kube.HumanDuration(period), longer, len(running), kube.HumanDuration(period), oldest.Name, kube.HumanDuration(c.Now.Sub(wlJobStarted(oldest))), policy)
 	f.Mechanism = "With concurrencyPolicy Allow (the default) the CronJob controller starts a new Job at every scheduled time whether or not earlier runs have finished. When a run takes longer than the interval between schedules, runs overlap and their number grows: each takes its share of CPU, memory and quota, and concurrent runs contend for the same data, locks or rate limits, which slows them further."
 	f.Culprit = fmt.Sprintf("cronjob/%s concurrencyPolicy: %s with schedule %q (every %s); %d jobs active, the oldest (%s) for %s",
-		cj.Name, wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy), cj.Spec.Schedule, wlHumanDuration(period), active, oldest.Name, wlHumanDuration(c.Now.Sub(wlJobStarted(oldest))))
+		cj.Name, wlOrDefaultConcurrency(cj.Spec.ConcurrencyPolicy), cj.Spec.Schedule, kube.HumanDuration(period), active, oldest.Name, kube.HumanDuration(c.Now.Sub(wlJobStarted(oldest))))
 	if active > len(running) {
 		f.Contributing = append(f.Contributing, fmt.Sprintf("status.active lists %d jobs; %d of them (the newest and the oldest) were read.", active, len(running)))
 	}
@@ -307,9 +308,9 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 			continue
 		}
 		took := j.Status.CompletionTime.Sub(wlJobStarted(j))
-		f.Contributing = append(f.Contributing, fmt.Sprintf("Its last completed run, job %s, took %s against a period of %s.", j.Name, wlHumanDuration(took), wlHumanDuration(period)))
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Its last completed run, job %s, took %s against a period of %s.", j.Name, kube.HumanDuration(took), kube.HumanDuration(period)))
 		f.Evidence = append(f.Evidence, c.Evidence(
-			fmt.Sprintf("Job %s of CronJob %s ran from %s to %s (%s)", j.Name, cj.Name, wlStamp(wlJobStarted(j)), wlStamp(j.Status.CompletionTime.Time), wlHumanDuration(took)),
+			fmt.Sprintf("Job %s of CronJob %s ran from %s to %s (%s)", j.Name, cj.Name, kube.Stamp(wlJobStarted(j)), kube.Stamp(j.Status.CompletionTime.Time), kube.HumanDuration(took)),
 			fmt.Sprintf("job/%s .status.startTime/.status.completionTime", j.Name), fmt.Sprintf("kubectl get job %s -n %s -o wide", j.Name, j.Namespace)))
 		break
 	}
@@ -319,12 +320,12 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 	var pods []*corev1.Pod
 	runOf := map[string]*batchv1.Job{}
 	for i := len(running) - 1; i >= 0; i-- {
-		for _, p := range wlPodsOf(c, running[i].UID) {
+		for _, p := range kube.PodsOf(c, running[i].UID) {
 			pods = append(pods, p)
 			runOf[p.Name] = running[i]
 		}
 	}
-	if p, cause := wlFirstCause(wlPodCauses(c, pods), pods); cause != nil {
+	if p, cause := kube.FirstCause(kube.PodCauses(c, pods), pods); cause != nil {
 		f.Strength, f.Confidence, f.Context = rule.Observed, rule.Even, true
 		run := "the oldest run"
 		if j := runOf[p.Name]; j != oldest {
@@ -332,7 +333,7 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 		}
 		// Not the cause's title: addContext drops lines restating it.
 		f.Contributing = append([]string{fmt.Sprintf("CronJob %s piles up runs: %d jobs active at once under concurrencyPolicy %s, the oldest (%s) for %s, while its schedule starts one every %s; pod %s of %s fails (%s), which keeps it from finishing.",
-			cj.Name, active, policy, oldest.Name, wlHumanDuration(c.Now.Sub(wlJobStarted(oldest))), wlHumanDuration(period), p.Name, run, cause.Category)}, f.Contributing...)
+			cj.Name, active, policy, oldest.Name, kube.HumanDuration(c.Now.Sub(wlJobStarted(oldest))), kube.HumanDuration(period), p.Name, run, cause.Category)}, f.Contributing...)
 	} else {
 		// The newest run's pod says what a run is busy with now.
 		for i := len(pods) - 1; i >= 0; i-- {
@@ -340,7 +341,7 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 			if line := wlLastLogLine(c, p.Name, wlFirstContainer(p)); line != "" {
 				f.Contributing = append(f.Contributing, fmt.Sprintf("Pod %s of run %s is busy, its last log line: %q.", p.Name, runOf[p.Name].Name, line))
 				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Last log line of %s container %s: %q", p.Name, wlFirstContainer(p), line),
-					fmt.Sprintf("logs of %s container %s", podRef(p), wlFirstContainer(p)), logsCmd(p, wlFirstContainer(p), false)))
+					fmt.Sprintf("logs of %s container %s", kube.PodRef(p), wlFirstContainer(p)), kube.LogsCmd(p, wlFirstContainer(p), false)))
 				break
 			}
 		}
@@ -359,10 +360,10 @@ func wlPileUpFinding(c *Context, cj *batchv1.CronJob, period time.Duration, acti
 		{Kind: report.Immediate, Description: fmt.Sprintf("Remove the older overlapping runs, oldest first (%s), if the newest run does the same work.", oldest.Name),
 			Commands: []string{fmt.Sprintf("kubectl delete job %s -n %s", oldest.Name, cj.Namespace)},
 			Risk:     "deleting a Job kills its pods and their unfinished work"},
-		{Kind: report.LongTerm, Description: fmt.Sprintf("Bound each run with activeDeadlineSeconds shorter than the %s period, so a slow run ends before the next starts.", wlHumanDuration(period)),
+		{Kind: report.LongTerm, Description: fmt.Sprintf("Bound each run with activeDeadlineSeconds shorter than the %s period, so a slow run ends before the next starts.", kube.HumanDuration(period)),
 			Commands: []string{patch(fmt.Sprintf(`{"jobTemplate":{"spec":{"activeDeadlineSeconds":%d}}}`, deadline))},
 			Risk:     "a run that exceeds the deadline is terminated and marked Failed (DeadlineExceeded); its unfinished work is lost"},
-		{Kind: report.LongTerm, Description: fmt.Sprintf("Or schedule the runs at least as far apart as one takes (the oldest active run is at %s and counting), or make a run faster.", wlHumanDuration(c.Now.Sub(wlJobStarted(oldest)))),
+		{Kind: report.LongTerm, Description: fmt.Sprintf("Or schedule the runs at least as far apart as one takes (the oldest active run is at %s and counting), or make a run faster.", kube.HumanDuration(c.Now.Sub(wlJobStarted(oldest)))),
 			Commands: []string{patch(`{"schedule":"<m h dom mon dow>"}`)},
 			Risk:     "the work runs less often: its results are older between runs"},
 		{Kind: report.Check, Description: "Find out why a run takes so long: read the oldest active run's logs and resource use.",

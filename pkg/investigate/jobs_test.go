@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // retryingJob is Job report, not finished, with failed pods so far.
@@ -149,7 +150,7 @@ func TestCronRunsPileUp(t *testing.T) {
 		j.Status.Succeeded, j.Status.Active, j.Status.Conditions = 0, 1, nil
 		return j
 	}
-	// Four runs of "*/10 * * * *" started 35, 25, 15 and 5 minutes ago are
+	// Four runs of "*/10 * * * *" started 35, 25, 15 and 5 minutes Ago are
 	// all still active; the last one to complete took 38 minutes.
 	pileUp := func(policy batchv1.ConcurrencyPolicy, newestPod ...func(*corev1.Pod)) func(*bundle.Bundle) {
 		return func(b *bundle.Bundle) {
@@ -247,7 +248,7 @@ func TestCronRunsPileUp(t *testing.T) {
 	})
 }
 
-// oldRunCrashes adds a crash-looping pod, whose previous instance logged
+// oldRunCrashes adds a crash-looping pod, whose previous Instance logged
 // line, to the run named job.
 func oldRunCrashes(job, line string) func(*bundle.Bundle) {
 	return func(b *bundle.Bundle) {
@@ -330,7 +331,7 @@ func TestReplicaSetPods(t *testing.T) {
 				p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}
 			})),
 			wantCategory: "OOMKilled",
-			wantText:     []string{"kubectl set resources replicaset/web-abc -n shop -c app --limits=memory=1Gi", replicaSetTemplateRisk},
+			wantText:     []string{"kubectl set resources replicaset/web-abc -n shop -c app --limits=memory=1Gi", kube.ReplicaSetTemplateRisk},
 		},
 	})
 }
@@ -394,7 +395,7 @@ func TestReplicaSetTargetSchedulingFixes(t *testing.T) {
 				}
 				if slices.ContainsFunc(a.Commands, func(c string) bool { return strings.Contains(c, tt.fix) }) {
 					found = true
-					if !strings.Contains(a.Risk, replicaSetPendingRisk) || !slices.Contains(a.Commands, deletePending) {
+					if !strings.Contains(a.Risk, kube.ReplicaSetPendingRisk) || !slices.Contains(a.Commands, deletePending) {
 						t.Errorf("fix %q: risk %q, commands %q; want the ReplicaSet's risk and %q", a.Description, a.Risk, a.Commands, deletePending)
 					}
 				}
@@ -425,7 +426,7 @@ func TestReplicaSetTargetEvictionFix(t *testing.T) {
 		}
 		if slices.Contains(a.Commands, "kubectl set resources replicaset/web-abc -n shop -c app --requests=memory=1200Mi") {
 			found = true
-			if want := "a larger request needs room on the nodes; " + replicaSetTemplateRisk; a.Risk != want {
+			if want := "a larger request needs room on the nodes; " + kube.ReplicaSetTemplateRisk; a.Risk != want {
 				t.Errorf("risk %q, want %q", a.Risk, want)
 			}
 		}
@@ -452,7 +453,7 @@ func TestReplicaSetTargetImageFix(t *testing.T) {
 	if !strings.HasPrefix(r.RootCause.Category, "ImagePull/NotFound") {
 		t.Fatalf("root cause %q, want ImagePull/NotFound: %s", r.RootCause.Category, r.Title)
 	}
-	if len(r.Actions) == 0 || r.Actions[0].Risk != replicaSetPendingRisk {
-		t.Errorf("actions %+v, want the first to carry %q", r.Actions, replicaSetPendingRisk)
+	if len(r.Actions) == 0 || r.Actions[0].Risk != kube.ReplicaSetPendingRisk {
+		t.Errorf("actions %+v, want the first to carry %q", r.Actions, kube.ReplicaSetPendingRisk)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // Network rules: Services without endpoints, Ingress backends and classes.
@@ -34,7 +35,7 @@ type serviceEndpoints struct {
 	portless int // endpoints in slices that carry no port: the controller could not resolve the targetPort
 }
 
-func endpointsOf(c *Context, svc *corev1.Service) serviceEndpoints {
+func endpointsOf(c *rule.Pass, svc *corev1.Service) serviceEndpoints {
 	var out serviceEndpoints
 	for _, s := range c.B.EndpointSlices {
 		if s.Namespace != svc.Namespace || s.Labels[labelServiceName] != svc.Name {
@@ -86,7 +87,7 @@ func endpointName(e discoveryv1.Endpoint) string {
 }
 
 // selectedPods are the bundle's pods the Service's selector matches.
-func selectedPods(c *Context, svc *corev1.Service) []*corev1.Pod {
+func selectedPods(c *rule.Pass, svc *corev1.Service) []*corev1.Pod {
 	if len(svc.Spec.Selector) == 0 {
 		return nil
 	}
@@ -107,25 +108,25 @@ func svcNS(svc *corev1.Service) string { return "-n " + svc.Namespace }
 // checkServiceEndpoints: a Service that has no ready endpoint to send
 // traffic to, and why: its selector matches no pod (and which label is
 // off), the pods it matches are not ready, or it has no selector at all.
-func checkServiceEndpoints(c *Context) []Finding {
-	svc := targetOf(c, "Service", c.B.Services)
+func checkServiceEndpoints(c *rule.Pass) []rule.Finding {
+	svc := kube.TargetOf(c, "Service", c.B.Services)
 	if svc == nil {
 		return nil
 	}
 	hyp := fmt.Sprintf("Service %s has no ready endpoint to send traffic to", svc.Name)
 	specEv := func() string {
-		return c.Evidence(fmt.Sprintf("Service %s is type %s with selector {%s}", svc.Name, valueOr(string(svc.Spec.Type), "ClusterIP"), selectorString(svc.Spec.Selector)),
+		return c.Evidence(fmt.Sprintf("Service %s is type %s with selector {%s}", svc.Name, kube.ValueOr(string(svc.Spec.Type), "ClusterIP"), kube.SelectorString(svc.Spec.Selector)),
 			svcRef(svc)+" .spec.selector",
 			fmt.Sprintf("kubectl get service %s %s -o jsonpath='{.spec.type} {.spec.selector}'", svc.Name, svcNS(svc)))
 	}
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
-		return []Finding{{
+		return []rule.Finding{{
 			Category: rule.Service.Sub("ExternalName"), Verdict: report.Refuted, Confidence: rule.Strong,
 			Hypothesis: hyp + " (not applicable: an ExternalName Service is a DNS CNAME to " + svc.Spec.ExternalName + " and never has endpoints)",
 			Evidence:   []string{specEv()}, Subject: svc.Name,
 		}}
 	}
-	if collectionFailed(c, "endpointslices") {
+	if kube.CollectionFailed(c, "endpointslices") {
 		return nil // no verdict on endpoints that could not be read
 	}
 	eps := endpointsOf(c, svc)
@@ -134,27 +135,27 @@ func checkServiceEndpoints(c *Context) []Finding {
 			fmt.Sprintf(serviceEndpointsSelector, svc.Namespace, svc.Name))
 	}
 	if len(eps.ready) > 0 {
-		return []Finding{{
+		return []rule.Finding{{
 			Category: rule.Service.Sub("NoEndpoints"), Verdict: report.Refuted, Confidence: rule.Strong,
 			Hypothesis: hyp + fmt.Sprintf(" (it has %d ready: %s)", len(eps.ready), strings.Join(firstNames(eps.ready, 5), ", ")),
 			Evidence:   []string{slicesEv()}, Subject: svc.Name,
 		}}
 	}
 	if len(svc.Spec.Selector) == 0 {
-		return []Finding{noSelectorFinding(c, svc, hyp, specEv(), slicesEv())}
+		return []rule.Finding{noSelectorFinding(c, svc, hyp, specEv(), slicesEv())}
 	}
 	pods := selectedPods(c, svc)
 	if len(pods) == 0 {
-		return []Finding{selectorMismatchFinding(c, svc, hyp, []string{specEv(), slicesEv()})}
+		return []rule.Finding{selectorMismatchFinding(c, svc, hyp, []string{specEv(), slicesEv()})}
 	}
 	var ready []*corev1.Pod
 	for _, p := range pods {
-		if isPodReady(p) {
+		if kube.IsPodReady(p) {
 			ready = append(ready, p)
 		}
 	}
 	if len(ready) == 0 {
-		return []Finding{podsNotReadyFinding(c, svc, hyp, pods, []string{specEv(), slicesEv()})}
+		return []rule.Finding{podsNotReadyFinding(c, svc, hyp, pods, []string{specEv(), slicesEv()})}
 	}
 	// Ready pods but no ready endpoint. A named targetPort the pods do not
 	// declare explains it (checkServiceTargetPort says so); otherwise the
@@ -164,7 +165,7 @@ func checkServiceEndpoints(c *Context) []Finding {
 		return nil
 	}
 	names := namesOfPods(ready)
-	return []Finding{{
+	return []rule.Finding{{
 		Category: rule.Service.Sub("NoEndpoints", "NotPublished"), Verdict: report.Validated, Confidence: rule.Weak, Strength: rule.Symptom,
 		Hypothesis: fmt.Sprintf("The EndpointSlice controller has not published the ready pods %s of service %s", strings.Join(names, ", "), svc.Name),
 		Evidence:   []string{specEv(), slicesEv()}, Subject: svc.Name, Current: true,
@@ -173,12 +174,12 @@ func checkServiceEndpoints(c *Context) []Finding {
 		Mechanism: "The EndpointSlice controller in kube-controller-manager publishes ready pods as endpoints; if it is not running or lags, kube-proxy has nothing to route to.",
 		Culprit:   fmt.Sprintf("EndpointSlices of %s", svcRef(svc)),
 		Actions: []report.Action{{Kind: report.Check, Description: "Compare the EndpointSlices with the pods and check that kube-controller-manager is healthy.",
-			Commands: []string{fmt.Sprintf(serviceEndpointsSelector, svc.Namespace, svc.Name), fmt.Sprintf("kubectl get pods %s -l %s -o wide", svcNS(svc), selectorString(svc.Spec.Selector))}}},
+			Commands: []string{fmt.Sprintf(serviceEndpointsSelector, svc.Namespace, svc.Name), fmt.Sprintf("kubectl get pods %s -l %s -o wide", svcNS(svc), kube.SelectorString(svc.Spec.Selector))}}},
 	}}
 }
 
-func noSelectorFinding(c *Context, svc *corev1.Service, hyp, specEv, slicesEv string) Finding {
-	return Finding{
+func noSelectorFinding(c *rule.Pass, svc *corev1.Service, hyp, specEv, slicesEv string) rule.Finding {
+	return rule.Finding{
 		Category: rule.Service.Sub("NoEndpoints", "NoSelector"), Verdict: report.Validated, Confidence: rule.High,
 		Hypothesis: hyp + " because it has no selector and no manually managed EndpointSlice",
 		Evidence:   []string{specEv, slicesEv}, Current: true, Strength: rule.Explained, Subject: svc.Name,
@@ -309,9 +310,9 @@ func closestPods(sel map[string]string, cands []*corev1.Pod) (pods []*corev1.Pod
 	return best.pods, best.diffs
 }
 
-func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, evidence []string) Finding {
-	sel := selectorString(svc.Spec.Selector)
-	f := Finding{
+func selectorMismatchFinding(c *rule.Pass, svc *corev1.Service, hyp string, evidence []string) rule.Finding {
+	sel := kube.SelectorString(svc.Spec.Selector)
+	f := rule.Finding{
 		Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: svc.Name,
 		Evidence: append(evidence, c.Evidence(fmt.Sprintf("No pod in namespace %s matches selector %s", svc.Namespace, sel),
 			"pods of namespace "+svc.Namespace,
@@ -319,9 +320,9 @@ func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, eviden
 		Mechanism: "The EndpointSlice controller lists the pods whose labels match every term of the Service's selector; when none does, the Service has no endpoints and connections to it are refused or time out.",
 	}
 	listPods := fmt.Sprintf("kubectl get pods %s --show-labels", svcNS(svc))
-	if len(c.B.Candidates) == 0 && collectionFailed(c, "pods") {
+	if len(c.B.Candidates) == 0 && kube.CollectionFailed(c, "pods") {
 		// The namespace's pods could not be listed: no claim about them.
-		return Finding{Category: rule.Service.Sub("NoEndpoints", "SelectorMismatch"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: svc.Name, Current: true,
+		return rule.Finding{Category: rule.Service.Sub("NoEndpoints", "SelectorMismatch"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: svc.Name, Current: true,
 			Hypothesis: hyp + fmt.Sprintf(" because its selector %s matches no pod (the namespace's pods could not be read to say which label is off)", sel),
 			Evidence:   f.Evidence}
 	}
@@ -346,7 +347,7 @@ func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, eviden
 	}
 	f.Category = rule.Service.Sub("NoEndpoints", "SelectorMismatch")
 	f.Evidence = append(f.Evidence, c.Evidence(
-		fmt.Sprintf("Closest pod(s) %s carry labels {%s}", strings.Join(firstNames(names, 3), ", "), selectorString(pods[0].Labels)),
+		fmt.Sprintf("Closest pod(s) %s carry labels {%s}", strings.Join(firstNames(names, 3), ", "), kube.SelectorString(pods[0].Labels)),
 		"pod/"+pods[0].Name+" .metadata.labels",
 		fmt.Sprintf("kubectl get pod %s %s --show-labels", pods[0].Name, svcNS(svc))))
 	// The culprit names each selector term that is off, as the pods spell it.
@@ -393,7 +394,7 @@ func selectorMismatchFinding(c *Context, svc *corev1.Service, hyp string, eviden
 	return f
 }
 
-func podsNotReadyFinding(c *Context, svc *corev1.Service, hyp string, pods []*corev1.Pod, evidence []string) Finding {
+func podsNotReadyFinding(c *rule.Pass, svc *corev1.Service, hyp string, pods []*corev1.Pod, evidence []string) rule.Finding {
 	names := namesOfPods(pods)
 	var states []string
 	probe := ""
@@ -401,18 +402,18 @@ func podsNotReadyFinding(c *Context, svc *corev1.Service, hyp string, pods []*co
 		state := podNotReadyReason(p)
 		states = append(states, fmt.Sprintf("%s: %s", p.Name, state))
 		evidence = append(evidence, c.Evidence(fmt.Sprintf("Pod %s matches the selector and is not Ready (%s)", p.Name, state),
-			podRef(p)+" .status", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, nsFlag(p))))
+			kube.PodRef(p)+" .status", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, kube.NsFlag(p))))
 		for _, e := range c.B.EventsFor(string(p.UID)) {
 			if e.Reason == "Unhealthy" && strings.HasPrefix(e.Message, "Readiness probe") {
-				evidence = append(evidence, c.Evidence(fmt.Sprintf("Event Unhealthy ×%d: %s", max(e.Count, 1), e.Message), "event on "+podRef(p),
-					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", nsFlag(p), p.Name)))
+				evidence = append(evidence, c.Evidence(fmt.Sprintf("Event Unhealthy ×%d: %s", max(e.Count, 1), e.Message), "event on "+kube.PodRef(p),
+					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", kube.NsFlag(p), p.Name)))
 				if probe == "" {
 					probe = fmt.Sprintf("%s (%s)", e.Message, p.Name)
 				}
 			}
 		}
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Service.Sub("NoEndpoints", "PodsNotReady"), Verdict: report.Validated, Confidence: rule.High,
 		Hypothesis: hyp + fmt.Sprintf(" because none of the %d pod(s) it selects is Ready", len(pods)),
 		Evidence:   evidence, Current: true, Subject: svc.Name,
@@ -424,7 +425,7 @@ func podsNotReadyFinding(c *Context, svc *corev1.Service, hyp string, pods []*co
 		// scheduling) is the deeper cause and outranks this.
 		Strength: rule.Symptom,
 		Actions: []report.Action{{Kind: report.Check, Description: "Find out why the pods are not Ready: their container states, probes and events.",
-			Commands: []string{fmt.Sprintf("kubectl describe pods %s -l %s", svcNS(svc), selectorString(svc.Spec.Selector))}}},
+			Commands: []string{fmt.Sprintf("kubectl describe pods %s -l %s", svcNS(svc), kube.SelectorString(svc.Spec.Selector))}}},
 	}
 	if probe != "" {
 		f.Strength = rule.Observed
@@ -433,7 +434,7 @@ func podsNotReadyFinding(c *Context, svc *corev1.Service, hyp string, pods []*co
 		f.Culprit = fmt.Sprintf("readiness probe of the pods of %s: %s", svcRef(svc), probe)
 		f.Mechanism += " The kubelet runs the readiness probe and marks the pod not Ready while it fails; the application is up but answers the probe with an error, or the probe points at the wrong path or port."
 		f.Actions = append([]report.Action{{Kind: report.Immediate, Description: "Compare the readiness probe (path, port, timeouts) with what the application serves, and read its logs for why it reports unready.",
-			Commands: []string{fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{range .spec.containers[*]}{.name}: {.readinessProbe}{"\n"}{end}'`, pods[0].Name, nsFlag(pods[0])), fmt.Sprintf("kubectl logs %s %s --all-containers --tail=50", pods[0].Name, nsFlag(pods[0]))}}}, f.Actions...)
+			Commands: []string{fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{range .spec.containers[*]}{.name}: {.readinessProbe}{"\n"}{end}'`, pods[0].Name, kube.NsFlag(pods[0])), fmt.Sprintf("kubectl logs %s %s --all-containers --tail=50", pods[0].Name, kube.NsFlag(pods[0]))}}}, f.Actions...)
 	}
 	return f
 }
@@ -445,21 +446,21 @@ func podNotReadyReason(p *corev1.Pod) string {
 	}
 	for _, cond := range p.Status.Conditions {
 		if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-			return "not scheduled: " + valueOr(cond.Reason, "Pending")
+			return "not scheduled: " + kube.ValueOr(cond.Reason, "Pending")
 		}
 	}
-	for _, cs := range allStatuses(p) {
-		st := cs.status
+	for _, cs := range kube.AllStatuses(p) {
+		st := cs.Status
 		switch {
 		case st.State.Waiting != nil && st.State.Waiting.Reason != "":
 			return fmt.Sprintf("container %s %s", st.Name, st.State.Waiting.Reason)
-		case st.State.Terminated != nil && !cs.init:
-			return fmt.Sprintf("container %s terminated (%s)", st.Name, valueOr(st.State.Terminated.Reason, fmt.Sprint("exit ", st.State.Terminated.ExitCode)))
-		case st.State.Running != nil && !st.Ready && !cs.init:
+		case st.State.Terminated != nil && !cs.Init:
+			return fmt.Sprintf("container %s terminated (%s)", st.Name, kube.ValueOr(st.State.Terminated.Reason, fmt.Sprint("exit ", st.State.Terminated.ExitCode)))
+		case st.State.Running != nil && !st.Ready && !cs.Init:
 			return fmt.Sprintf("container %s running but not ready", st.Name)
 		}
 	}
-	return "phase " + valueOr(string(p.Status.Phase), "unknown")
+	return "phase " + kube.ValueOr(string(p.Status.Phase), "unknown")
 }
 
 // portProblem is a Service port whose targetPort the selected pods do not
@@ -545,8 +546,8 @@ func declaredPorts(pods []*corev1.Pod) []string {
 // not serve. A named targetPort must be declared by the containers (else no
 // endpoint gets that port); a numeric one need not be declared, so a
 // mismatch there is only probable.
-func checkServiceTargetPort(c *Context) []Finding {
-	svc := targetOf(c, "Service", c.B.Services)
+func checkServiceTargetPort(c *rule.Pass) []rule.Finding {
+	svc := kube.TargetOf(c, "Service", c.B.Services)
 	if svc == nil || svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
 		return nil
 	}
@@ -554,7 +555,7 @@ func checkServiceTargetPort(c *Context) []Finding {
 	if len(pods) == 0 {
 		return nil
 	}
-	var out []Finding
+	var out []rule.Finding
 	for _, pp := range namedPortProblems(svc, pods) {
 		out = append(out, namedPortFinding(c, svc, pods, pp))
 	}
@@ -581,12 +582,12 @@ func checkServiceTargetPort(c *Context) []Finding {
 		out = append(out, numericPortFinding(c, svc, i, sp, target, lacking, declared))
 	}
 	if len(out) == 0 && len(svc.Spec.Ports) > 0 && len(declared) > 0 {
-		out = append(out, Finding{
+		out = append(out, rule.Finding{
 			Category: rule.Service.Sub("TargetPort"), Verdict: report.Refuted, Confidence: rule.Likely, Subject: svc.Name,
 			Hypothesis: fmt.Sprintf("Service %s sends traffic to a port its pods do not declare", svc.Name),
 			Evidence: []string{c.Evidence(fmt.Sprintf("Selected pods declare %s", strings.Join(declared, ", ")),
-				podRef(pods[0])+" .spec.containers[*].ports",
-				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, nsFlag(pods[0])))},
+				kube.PodRef(pods[0])+" .spec.containers[*].ports",
+				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NsFlag(pods[0])))},
 		})
 	}
 	return out
@@ -599,7 +600,7 @@ func servicePortLabel(sp corev1.ServicePort) string {
 	return fmt.Sprint(sp.Port)
 }
 
-func namedPortFinding(c *Context, svc *corev1.Service, pods []*corev1.Pod, pp portProblem) Finding {
+func namedPortFinding(c *rule.Pass, svc *corev1.Service, pods []*corev1.Pod, pp portProblem) rule.Finding {
 	name := pp.Port.TargetPort.StrVal
 	declared := "no port at all"
 	if len(pp.Declared) > 0 {
@@ -610,10 +611,10 @@ func namedPortFinding(c *Context, svc *corev1.Service, pods []*corev1.Pod, pp po
 			fmt.Sprintf("%s .spec.ports[%d].targetPort", svcRef(svc), pp.Index),
 			fmt.Sprintf("kubectl get service %s %s -o jsonpath='{.spec.ports}'", svc.Name, svcNS(svc))),
 		c.Evidence(fmt.Sprintf("The selected pods declare %s; none is named %q", declared, name),
-			podRef(pods[0])+" .spec.containers[*].ports",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, nsFlag(pods[0]))),
+			kube.PodRef(pods[0])+" .spec.containers[*].ports",
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NsFlag(pods[0]))),
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Service.Sub("TargetPort", "NamedPortMissing"), Verdict: report.Validated, Confidence: rule.Strong,
 		Hypothesis: fmt.Sprintf("Service %s targets port name %q, which its pods do not declare", svc.Name, name),
 		Evidence:   ev, Current: true, Strength: rule.Explained, Subject: svc.Name,
@@ -661,17 +662,17 @@ func suggestPort(pods []*corev1.Pod, proto corev1.Protocol) string {
 	return fmt.Sprint(found[0].ContainerPort)
 }
 
-func numericPortFinding(c *Context, svc *corev1.Service, index int, sp corev1.ServicePort, target int32, lacking, declared []string) Finding {
+func numericPortFinding(c *rule.Pass, svc *corev1.Service, index int, sp corev1.ServicePort, target int32, lacking, declared []string) rule.Finding {
 	pods := selectedPods(c, svc)
 	ev := []string{
 		c.Evidence(fmt.Sprintf("Service %s port %s forwards to targetPort %d", svc.Name, servicePortLabel(sp), target),
 			fmt.Sprintf("%s .spec.ports[%d].targetPort", svcRef(svc), index),
 			fmt.Sprintf("kubectl get service %s %s -o jsonpath='{.spec.ports}'", svc.Name, svcNS(svc))),
 		c.Evidence(fmt.Sprintf("The selected pods declare %s, not %d", strings.Join(declared, ", "), target),
-			podRef(pods[0])+" .spec.containers[*].ports",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, nsFlag(pods[0]))),
+			kube.PodRef(pods[0])+" .spec.containers[*].ports",
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NsFlag(pods[0]))),
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Service.Sub("TargetPort", "NotDeclared"), Verdict: report.Validated, Confidence: rule.Even,
 		Hypothesis: fmt.Sprintf("Service %s forwards to port %d, which its pods do not declare (%s)", svc.Name, target, strings.Join(declared, ", ")),
 		Evidence:   ev, Current: true, Strength: rule.Observed, Subject: svc.Name,
@@ -684,7 +685,7 @@ func numericPortFinding(c *Context, svc *corev1.Service, index int, sp corev1.Se
 			"Containers need not declare the ports they listen on: confirm the listening port from inside a pod before changing the Service."},
 		Actions: []report.Action{
 			{Kind: report.Check, Description: "Confirm which port the application listens on.",
-				Commands: []string{fmt.Sprintf("kubectl exec %s %s -- sh -c 'netstat -tln 2>/dev/null || ss -tln'", pods[0].Name, nsFlag(pods[0]))}},
+				Commands: []string{fmt.Sprintf("kubectl exec %s %s -- sh -c 'netstat -tln 2>/dev/null || ss -tln'", pods[0].Name, kube.NsFlag(pods[0]))}},
 		},
 	}
 	if s := suggestPort(pods, sp.Protocol); s != "" {
@@ -721,7 +722,7 @@ func ingressBackends(ing *networkingv1.Ingress) []ingressBackend {
 				host = "*"
 			}
 			out = append(out, ingressBackend{
-				Where: fmt.Sprintf("rule %s%s", host, valueOr(p.Path, "/")),
+				Where: fmt.Sprintf("rule %s%s", host, kube.ValueOr(p.Path, "/")),
 				Field: fmt.Sprintf(".spec.rules[%d].http.paths[%d].backend", i, j), Service: p.Backend.Service.Name, Port: p.Backend.Service.Port,
 			})
 		}
@@ -736,7 +737,7 @@ func portText(p networkingv1.ServiceBackendPort) string {
 	return fmt.Sprintf("port %d", p.Number)
 }
 
-func serviceNamed(c *Context, ns, name string) *corev1.Service {
+func serviceNamed(c *rule.Pass, ns, name string) *corev1.Service {
 	for _, s := range c.B.Services {
 		if s.Namespace == ns && s.Name == name {
 			return s
@@ -758,14 +759,14 @@ func servicePortsText(svc *corev1.Service) string {
 
 // checkIngressBackends: each Service an Ingress routes to must exist, expose
 // the port the Ingress names and have ready endpoints.
-func checkIngressBackends(c *Context) []Finding {
-	ing := targetOf(c, "Ingress", c.B.Ingresses)
+func checkIngressBackends(c *rule.Pass) []rule.Finding {
+	ing := kube.TargetOf(c, "Ingress", c.B.Ingresses)
 	if ing == nil {
 		return nil
 	}
 	ns := "-n " + ing.Namespace
 	ingRef := "ingress/" + ing.Name
-	var out []Finding
+	var out []rule.Finding
 	checked := 0
 	for _, be := range ingressBackends(ing) {
 		beEv := c.Evidence(fmt.Sprintf("Ingress %s %s routes to service %s %s", ing.Name, be.Where, be.Service, portText(be.Port)),
@@ -774,7 +775,7 @@ func checkIngressBackends(c *Context) []Finding {
 		svc := serviceNamed(c, ing.Namespace, be.Service)
 		switch {
 		case c.B.IsMissing("Service", ing.Namespace, be.Service):
-			out = append(out, Finding{
+			out = append(out, rule.Finding{
 				Category: rule.Ingress.Sub("Backend", "ServiceMissing"), Verdict: report.Validated, Confidence: rule.Definitive,
 				Hypothesis: fmt.Sprintf("Ingress %s routes %s to service %s, which does not exist", ing.Name, be.Where, be.Service),
 				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s/%s does not exist (404)", ing.Namespace, be.Service), "service/"+be.Service,
@@ -793,7 +794,7 @@ func checkIngressBackends(c *Context) []Finding {
 		case svc == nil:
 			continue // not collected: nothing to say
 		case !serviceHasPort(svc, be.Port):
-			out = append(out, Finding{
+			out = append(out, rule.Finding{
 				Category: rule.Ingress.Sub("Backend", "PortMissing"), Verdict: report.Validated, Confidence: rule.Strong,
 				Hypothesis: fmt.Sprintf("Ingress %s routes %s to service %s %s, which the Service does not expose", ing.Name, be.Where, be.Service, portText(be.Port)),
 				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s exposes %s", svc.Name, servicePortsText(svc)), svcRef(svc)+" .spec.ports",
@@ -809,7 +810,7 @@ func checkIngressBackends(c *Context) []Finding {
 			})
 		default:
 			checked++
-			if svc.Spec.Type == corev1.ServiceTypeExternalName || collectionFailed(c, "endpointslices") {
+			if svc.Spec.Type == corev1.ServiceTypeExternalName || kube.CollectionFailed(c, "endpointslices") {
 				continue
 			}
 			eps := endpointsOf(c, svc)
@@ -822,7 +823,7 @@ func checkIngressBackends(c *Context) []Finding {
 			} else if len(svc.Spec.Selector) == 0 {
 				why = "it has no selector and no manual EndpointSlice"
 			}
-			out = append(out, Finding{
+			out = append(out, rule.Finding{
 				Category: rule.Ingress.Sub("Backend", "NoEndpoints"), Verdict: report.Validated, Confidence: rule.Likely,
 				Hypothesis: fmt.Sprintf("Ingress %s routes %s to service %s, which has no ready endpoints", ing.Name, be.Where, be.Service),
 				Evidence: []string{beEv, c.Evidence(fmt.Sprintf("Service %s: %s", svc.Name, eps.summary()),
@@ -838,7 +839,7 @@ func checkIngressBackends(c *Context) []Finding {
 		}
 	}
 	if len(out) == 0 && checked > 0 {
-		out = append(out, Finding{
+		out = append(out, rule.Finding{
 			Category: rule.Ingress.Sub("Backend"), Verdict: report.Refuted, Confidence: rule.High, Subject: ing.Name,
 			Hypothesis: fmt.Sprintf("A backend Service of ingress %s is missing, lacks the port or has no ready endpoints", ing.Name),
 		})
@@ -857,8 +858,8 @@ func serviceHasPort(svc *corev1.Service, p networkingv1.ServiceBackendPort) bool
 
 // checkIngressClass: an Ingress no controller claims, because its class does
 // not exist, or it names none and no class is the default.
-func checkIngressClass(c *Context) []Finding {
-	ing := targetOf(c, "Ingress", c.B.Ingresses)
+func checkIngressClass(c *rule.Pass) []rule.Finding {
+	ing := kube.TargetOf(c, "Ingress", c.B.Ingresses)
 	if ing == nil {
 		return nil
 	}
@@ -875,7 +876,7 @@ func checkIngressClass(c *Context) []Finding {
 		have = "the cluster has " + strings.Join(names, ", ")
 	}
 	classesEv := func() string {
-		return c.Evidence(fmt.Sprintf("IngressClasses: %s; default: %s", valueOr(strings.Join(names, ", "), "none"), valueOr(strings.Join(defaults, ", "), "none")),
+		return c.Evidence(fmt.Sprintf("IngressClasses: %s; default: %s", kube.ValueOr(strings.Join(names, ", "), "none"), kube.ValueOr(strings.Join(defaults, ", "), "none")),
 			"ingressclasses (cluster-scoped)", ingressClassesCommand)
 	}
 	if classProblem(c) {
@@ -889,11 +890,11 @@ func checkIngressClass(c *Context) []Finding {
 	if name := ing.Spec.IngressClassName; name != nil && *name != "" {
 		for _, ic := range c.B.IngressClasses {
 			if ic.Name == *name {
-				return []Finding{{Category: rule.Ingress.Sub("Class"), Verdict: report.Refuted, Confidence: rule.High, Subject: ing.Name,
+				return []rule.Finding{{Category: rule.Ingress.Sub("Class"), Verdict: report.Refuted, Confidence: rule.High, Subject: ing.Name,
 					Hypothesis: hyp + fmt.Sprintf(" (class %s exists, controller %s)", ic.Name, ic.Spec.Controller), Evidence: []string{classesEv()}}}
 			}
 		}
-		f := Finding{
+		f := rule.Finding{
 			Category: rule.Ingress.Sub("Class", "Missing"), Verdict: report.Validated, Confidence: rule.Strong,
 			Hypothesis: hyp + fmt.Sprintf(": it names IngressClass %q, which does not exist", *name),
 			Evidence: []string{c.Evidence(fmt.Sprintf("Ingress %s has spec.ingressClassName %q", ing.Name, *name), "ingress/"+ing.Name+" .spec.ingressClassName",
@@ -910,7 +911,7 @@ func checkIngressClass(c *Context) []Finding {
 		if addr != "" {
 			f.Contributing = append(f.Contributing, addr)
 		}
-		return []Finding{f}
+		return []rule.Finding{f}
 	}
 	if legacy := ing.Annotations[annIngressClassLegacy]; legacy != "" {
 		// The deprecated annotation is read by the controllers themselves,
@@ -918,10 +919,10 @@ func checkIngressClass(c *Context) []Finding {
 		return nil
 	}
 	if len(defaults) > 0 {
-		return []Finding{{Category: rule.Ingress.Sub("Class"), Verdict: report.Refuted, Confidence: rule.Moderate, Subject: ing.Name,
+		return []rule.Finding{{Category: rule.Ingress.Sub("Class"), Verdict: report.Refuted, Confidence: rule.Moderate, Subject: ing.Name,
 			Hypothesis: hyp + fmt.Sprintf(" (it names no class; %s is the default)", strings.Join(defaults, ", ")), Evidence: []string{classesEv()}}}
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Ingress.Sub("Class", "NoDefault"), Verdict: report.Validated, Confidence: rule.Likely,
 		Hypothesis: hyp + ": it names no IngressClass and no class is marked default",
 		Evidence: []string{c.Evidence(fmt.Sprintf("Ingress %s has no spec.ingressClassName and no kubernetes.io/ingress.class annotation", ing.Name),
@@ -943,23 +944,12 @@ func checkIngressClass(c *Context) []Finding {
 	if addr != "" {
 		f.Contributing = append(f.Contributing, addr)
 	}
-	return []Finding{f}
+	return []rule.Finding{f}
 }
 
 // classProblem reports that the IngressClasses could not be read.
-func classProblem(c *Context) bool {
-	return collectionFailed(c, "ingressclass") || collectionFailed(c, "ingress class")
-}
-
-// collectionFailed reports a collection problem whose description mentions
-// what (case-insensitive): a rule must not read an empty list as "none".
-func collectionFailed(c *Context, what string) bool {
-	for _, p := range c.B.Problems {
-		if strings.Contains(strings.ToLower(p.What), what) {
-			return true
-		}
-	}
-	return false
+func classProblem(c *rule.Pass) bool {
+	return kube.CollectionFailed(c, "ingressclass") || kube.CollectionFailed(c, "ingress class")
 }
 
 func namesOfPods(pods []*corev1.Pod) []string {

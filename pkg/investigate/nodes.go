@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,27 +12,14 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // Node rules: NotReady/Unknown, pressure conditions, NetworkUnavailable, cordoned, and a pod whose node is the problem.
 
-func nodeCondition(n *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
-	for i := range n.Status.Conditions {
-		if n.Status.Conditions[i].Type == t {
-			return &n.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-func nodeConditionTrue(n *corev1.Node, t corev1.NodeConditionType) bool {
-	cond := nodeCondition(n, t)
-	return cond != nil && cond.Status == corev1.ConditionTrue
-}
-
 // nodeNotReady returns the Ready condition of a node that is not Ready.
 func nodeNotReady(n *corev1.Node) *corev1.NodeCondition {
-	if cond := nodeCondition(n, corev1.NodeReady); cond != nil && cond.Status != corev1.ConditionTrue {
+	if cond := kube.NodeCondition(n, corev1.NodeReady); cond != nil && cond.Status != corev1.ConditionTrue {
 		return cond
 	}
 	return nil
@@ -42,7 +28,7 @@ func nodeNotReady(n *corev1.Node) *corev1.NodeCondition {
 // nodeEvents are the events about a node. The kubelet files its node
 // events with involvedObject.uid set to the node's name, the controllers
 // with the node's UID: match on kind and name.
-func nodeEvents(c *Context, name string, reasons ...string) []corev1.Event {
+func nodeEvents(c *rule.Pass, name string, reasons ...string) []corev1.Event {
 	var out []corev1.Event
 	for _, e := range c.B.Events {
 		if e.InvolvedObject.Kind != "Node" || e.InvolvedObject.Name != name {
@@ -55,52 +41,28 @@ func nodeEvents(c *Context, name string, reasons ...string) []corev1.Event {
 	return out
 }
 
-func nodeEventEvidence(c *Context, e corev1.Event) string {
-	return c.Evidence(fmt.Sprintf("Event %s ×%d on node/%s at %s: %s", e.Reason, max(e.Count, 1), e.InvolvedObject.Name, clock(bundle.EventTime(&e)), firstLine(e.Message)),
+func nodeEventEvidence(c *rule.Pass, e corev1.Event) string {
+	return c.Evidence(fmt.Sprintf("Event %s ×%d on node/%s at %s: %s", e.Reason, max(e.Count, 1), e.InvolvedObject.Name, kube.Clock(bundle.EventTime(&e)), kube.FirstLine(e.Message)),
 		"event on node/"+e.InvolvedObject.Name,
 		fmt.Sprintf("kubectl get events -n default --field-selector involvedObject.kind=Node,involvedObject.name=%s", e.InvolvedObject.Name))
 }
 
-func clock(t time.Time) string {
-	if t.IsZero() {
-		return "an unknown time"
-	}
-	return t.UTC().Format("15:04:05Z")
-}
-
-// ago says how long before now t was, rounded for a human.
-func ago(now, t time.Time) string {
-	if t.IsZero() {
-		return "an unknown time"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-func nodeConditionEvidence(c *Context, n *corev1.Node, cond *corev1.NodeCondition) string {
-	fact := fmt.Sprintf("Node %s condition %s=%s (%s): %s", n.Name, cond.Type, cond.Status, orDash(cond.Reason), orDash(strings.TrimSuffix(cond.Message, ".")))
+func nodeConditionEvidence(c *rule.Pass, n *corev1.Node, cond *corev1.NodeCondition) string {
+	fact := fmt.Sprintf("Node %s condition %s=%s (%s): %s", n.Name, cond.Type, cond.Status, kube.OrDash(cond.Reason), kube.OrDash(strings.TrimSuffix(cond.Message, ".")))
 	if !cond.LastHeartbeatTime.IsZero() {
-		fact += fmt.Sprintf("; last heartbeat %s", clock(cond.LastHeartbeatTime.Time))
+		fact += fmt.Sprintf("; last heartbeat %s", kube.Clock(cond.LastHeartbeatTime.Time))
 	}
 	if !cond.LastTransitionTime.IsZero() {
-		fact += fmt.Sprintf(", since %s", clock(cond.LastTransitionTime.Time))
+		fact += fmt.Sprintf(", since %s", kube.Clock(cond.LastTransitionTime.Time))
 	}
 	return c.Evidence(fact, fmt.Sprintf("node/%s .status.conditions[%s]", n.Name, cond.Type),
 		fmt.Sprintf(`kubectl get node %s -o jsonpath='{.status.conditions[?(@.type=="%s")]}'`, n.Name, cond.Type))
 }
 
-func nodeTaintEvidence(c *Context, n *corev1.Node, key string) (string, bool) {
+func nodeTaintEvidence(c *rule.Pass, n *corev1.Node, key string) (string, bool) {
 	for _, t := range n.Spec.Taints {
 		if t.Key == key {
-			return c.Evidence(fmt.Sprintf("Node %s has taint %s", n.Name, taintSpec(t)), "node/"+n.Name+" .spec.taints",
+			return c.Evidence(fmt.Sprintf("Node %s has taint %s", n.Name, kube.TaintSpec(t)), "node/"+n.Name+" .spec.taints",
 				fmt.Sprintf("kubectl get node %s -o jsonpath='{.spec.taints}'", n.Name)), true
 		}
 	}
@@ -109,7 +71,7 @@ func nodeTaintEvidence(c *Context, n *corev1.Node, key string) (string, bool) {
 
 // nodeImpact states what runs on a Node target (bundle.NodePods): how many
 // pods, how many of them are not ready.
-func nodeImpact(c *Context, n *corev1.Node) []string {
+func nodeImpact(c *rule.Pass, n *corev1.Node) []string {
 	pods := c.B.NodePods
 	if len(pods) == 0 {
 		return nil
@@ -120,7 +82,7 @@ func nodeImpact(c *Context, n *corev1.Node) []string {
 		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted":
 			evicted = append(evicted, p.Namespace+"/"+p.Name)
 		case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
-		case !isPodReady(p):
+		case !kube.IsPodReady(p):
 			notReady = append(notReady, p.Namespace+"/"+p.Name)
 		}
 	}
@@ -135,14 +97,14 @@ func listSuffix(names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return ": " + namesUpTo(names, 5)
+	return ": " + kube.NamesUpTo(names, 5)
 }
 
 // nodeHasProblem reports whether a node has anything the node rules report;
 // only then are the healthy checks worth listing as ruled out.
 func nodeHasProblem(n *corev1.Node) bool {
-	return nodeNotReady(n) != nil || n.Spec.Unschedulable || nodeConditionTrue(n, corev1.NodeNetworkUnavailable) ||
-		nodeConditionTrue(n, corev1.NodeMemoryPressure) || nodeConditionTrue(n, corev1.NodeDiskPressure) || nodeConditionTrue(n, corev1.NodePIDPressure)
+	return nodeNotReady(n) != nil || n.Spec.Unschedulable || kube.NodeConditionTrue(n, corev1.NodeNetworkUnavailable) ||
+		kube.NodeConditionTrue(n, corev1.NodeMemoryPressure) || kube.NodeConditionTrue(n, corev1.NodeDiskPressure) || kube.NodeConditionTrue(n, corev1.NodePIDPressure)
 }
 
 // notReadyCause is one row of the NotReady table: what the kubelet's Ready
@@ -202,7 +164,7 @@ func classifyNotReady(cond *corev1.NodeCondition) notReadyCause {
 			return r
 		}
 	}
-	return notReadyCause{Class: "Kubelet", Explains: fmt.Sprintf("the kubelet reports the node not ready (%s)", orDash(firstLine(cond.Message))),
+	return notReadyCause{Class: "Kubelet", Explains: fmt.Sprintf("the kubelet reports the node not ready (%s)", kube.OrDash(kube.FirstLine(cond.Message))),
 		Fix: "Read the kubelet's log on the node for the reason it gives.", Commands: kubeletCommands}
 }
 
@@ -212,16 +174,16 @@ var nodeHistoryReasons = []string{"NodeNotReady", "Rebooted", "SystemOOM", "Cont
 // checkNodeNotReady: a Node target whose Ready condition is False or
 // Unknown, with why (kubelet gone, CNI, runtime, PLEG) and what it takes
 // down with it.
-func checkNodeNotReady(c *Context) []Finding {
-	n := targetOf(c, "Node", c.B.Nodes)
+func checkNodeNotReady(c *rule.Pass) []rule.Finding {
+	n := kube.TargetOf(c, "Node", c.B.Nodes)
 	if n == nil {
 		return nil
 	}
 	cond := nodeNotReady(n)
 	if cond == nil {
-		if nodeHasProblem(n) && nodeCondition(n, corev1.NodeReady) != nil {
-			ready := nodeCondition(n, corev1.NodeReady)
-			return []Finding{{Category: rule.Node.Sub("NotReady"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: n.Name,
+		if nodeHasProblem(n) && kube.NodeCondition(n, corev1.NodeReady) != nil {
+			ready := kube.NodeCondition(n, corev1.NodeReady)
+			return []rule.Finding{{Category: rule.Node.Sub("NotReady"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: n.Name,
 				Hypothesis: fmt.Sprintf("Node %s's kubelet is not ready", n.Name),
 				Evidence:   []string{nodeConditionEvidence(c, n, ready)}}}
 		}
@@ -234,25 +196,25 @@ func checkNodeNotReady(c *Context) []Finding {
 			evidence = append(evidence, id)
 		}
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Node.Sub("NotReady", cause.Class), Verdict: report.Validated, Confidence: rule.Strong,
 		Current: true, Strength: rule.Explained, Subject: n.Name,
 		Hypothesis: fmt.Sprintf("Node %s is NotReady because %s", n.Name, cause.Explains),
 	}
 	since := ""
 	if !cond.LastTransitionTime.IsZero() {
-		since = fmt.Sprintf(" for %s (since %s)", ago(c.Now, cond.LastTransitionTime.Time), clock(cond.LastTransitionTime.Time))
+		since = fmt.Sprintf(" for %s (since %s)", kube.Ago(c.Now, cond.LastTransitionTime.Time), kube.Clock(cond.LastTransitionTime.Time))
 	}
 	hb := cond.LastHeartbeatTime.Time
 	if cause.Class == "KubeletStoppedPosting" {
-		f.Title = fmt.Sprintf("node %s is NotReady: its kubelet stopped posting status %s ago (last heartbeat %s)", n.Name, ago(c.Now, hb), clock(hb))
-		f.Culprit = fmt.Sprintf("node/%s kubelet: no status since %s (Ready=Unknown, %s)", n.Name, clock(hb), orDash(cond.Reason))
+		f.Title = fmt.Sprintf("node %s is NotReady: its kubelet stopped posting status %s ago (last heartbeat %s)", n.Name, kube.Ago(c.Now, hb), kube.Clock(hb))
+		f.Culprit = fmt.Sprintf("node/%s kubelet: no status since %s (Ready=Unknown, %s)", n.Name, kube.Clock(hb), kube.OrDash(cond.Reason))
 		f.Mechanism = "The kubelet renews its node's status and lease every few seconds. When it misses them for node-monitor-grace-period (about 40-50s) the node lifecycle controller sets every condition to Unknown, " +
 			"taints the node node.kubernetes.io/unreachable:NoExecute, marks its pods not ready and, once their toleration (300s by default) expires, evicts them; " +
 			"the evicted pods stay Terminating until the kubelet comes back or the Node object is deleted."
 	} else {
 		f.Title = fmt.Sprintf("node %s is NotReady%s: %s", n.Name, since, cause.Explains)
-		f.Culprit = fmt.Sprintf("node/%s Ready=False (%s): %s", n.Name, orDash(cond.Reason), orDash(firstLine(cond.Message)))
+		f.Culprit = fmt.Sprintf("node/%s Ready=False (%s): %s", n.Name, kube.OrDash(cond.Reason), kube.OrDash(kube.FirstLine(cond.Message)))
 		f.Mechanism = "The kubelet itself reports the node not ready and says why in the Ready condition's message. The node lifecycle controller taints the node node.kubernetes.io/not-ready:NoExecute: " +
 			"no new pod is scheduled there and running pods are evicted once their toleration (300s by default) expires."
 	}
@@ -261,9 +223,9 @@ func checkNodeNotReady(c *Context) []Finding {
 		evidence = append(evidence, nodeEventEvidence(c, e))
 		switch e.Reason {
 		case "Rebooted":
-			f.Contributing = append(f.Contributing, fmt.Sprintf("The node rebooted at %s: %s", clock(bundle.EventTime(&e)), firstLine(e.Message)))
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The node rebooted at %s: %s", kube.Clock(bundle.EventTime(&e)), kube.FirstLine(e.Message)))
 		case "SystemOOM":
-			f.Contributing = append(f.Contributing, fmt.Sprintf("The kernel's OOM killer ran on the node at %s: %s", clock(bundle.EventTime(&e)), firstLine(e.Message)))
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The kernel's OOM killer ran on the node at %s: %s", kube.Clock(bundle.EventTime(&e)), kube.FirstLine(e.Message)))
 		}
 	}
 	for _, other := range n.Status.Conditions {
@@ -290,7 +252,7 @@ func checkNodeNotReady(c *Context) []Finding {
 			Commands:    []string{fmt.Sprintf("kubectl delete node %s", n.Name)},
 			Risk:        "only once the machine is really stopped: pods of a StatefulSet could otherwise run twice"})
 	}
-	return []Finding{f}
+	return []rule.Finding{f}
 }
 
 // pressure describes one kubelet pressure condition.
@@ -342,16 +304,16 @@ var pressures = []struct {
 var pressureEventReasons = []string{"EvictionThresholdMet", "FreeDiskSpaceFailed", "ImageGCFailed", "SystemOOM", "NodeHasDiskPressure", "NodeHasInsufficientMemory", "NodeHasInsufficientPID"}
 
 // checkNodePressure: a Node target under memory, disk or PID pressure.
-func checkNodePressure(c *Context) []Finding {
-	n := targetOf(c, "Node", c.B.Nodes)
+func checkNodePressure(c *rule.Pass) []rule.Finding {
+	n := kube.TargetOf(c, "Node", c.B.Nodes)
 	if n == nil {
 		return nil
 	}
-	var out []Finding
+	var out []rule.Finding
 	var clear []string
 	var clearEv []string
 	for _, pr := range pressures {
-		cond := nodeCondition(n, pr.Type)
+		cond := kube.NodeCondition(n, pr.Type)
 		if cond == nil || cond.Status != corev1.ConditionTrue {
 			if cond != nil && cond.Status == corev1.ConditionFalse {
 				clear = append(clear, string(pr.Type))
@@ -363,23 +325,23 @@ func checkNodePressure(c *Context) []Finding {
 		if id, ok := nodeTaintEvidence(c, n, pr.Taint); ok {
 			evidence = append(evidence, id)
 		}
-		f := Finding{
+		f := rule.Finding{
 			Category: pr.Category, Verdict: report.Validated, Confidence: rule.Definitive, Current: true, Strength: rule.Observed, Subject: n.Name,
 			Hypothesis: fmt.Sprintf("Node %s is under %s", n.Name, pr.Type),
-			Title:      fmt.Sprintf("node %s is under %s: %s", n.Name, pr.Type, orDash(cond.Message)),
-			Summary:    fmt.Sprintf("Node %s reports %s since %s: %s.", n.Name, pr.Type, clock(cond.LastTransitionTime.Time), pr.Explains),
+			Title:      fmt.Sprintf("node %s is under %s: %s", n.Name, pr.Type, kube.OrDash(cond.Message)),
+			Summary:    fmt.Sprintf("Node %s reports %s since %s: %s.", n.Name, pr.Type, kube.Clock(cond.LastTransitionTime.Time), pr.Explains),
 			Mechanism:  fmt.Sprintf("The kubelet watches %s against its eviction thresholds; below them it sets %s=True, the node is tainted %s:NoSchedule, and %s.", pr.Signal, pr.Type, pr.Taint, pr.Explains),
-			Culprit:    fmt.Sprintf("node/%s %s below the kubelet's eviction threshold (%s=True since %s)", n.Name, pr.Signal, pr.Type, clock(cond.LastTransitionTime.Time)),
+			Culprit:    fmt.Sprintf("node/%s %s below the kubelet's eviction threshold (%s=True since %s)", n.Name, pr.Signal, pr.Type, kube.Clock(cond.LastTransitionTime.Time)),
 		}
 		for _, e := range nodeEvents(c, n.Name, pressureEventReasons...) {
 			evidence = append(evidence, nodeEventEvidence(c, e))
 			if pr.Type == corev1.NodeDiskPressure && e.Reason == "ImageGCFailed" && strings.Contains(e.Message, "0 bytes eligible") {
-				f.Culprit = fmt.Sprintf("node/%s image filesystem: image garbage collection found nothing to free (%s) — the space is held by images in use, logs or volumes", n.Name, firstLine(e.Message))
+				f.Culprit = fmt.Sprintf("node/%s image filesystem: image garbage collection found nothing to free (%s) — the space is held by images in use, logs or volumes", n.Name, kube.FirstLine(e.Message))
 			}
 		}
 		if pr.Type == corev1.NodeMemoryPressure {
 			if unlimited := podsWithoutMemoryLimit(c.B.NodePods); len(unlimited) > 0 {
-				f.Contributing = append(f.Contributing, fmt.Sprintf("%d pod(s) on the node have a container without a memory limit: %s.", len(unlimited), namesUpTo(unlimited, 5)))
+				f.Contributing = append(f.Contributing, fmt.Sprintf("%d pod(s) on the node have a container without a memory limit: %s.", len(unlimited), kube.NamesUpTo(unlimited, 5)))
 			}
 		}
 		f.Contributing = append(f.Contributing, nodeImpact(c, n)...)
@@ -394,7 +356,7 @@ func checkNodePressure(c *Context) []Finding {
 	}
 	// Only what the node reports False is ruled out.
 	if len(out) == 0 && len(clear) > 0 && nodeHasProblem(n) {
-		out = append(out, Finding{Category: rule.Node.Sub("Pressure"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: n.Name,
+		out = append(out, rule.Finding{Category: rule.Node.Sub("Pressure"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: n.Name,
 			Hypothesis: fmt.Sprintf("Node %s is under %s", n.Name, strings.Join(clear, ", ")), Evidence: clearEv})
 	}
 	return out
@@ -417,12 +379,12 @@ func podsWithoutMemoryLimit(pods []*corev1.Pod) []string {
 }
 
 // checkNodeNetworkUnavailable: a Node target whose network is not set up.
-func checkNodeNetworkUnavailable(c *Context) []Finding {
-	n := targetOf(c, "Node", c.B.Nodes)
+func checkNodeNetworkUnavailable(c *rule.Pass) []rule.Finding {
+	n := kube.TargetOf(c, "Node", c.B.Nodes)
 	if n == nil {
 		return nil
 	}
-	cond := nodeCondition(n, corev1.NodeNetworkUnavailable)
+	cond := kube.NodeCondition(n, corev1.NodeNetworkUnavailable)
 	if cond == nil || cond.Status != corev1.ConditionTrue {
 		return nil
 	}
@@ -430,15 +392,15 @@ func checkNodeNetworkUnavailable(c *Context) []Finding {
 	if id, ok := nodeTaintEvidence(c, n, "node.kubernetes.io/network-unavailable"); ok {
 		evidence = append(evidence, id)
 	}
-	return []Finding{{
+	return []rule.Finding{{
 		Category: rule.Node.Sub("NetworkUnavailable"), Verdict: report.Validated, Confidence: rule.Strong, Current: true, Strength: rule.Observed, Subject: n.Name,
 		Evidence:   evidence,
 		Hypothesis: fmt.Sprintf("Node %s has no working pod network", n.Name),
-		Title:      fmt.Sprintf("node %s has no pod network: NetworkUnavailable=True (%s): %s", n.Name, orDash(cond.Reason), orDash(cond.Message)),
-		Summary:    fmt.Sprintf("Node %s reports NetworkUnavailable=True since %s: pods on it cannot get or use a network.", n.Name, clock(cond.LastTransitionTime.Time)),
+		Title:      fmt.Sprintf("node %s has no pod network: NetworkUnavailable=True (%s): %s", n.Name, kube.OrDash(cond.Reason), kube.OrDash(cond.Message)),
+		Summary:    fmt.Sprintf("Node %s reports NetworkUnavailable=True since %s: pods on it cannot get or use a network.", n.Name, kube.Clock(cond.LastTransitionTime.Time)),
 		Mechanism: "NetworkUnavailable is set by whatever configures the node's network: the cloud route controller (reason NoRouteCreated) or the CNI agent (Calico, Cilium…). " +
 			"While it is True the node is tainted node.kubernetes.io/network-unavailable:NoSchedule and new pods' sandboxes fail.",
-		Culprit: fmt.Sprintf("node/%s network setup: NetworkUnavailable=True (%s)", n.Name, orDash(cond.Reason)),
+		Culprit: fmt.Sprintf("node/%s network setup: NetworkUnavailable=True (%s)", n.Name, kube.OrDash(cond.Reason)),
 		Actions: []report.Action{
 			{Kind: report.Immediate, Description: "Check the CNI agent pod on the node (and, with reason NoRouteCreated, the cloud route table of the cluster).",
 				Commands: []string{fmt.Sprintf("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=%s", n.Name),
@@ -449,8 +411,8 @@ func checkNodeNetworkUnavailable(c *Context) []Finding {
 }
 
 // checkNodeCordoned: a Node target marked unschedulable.
-func checkNodeCordoned(c *Context) []Finding {
-	n := targetOf(c, "Node", c.B.Nodes)
+func checkNodeCordoned(c *rule.Pass) []rule.Finding {
+	n := kube.TargetOf(c, "Node", c.B.Nodes)
 	if n == nil || !n.Spec.Unschedulable {
 		return nil
 	}
@@ -462,7 +424,7 @@ func checkNodeCordoned(c *Context) []Finding {
 	for _, e := range nodeEvents(c, n.Name, "NodeNotSchedulable") {
 		evidence = append(evidence, nodeEventEvidence(c, e))
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Node.Sub("Cordoned"), Verdict: report.Validated, Confidence: rule.Definitive, Current: true, Strength: rule.Observed, Subject: n.Name,
 		Evidence:   evidence,
 		Hypothesis: fmt.Sprintf("Node %s is cordoned", n.Name),
@@ -472,7 +434,7 @@ func checkNodeCordoned(c *Context) []Finding {
 			"node.kubernetes.io/unschedulable:NoSchedule. Running pods are untouched; a drain would also evict them.",
 		Culprit: fmt.Sprintf("node/%s spec.unschedulable=true (cordoned)", n.Name),
 		Actions: []report.Action{
-			uncordonAction([]string{n.Name}),
+			kube.UncordonAction([]string{n.Name}),
 			{Kind: report.Check, Description: "If a drain was started, see which pods are still on the node.",
 				Commands: []string{fmt.Sprintf("kubectl get pods -A -o wide --field-selector spec.nodeName=%s", n.Name)}},
 		},
@@ -488,7 +450,7 @@ func checkNodeCordoned(c *Context) []Finding {
 		}
 		f.Contributing = append(f.Contributing, fmt.Sprintf("%d pod(s) other than DaemonSet pods still run on the node%s: a drain, if one was started, has not finished.", len(workloads), listSuffix(workloads)))
 	}
-	return []Finding{f}
+	return []rule.Finding{f}
 }
 
 // Pods whose node is the problem.
@@ -504,8 +466,8 @@ var (
 // checkPodNode: a pod evicted by its node's kubelet under pressure, stopped
 // by a node shutdown, or running on a node that is NotReady, unreachable or
 // without network.
-func checkPodNode(c *Context) []Finding {
-	var out []Finding
+func checkPodNode(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
 		if p.Status.Phase == corev1.PodFailed {
 			switch {
@@ -529,15 +491,15 @@ func checkPodNode(c *Context) []Finding {
 			out = append(out, podOnNotReadyNode(c, p, n, cond))
 			continue
 		}
-		if isPodReady(p) {
+		if kube.IsPodReady(p) {
 			continue
 		}
-		if nodeConditionTrue(n, corev1.NodeNetworkUnavailable) {
+		if kube.NodeConditionTrue(n, corev1.NodeNetworkUnavailable) {
 			out = append(out, podOnNetworklessNode(c, p, n))
 		}
 		for _, pr := range pressures {
-			if cond := nodeCondition(n, pr.Type); cond != nil && cond.Status == corev1.ConditionTrue {
-				out = append(out, Finding{
+			if cond := kube.NodeCondition(n, pr.Type); cond != nil && cond.Status == corev1.ConditionTrue {
+				out = append(out, rule.Finding{
 					Category: pr.Category, Verdict: report.Inconclusive, Confidence: rule.Doubtful, Current: true, Strength: rule.Explained, Subject: p.Name,
 					Hypothesis: fmt.Sprintf("Node %s's %s keeps pod %s from running", n.Name, pr.Type, p.Name),
 					Evidence:   []string{nodeConditionEvidence(c, n, cond)},
@@ -550,8 +512,8 @@ func checkPodNode(c *Context) []Finding {
 	return out
 }
 
-func podWorkload(c *Context, p *corev1.Pod) string {
-	kind, owner := ownerName(c, p)
+func podWorkload(c *rule.Pass, p *corev1.Pod) string {
+	kind, owner := kube.OwnerName(c, p)
 	return kind + "/" + owner
 }
 
@@ -559,7 +521,7 @@ func podWorkload(c *Context, p *corev1.Pod) string {
 // message: which resource ran low, and which container used more than it
 // requested. A pod evicted for its own ephemeral-storage limit is left to
 // the rules about the pod.
-func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
+func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 	msg := p.Status.Message
 	var pr *pressure
 	var prType corev1.NodeConditionType
@@ -581,15 +543,15 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 		}
 	}
 	if pr == nil {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	node := p.Spec.NodeName
-	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg), podRef(p)+" .status.reason/.status.message",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, nsFlag(p)))}
-	f := Finding{
+	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg), kube.PodRef(p)+" .status.reason/.status.message",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, kube.NsFlag(p)))}
+	f := rule.Finding{
 		Verdict: report.Validated, Confidence: rule.Definitive, Strength: rule.Explained, Subject: p.Name, Evidence: evidence,
 		Mechanism: fmt.Sprintf("When a node runs low on %s, the kubelet evicts pods to reclaim it: first those using more than they request, ranked by priority and by how far they exceed their request. "+
-			"An evicted pod stays Failed (reason Evicted); its controller, if any, creates a replacement elsewhere.", valueOr(resourceName, string(prType))),
+			"An evicted pod stays Failed (reason Evicted); its controller, if any, creates a replacement elsewhere.", kube.ValueOr(resourceName, string(prType))),
 		Current: true,
 	}
 	// An evicted pod of a workload is history once its replacement runs;
@@ -602,20 +564,20 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 		n = c.B.Node(node)
 	}
 	if n != nil {
-		if cond := nodeCondition(n, prType); cond != nil {
+		if cond := kube.NodeCondition(n, prType); cond != nil {
 			evidence = append(evidence, nodeConditionEvidence(c, n, cond))
 			if cond.Status == corev1.ConditionTrue {
 				f.Current = true
 				f.Contributing = append(f.Contributing, fmt.Sprintf("Node %s is still under %s.", node, prType))
 			} else {
-				f.Contributing = append(f.Contributing, fmt.Sprintf("Node %s is no longer under %s (%s=%s since %s).", node, prType, prType, cond.Status, clock(cond.LastTransitionTime.Time)))
+				f.Contributing = append(f.Contributing, fmt.Sprintf("Node %s is no longer under %s (%s=%s since %s).", node, prType, prType, cond.Status, kube.Clock(cond.LastTransitionTime.Time)))
 			}
 		}
 		for _, e := range nodeEvents(c, node, pressureEventReasons...) {
 			evidence = append(evidence, nodeEventEvidence(c, e))
 		}
 	}
-	nodeName := valueOr(node, "its node")
+	nodeName := kube.ValueOr(node, "its node")
 	if admission {
 		f.Category = pr.Category.Sub("Rejected")
 		f.Hypothesis = fmt.Sprintf("The pod was rejected by its node's kubelet because the node had %s", prType)
@@ -635,35 +597,35 @@ func evictionFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 			f.Title += fmt.Sprintf(": container %s used %s against a request of %s", ctr, used, req)
 			f.Summary += fmt.Sprintf(" Container %s used %s of %s while requesting %s, which made the pod a first candidate.", ctr, used, resourceName, req)
 			res := corev1.ResourceName(strings.TrimSuffix(m[4], "."))
-			kind, owner := ownerName(c, p)
+			kind, owner := kube.OwnerName(c, p)
 			f.Culprit = fmt.Sprintf("%s container %s resources.requests.%s (%s; it used %s when node %s ran low)", kind+"/"+owner, ctr, res, req, used, nodeName)
 			set := report.Action{Kind: report.Immediate,
 				Description: fmt.Sprintf("Make container %s request what it really uses, so the scheduler reserves it and the kubelet stops picking it first.", ctr),
-				Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=%s", podWorkload(c, p), nsFlag(p), ctr, res, used)},
-				Risk:        "a larger request needs room on the nodes; " + templateRisk(kind, "the change starts a rollout")}
-			set.Commands = templateCommands(kind, owner, p.Namespace, set.Commands, fmt.Sprintf("set resources.requests.%s: %s for container %s", res, used, ctr), "")
+				Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=%s", podWorkload(c, p), kube.NsFlag(p), ctr, res, used)},
+				Risk:        "a larger request needs room on the nodes; " + kube.TemplateRisk(kind, "the change starts a rollout")}
+			set.Commands = kube.TemplateCommands(kind, owner, p.Namespace, set.Commands, fmt.Sprintf("set resources.requests.%s: %s for container %s", res, used, ctr), "")
 			if kind == "pod" {
-				set.Commands = []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.requests.%s: %s for container %s", p.Name, nsFlag(p), p.Name, res, used, ctr),
+				set.Commands = []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.requests.%s: %s for container %s", p.Name, kube.NsFlag(p), p.Name, res, used, ctr),
 					fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}
-				set.Risk = recreateRisk
+				set.Risk = kube.RecreateRisk
 			}
 			f.Actions = append([]report.Action{set}, f.Actions...)
 		}
 	}
 	f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Evicted pods stay listed as Failed: delete them once their cause is understood.",
-		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, nsFlag(p))}})
+		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NsFlag(p))}})
 	f.Evidence = evidence
 	return f, true
 }
 
-func shutdownFinding(c *Context, p *corev1.Pod) Finding {
-	node := valueOr(p.Spec.NodeName, "its node")
-	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason %s: %s", orDash(p.Status.Reason), p.Status.Message), podRef(p)+" .status.reason/.status.message",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, nsFlag(p)))}
+func shutdownFinding(c *rule.Pass, p *corev1.Pod) rule.Finding {
+	node := kube.ValueOr(p.Spec.NodeName, "its node")
+	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason %s: %s", kube.OrDash(p.Status.Reason), p.Status.Message), kube.PodRef(p)+" .status.reason/.status.message",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, kube.NsFlag(p)))}
 	for _, e := range nodeEvents(c, p.Spec.NodeName, "Rebooted", "NodeShutdown", "NodeNotReady", "Starting") {
 		evidence = append(evidence, nodeEventEvidence(c, e))
 	}
-	return Finding{
+	return rule.Finding{
 		Category: rule.Node.Sub("Shutdown"), Verdict: report.Validated, Confidence: rule.Strong, Strength: rule.Explained, Subject: p.Name, Evidence: evidence,
 		Current:    c.B.Target.Kind == "Pod",
 		Hypothesis: "The pod was stopped because its node shut down",
@@ -675,7 +637,7 @@ func shutdownFinding(c *Context, p *corev1.Pod) Finding {
 			{Kind: report.Check, Description: "See why the node shut down (maintenance, spot interruption, crash) and whether it came back.",
 				Commands: []string{fmt.Sprintf("kubectl describe node %s", node), fmt.Sprintf("kubectl get events -n default --field-selector involvedObject.kind=Node,involvedObject.name=%s", node)}},
 			{Kind: report.LongTerm, Description: "Run the workload with a controller and several replicas (with a PodDisruptionBudget) so a node shutdown does not take it down.",
-				Commands: []string{fmt.Sprintf("kubectl get pdb %s", nsFlag(p))}},
+				Commands: []string{fmt.Sprintf("kubectl get pdb %s", kube.NsFlag(p))}},
 		},
 	}
 }
@@ -683,7 +645,7 @@ func shutdownFinding(c *Context, p *corev1.Pod) Finding {
 // podOnNotReadyNode: the pod's own status is stale or cannot progress
 // because its node's kubelet is not ready: the node is the cause, whatever
 // the containers seem to say.
-func podOnNotReadyNode(c *Context, p *corev1.Pod, n *corev1.Node, cond *corev1.NodeCondition) Finding {
+func podOnNotReadyNode(c *rule.Pass, p *corev1.Pod, n *corev1.Node, cond *corev1.NodeCondition) rule.Finding {
 	cause := classifyNotReady(cond)
 	evidence := []string{nodeConditionEvidence(c, n, cond)}
 	for _, key := range []string{"node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"} {
@@ -696,12 +658,12 @@ func podOnNotReadyNode(c *Context, p *corev1.Pod, n *corev1.Node, cond *corev1.N
 	}
 	hb := cond.LastHeartbeatTime.Time
 	state := "is NotReady: " + cause.Explains
-	culprit := fmt.Sprintf("node/%s Ready=%s (%s): %s", n.Name, cond.Status, orDash(cond.Reason), orDash(firstLine(cond.Message)))
+	culprit := fmt.Sprintf("node/%s Ready=%s (%s): %s", n.Name, cond.Status, kube.OrDash(cond.Reason), kube.OrDash(kube.FirstLine(cond.Message)))
 	if cause.Class == "KubeletStoppedPosting" {
-		state = fmt.Sprintf("stopped posting status %s ago (last heartbeat %s)", ago(c.Now, hb), clock(hb))
-		culprit = fmt.Sprintf("node/%s kubelet: no status since %s (Ready=Unknown)", n.Name, clock(hb))
+		state = fmt.Sprintf("stopped posting status %s ago (last heartbeat %s)", kube.Ago(c.Now, hb), kube.Clock(hb))
+		culprit = fmt.Sprintf("node/%s kubelet: no status since %s (Ready=Unknown)", n.Name, kube.Clock(hb))
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Node.Sub("NotReady", cause.Class), Verdict: report.Validated, Confidence: rule.Strong, Current: true, Strength: rule.Traced, Subject: p.Name,
 		Hypothesis: "The pod's node is NotReady: " + cause.Explains,
 		Title:      fmt.Sprintf("the pod's node %s %s", n.Name, state),
@@ -720,10 +682,10 @@ func podOnNotReadyNode(c *Context, p *corev1.Pod, n *corev1.Node, cond *corev1.N
 		f.Title = fmt.Sprintf("pod is stuck Terminating: its node %s %s", n.Name, state)
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate,
 			Description: "Once the node is known to be down, force the deletion so a replacement can start (the kubelet cannot confirm it).",
-			Commands:    []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, nsFlag(p))},
+			Commands:    []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, kube.NsFlag(p))},
 			Risk:        "if the node is only partitioned the old pod keeps running: a StatefulSet pod could then run twice"})
 	}
-	if ready := podReadyCondition(p); ready != nil && ready.Status == corev1.ConditionTrue {
+	if ready := kube.PodReadyCondition(p); ready != nil && ready.Status == corev1.ConditionTrue {
 		f.Contributing = append(f.Contributing, "The pod still shows Ready=True: that status was written before the kubelet stopped reporting.")
 	}
 	f.Evidence = evidence
@@ -732,23 +694,23 @@ func podOnNotReadyNode(c *Context, p *corev1.Pod, n *corev1.Node, cond *corev1.N
 
 // podOnNetworklessNode: the pod's node has no network; its sandbox events
 // say whether that is what stops the pod.
-func podOnNetworklessNode(c *Context, p *corev1.Pod, n *corev1.Node) Finding {
-	cond := nodeCondition(n, corev1.NodeNetworkUnavailable)
+func podOnNetworklessNode(c *rule.Pass, p *corev1.Pod, n *corev1.Node) rule.Finding {
+	cond := kube.NodeCondition(n, corev1.NodeNetworkUnavailable)
 	evidence := []string{nodeConditionEvidence(c, n, cond)}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Node.Sub("NetworkUnavailable"), Verdict: report.Inconclusive, Confidence: rule.Even, Current: true, Strength: rule.Traced, Subject: p.Name,
 		Hypothesis: fmt.Sprintf("Pod %s cannot get a network because node %s has NetworkUnavailable=True", p.Name, n.Name),
-		Title:      fmt.Sprintf("the pod's node %s has no pod network (NetworkUnavailable=True, %s)", n.Name, orDash(cond.Reason)),
+		Title:      fmt.Sprintf("the pod's node %s has no pod network (NetworkUnavailable=True, %s)", n.Name, kube.OrDash(cond.Reason)),
 		Summary:    fmt.Sprintf("Pod %s is on node %s, whose network is not set up: the kubelet cannot create the pod's sandbox.", p.Name, n.Name),
 		Mechanism:  "Each pod gets its network from the CNI plugin when the kubelet creates its sandbox; on a node whose network is unavailable that step fails and the containers never start.",
-		Culprit:    fmt.Sprintf("node/%s network setup: NetworkUnavailable=True (%s)", n.Name, orDash(cond.Reason)),
+		Culprit:    fmt.Sprintf("node/%s network setup: NetworkUnavailable=True (%s)", n.Name, kube.OrDash(cond.Reason)),
 		Actions: []report.Action{{Kind: report.Immediate, Description: "Repair the node's network: the CNI agent pod on the node, or the cloud routes.",
 			Commands: []string{fmt.Sprintf("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=%s", n.Name), fmt.Sprintf("kubectl describe node %s", n.Name)}}},
 	}
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if e.Reason == "FailedCreatePodSandBox" && sandboxNetworkRe.MatchString(e.Message) {
-			evidence = append(evidence, c.Evidence(fmt.Sprintf("Event FailedCreatePodSandBox ×%d: %s", max(e.Count, 1), firstLine(e.Message)),
-				"event on "+podRef(p), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", nsFlag(p), p.Name)))
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Event FailedCreatePodSandBox ×%d: %s", max(e.Count, 1), kube.FirstLine(e.Message)),
+				"event on "+kube.PodRef(p), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", kube.NsFlag(p), p.Name)))
 			f.Verdict, f.Confidence = report.Validated, rule.High
 		}
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 func TestTemplateRiskPerOwner(t *testing.T) {
@@ -24,15 +26,15 @@ func TestTemplateRiskPerOwner(t *testing.T) {
 		{"deployment", rollout, rollout},
 		{"statefulset", rollout, rollout},
 		{"daemonset", rollout, rollout},
-		{"replicaset", replicaSetTemplateRisk, replicaSetPendingRisk},
-		{"job", jobTemplateRisk, jobTemplateRisk},
-		{"cronjob", cronJobTemplateRisk, cronJobPendingRisk},
+		{"replicaset", kube.ReplicaSetTemplateRisk, kube.ReplicaSetPendingRisk},
+		{"job", kube.JobTemplateRisk, kube.JobTemplateRisk},
+		{"cronjob", kube.CronJobTemplateRisk, kube.CronJobPendingRisk},
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
-			if got := templateRisk(tt.kind, rollout); got != tt.risk {
+			if got := kube.TemplateRisk(tt.kind, rollout); got != tt.risk {
 				t.Errorf("templateRisk = %q, want %q", got, tt.risk)
 			}
-			if got := pendingTemplateRisk(tt.kind, rollout); got != tt.pending {
+			if got := kube.PendingTemplateRisk(tt.kind, rollout); got != tt.pending {
 				t.Errorf("pendingTemplateRisk = %q, want %q", got, tt.pending)
 			}
 		})
@@ -77,7 +79,7 @@ func TestTemplateCommandsPerOwner(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			edit := []string{tt.edit}
-			got := templateCommands(tt.kind, tt.owner, "shop", edit, what, tt.stuckRun)
+			got := kube.TemplateCommands(tt.kind, tt.owner, "shop", edit, what, tt.stuckRun)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("commands\n%q\nwant\n%q", got, tt.want)
 			}
@@ -147,7 +149,7 @@ func checkOwnerFix(t *testing.T, o ownerFixKind, a report.Action, pending bool) 
 		if !strings.Contains(cmds, o.inPlace) || strings.Contains(cmds, "create job") {
 			t.Errorf("fix %q: commands %q; want a change of %s alone", a.Description, a.Commands, o.inPlace)
 		}
-		for _, other := range []string{replicaSetTemplateRisk, replicaSetPendingRisk, jobTemplateRisk, cronJobTemplateRisk, cronJobPendingRisk} {
+		for _, other := range []string{kube.ReplicaSetTemplateRisk, kube.ReplicaSetPendingRisk, kube.JobTemplateRisk, kube.CronJobTemplateRisk, kube.CronJobPendingRisk} {
 			if strings.Contains(a.Risk, other) {
 				t.Errorf("fix %q of a %s: risk %q", a.Description, o.kind, a.Risk)
 			}
@@ -162,15 +164,15 @@ func checkOwnerFix(t *testing.T, o ownerFixKind, a report.Action, pending bool) 
 		if strings.Contains(cmds, "job/once") {
 			t.Errorf("fix %q changes the Job's immutable template in place: %q", a.Description, a.Commands)
 		}
-		if !strings.Contains(a.Risk, jobTemplateRisk) {
-			t.Errorf("fix %q: risk %q lacks %q", a.Description, a.Risk, jobTemplateRisk)
+		if !strings.Contains(a.Risk, kube.JobTemplateRisk) {
+			t.Errorf("fix %q: risk %q lacks %q", a.Description, a.Risk, kube.JobTemplateRisk)
 		}
 	case "CronJob":
 		want := []string{"kubectl create job nightly-manual-$(date +%s) -n shop --from=cronjob/nightly"}
-		risk := cronJobTemplateRisk
+		risk := kube.CronJobTemplateRisk
 		if pending {
 			want = append([]string{"kubectl delete job nightly-1 -n shop"}, want...)
-			risk = cronJobPendingRisk
+			risk = kube.CronJobPendingRisk
 		}
 		if !strings.Contains(cmds, o.inPlace) || len(a.Commands) < len(want) || !slices.Equal(a.Commands[len(a.Commands)-len(want):], want) {
 			t.Errorf("fix %q: commands %q; want a change of %s, then %q", a.Description, a.Commands, o.inPlace, want)
@@ -399,7 +401,7 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 					b.ResourceQuotas = []*corev1.ResourceQuota{{ObjectMeta: metav1.ObjectMeta{Name: "compute-resources", Namespace: "shop"},
 						Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{"limits.memory": resource.MustParse("8Gi")}, Used: corev1.ResourceList{"limits.memory": resource.MustParse("7Gi")}}}}
 				})
-				var f *Finding
+				var f *rule.Finding
 				for _, x := range wlCheckFailedCreate(testPass(b)) {
 					if string(x.Category) == tt.category {
 						f = &x

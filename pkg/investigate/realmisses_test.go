@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // The misses the real-node tier found, one table row each, with the lines
@@ -43,11 +44,11 @@ func TestDecisiveLinesFromRealLogs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := findDecisive(tt.log)
+			d := logs.FindDecisive(tt.log)
 			if d == nil || d.Pattern.Class != tt.class {
 				t.Fatalf("decisive %+v, want class %s", d, tt.class)
 			}
-			if got := subjectOf(d.Pattern.Class, d.Line); got != tt.subject {
+			if got := logs.SubjectOf(d.Pattern.Class, d.Line); got != tt.subject {
 				t.Errorf("subject %q, want %q", got, tt.subject)
 			}
 		})

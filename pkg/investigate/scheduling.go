@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // schedReason is one part of a scheduler message: "2 Insufficient cpu".
@@ -144,8 +145,8 @@ func podRequests(p *corev1.Pod) corev1.ResourceList {
 // checkUnschedulable: a pod the scheduler cannot place, split into the
 // scheduler's reasons, each compared with the nodes, claims and pod spec it
 // is about; a pod held by scheduling gates; a pod no scheduler looks at.
-func checkUnschedulable(c *Context) []Finding {
-	var out []Finding
+func checkUnschedulable(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
 		if p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
 			continue
@@ -169,15 +170,15 @@ func checkUnschedulable(c *Context) []Finding {
 			msg = cond.Message
 			evidence = append(evidence, c.Evidence(
 				fmt.Sprintf("PodScheduled=False (%s): %s", cond.Reason, cond.Message),
-				podRef(p)+" .status.conditions[PodScheduled]",
-				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")]}'`, p.Name, nsFlag(p))))
+				kube.PodRef(p)+" .status.conditions[PodScheduled]",
+				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")]}'`, p.Name, kube.NsFlag(p))))
 		}
 		for _, e := range c.B.EventsFor(string(p.UID)) {
 			if e.Reason == "FailedScheduling" {
 				evidence = append(evidence, c.Evidence(
 					fmt.Sprintf("Event FailedScheduling ×%d: %s", max(e.Count, 1), e.Message),
-					"event on "+podRef(p),
-					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedScheduling", nsFlag(p), p.Name)))
+					"event on "+kube.PodRef(p),
+					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedScheduling", kube.NsFlag(p), p.Name)))
 				if msg == "" || cond == nil {
 					msg = e.Message // the newest event: events are sorted oldest first
 				}
@@ -295,7 +296,7 @@ type schedCause struct {
 
 // schedContext is what the explainers share about one pending pod.
 type schedContext struct {
-	c           *Context
+	c           *rule.Pass
 	p           *corev1.Pod
 	kind, owner string // where fixes go: the workload, or the bare pod
 	total       int
@@ -320,31 +321,31 @@ func podTemplatePath(kind string) string {
 
 func (e *schedContext) workload() string { return e.kind + "/" + e.owner }
 
-// templateRisk is what a change to the owner's pod template does: rollout
+// TemplateRisk is what a change to the owner's pod template does: rollout
 // (e.g. "starts a rollout") for a controller that rolls its pods; a bare
 // ReplicaSet and a CronJob's run leave their pending pods as they are, and
 // a Job is recreated.
 func (e *schedContext) templateRisk(rollout string) string {
-	return pendingTemplateRisk(e.kind, rollout)
+	return kube.PendingTemplateRisk(e.kind, rollout)
 }
 
-// templateCommands fits edit, the commands that change the owner's pod
-// template in place, to the owner: see templateCommands. what says the
+// TemplateCommands fits edit, the commands that change the owner's pod
+// template in place, to the owner: see TemplateCommands. what says the
 // change in words.
 func (e *schedContext) templateCommands(edit []string, what string) []string {
-	return templateCommands(e.kind, e.owner, e.p.Namespace, edit, what, podRun(e.p))
+	return kube.TemplateCommands(e.kind, e.owner, e.p.Namespace, edit, what, kube.PodRun(e.p))
 }
 
 // replacePendingPods adds to each fix of a bare ReplicaSet's template the
 // command that makes the ReplicaSet recreate its pending pods from it.
 func (e *schedContext) replacePendingPods(actions []report.Action) {
-	rs := targetOf(e.c, "ReplicaSet", e.c.B.ReplicaSets)
+	rs := kube.TargetOf(e.c, "ReplicaSet", e.c.B.ReplicaSets)
 	if e.kind != "replicaset" || rs == nil || rs.Spec.Selector == nil {
 		return
 	}
-	cmd := fmt.Sprintf("kubectl delete pods %s -l '%s' --field-selector=status.phase=Pending", nsFlag(e.p), metav1.FormatLabelSelector(rs.Spec.Selector))
+	cmd := fmt.Sprintf("kubectl delete pods %s -l '%s' --field-selector=status.phase=Pending", kube.NsFlag(e.p), metav1.FormatLabelSelector(rs.Spec.Selector))
 	for i := range actions {
-		if strings.Contains(actions[i].Risk, replicaSetPendingRisk) && !slices.Contains(actions[i].Commands, cmd) {
+		if strings.Contains(actions[i].Risk, kube.ReplicaSetPendingRisk) && !slices.Contains(actions[i].Commands, cmd) {
 			actions[i].Commands = append(slices.Clip(actions[i].Commands), cmd)
 		}
 	}
@@ -366,7 +367,7 @@ func (e *schedContext) template() *corev1.PodTemplateSpec {
 	case "job":
 		return &b.Jobs[0].Spec.Template
 	case "replicaset":
-		if rs := targetOf(e.c, "ReplicaSet", b.ReplicaSets); rs != nil {
+		if rs := kube.TargetOf(e.c, "ReplicaSet", b.ReplicaSets); rs != nil {
 			return &rs.Spec.Template
 		}
 	}
@@ -390,15 +391,13 @@ func (e *schedContext) replicas() int32 {
 // recreate is the fix for a field of a bare pod that cannot change in place.
 func (e *schedContext) recreate(what string) []string {
 	return []string{
-		fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # %s", e.p.Name, nsFlag(e.p), e.p.Name, what),
+		fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # %s", e.p.Name, kube.NsFlag(e.p), e.p.Name, what),
 		fmt.Sprintf("kubectl replace --force -f %s.yaml", e.p.Name),
 	}
 }
 
-const recreateRisk = "replace --force deletes and recreates the pod"
-
-func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string) []Finding {
-	kind, owner := ownerName(c, p)
+func schedulingFinding(c *rule.Pass, p *corev1.Pod, msg string, evidence []string) []rule.Finding {
+	kind, owner := kube.OwnerName(c, p)
 	e := &schedContext{c: c, p: p, kind: kind, owner: owner, reqs: podRequests(p)}
 	total, parts := parseSchedulerMessage(msg)
 	e.total = total
@@ -406,7 +405,7 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 	for _, part := range dropGenericAffinity(parts) {
 		causes = append(causes, e.explain(part))
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Unschedulable, Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name,
 		Mechanism: schedMechanism,
 	}
@@ -419,12 +418,12 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 		f.Hypothesis = "The pod cannot be placed on any node: the scheduler gave no reason"
 		f.Title = "pod cannot be scheduled: the scheduler gave no reason"
 		f.Summary = fmt.Sprintf("Pod %s stays Pending and the scheduler's message names no reason.", p.Name)
-		f.Culprit = podRef(p) + " scheduling constraints"
+		f.Culprit = kube.PodRef(p) + " scheduling constraints"
 		f.Confidence = rule.Even
 		f.Evidence = evidence
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the scheduler's full message and compare the pod's constraints with the nodes.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p)), "kubectl describe nodes"}}}
-		return []Finding{f}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p)), "kubectl describe nodes"}}}
+		return []rule.Finding{f}
 	}
 	sort.SliceStable(causes, func(i, j int) bool {
 		a, b := causes[i], causes[j]
@@ -443,7 +442,7 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 	var texts []string
 	for _, cz := range causes {
 		texts = append(texts, cz.Text)
-		evidence = appendUnique(evidence, cz.Evidence...)
+		evidence = kube.AppendUnique(evidence, cz.Evidence...)
 	}
 	f.Category = f.Category.Sub(top.Class)
 	f.Hypothesis = "The pod cannot be placed on any node: " + strings.Join(texts, "; ")
@@ -471,11 +470,11 @@ func schedulingFinding(c *Context, p *corev1.Pod, msg string, evidence []string)
 	}
 	if len(f.Actions) == 0 {
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the scheduler's full message and compare the pod's constraints with the nodes.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p)), "kubectl describe nodes"}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p)), "kubectl describe nodes"}}}
 	}
 	e.replacePendingPods(f.Actions)
 	f.Evidence = evidence
-	out := []Finding{f}
+	out := []rule.Finding{f}
 	if r, ok := e.sizeRuledOut(causes); ok {
 		out = append(out, r)
 	}
@@ -546,9 +545,9 @@ func (e *schedContext) explain(part schedReason) schedCause {
 	}
 	return schedCause{
 		Class: "Other", Text: withCount(part), Confidence: rule.Plausible, blocked: part.Nodes,
-		Culprit: podRef(e.p) + " scheduling constraints (" + part.Text + ")",
+		Culprit: kube.PodRef(e.p) + " scheduling constraints (" + part.Text + ")",
 		Actions: []report.Action{{Kind: report.Check, Description: "Compare the pod's scheduling constraints with the nodes the scheduler rejected.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, nsFlag(e.p)), "kubectl describe nodes"}}},
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, kube.NsFlag(e.p)), "kubectl describe nodes"}}},
 	}
 }
 
@@ -560,20 +559,20 @@ func (e *schedContext) tableOnly(cl *schedClass, part schedReason) schedCause {
 		Culprit:    fmt.Sprintf("%s volumes (claims %s)", e.spec("volumes"), strings.Join(claims, ", ")),
 		Confidence: rule.Probable,
 		Actions: []report.Action{{Kind: report.Immediate, Description: cl.Fix,
-			Commands: []string{fmt.Sprintf("kubectl describe pvc %s", nsFlag(e.p)), "kubectl get pv,storageclass"}}},
+			Commands: []string{fmt.Sprintf("kubectl describe pvc %s", kube.NsFlag(e.p)), "kubectl get pv,storageclass"}}},
 	}
 }
 
 // sizeRuledOut refutes "the pod is bigger than any node" when the scheduler
 // names no resource shortage and every request fits the largest node: a
 // resize would not help.
-func (e *schedContext) sizeRuledOut(causes []schedCause) (Finding, bool) {
+func (e *schedContext) sizeRuledOut(causes []schedCause) (rule.Finding, bool) {
 	if len(e.c.B.Nodes) == 0 || len(e.reqs) == 0 {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	for _, cz := range causes {
 		if strings.HasPrefix(cz.Class, "Insufficient") || cz.Class == "TooManyPods" {
-			return Finding{}, false
+			return rule.Finding{}, false
 		}
 	}
 	var fits []string
@@ -584,17 +583,17 @@ func (e *schedContext) sizeRuledOut(causes []schedCause) (Finding, bool) {
 		}
 		largest, largestQ := largestAllocatable(e.c.B.Nodes, res)
 		if largest == nil || largestQ.Cmp(q) < 0 {
-			return Finding{}, false
+			return rule.Finding{}, false
 		}
 		fits = append(fits, fmt.Sprintf("%s %s ≤ %s on %s", res, q.String(), largestQ.String(), largest.Name))
 	}
 	if len(fits) == 0 {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	ev := e.c.Evidence(fmt.Sprintf("Pod requests fit the largest node: %s", strings.Join(fits, ", ")),
-		podRef(e.p)+" .spec.containers[*].resources.requests vs node .status.allocatable",
+		kube.PodRef(e.p)+" .spec.containers[*].resources.requests vs node .status.allocatable",
 		"kubectl get nodes -o custom-columns=NAME:.metadata.name,CPU:.status.allocatable.cpu,MEMORY:.status.allocatable.memory")
-	return Finding{
+	return rule.Finding{
 		Category: rule.Unschedulable.Sub("Size"), Verdict: report.Refuted, Confidence: rule.Strong, Evidence: []string{ev},
 		Hypothesis: "The pod requests more cpu or memory than any node can allocate",
 		Subject:    e.p.Name,
@@ -650,13 +649,13 @@ func (e *schedContext) lowerRequest(res corev1.ResourceName) report.Action {
 	ctr := biggestRequester(e.p, res)
 	a := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Lower the %s request of container %s to what the workload needs and a node can offer.", res, ctr),
-		Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<amount that fits>", e.workload(), nsFlag(e.p), ctr, res)},
+		Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<amount that fits>", e.workload(), kube.NsFlag(e.p), ctr, res)},
 		Risk:        "a request below real usage lets the node overcommit; " + e.templateRisk("the change starts a rollout")}
 	a.Commands = e.templateCommands(a.Commands, fmt.Sprintf("lower resources.requests.%s of container %s to an amount that fits", res, ctr))
 	if e.kind == "pod" {
 		a.Description += " A bare pod's requests cannot be changed while it is pending: edit the manifest and recreate it."
 		a.Commands = e.recreate(fmt.Sprintf("lower resources.requests.%s of container %s", res, ctr))
-		a.Risk = recreateRisk + "; a request below real usage lets the node overcommit"
+		a.Risk = kube.RecreateRisk + "; a request below real usage lets the node overcommit"
 	}
 	return a
 }
@@ -693,7 +692,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 		cause.Culprit = fmt.Sprintf("%s resources.requests.%s", e.spec("containers[*]"), res)
 		cause.Confidence = rule.Plausible
 		cause.Actions = []report.Action{{Kind: report.Check, Description: fmt.Sprintf("Compare the %s requested by the pod with what the nodes have left.", res),
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, nsFlag(e.p)), "kubectl describe nodes"}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, kube.NsFlag(e.p)), "kubectl describe nodes"}}}
 		return cause
 	}
 	breakdown := ""
@@ -701,8 +700,8 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 		breakdown = " (" + strings.Join(parts, ", ") + ")"
 	}
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requests %s %s in total%s", res, q.String(), breakdown),
-		podRef(e.p)+" .spec.containers[*].resources.requests",
-		fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].resources.requests}'`, e.p.Name, nsFlag(e.p))))
+		kube.PodRef(e.p)+" .spec.containers[*].resources.requests",
+		fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].resources.requests}'`, e.p.Name, kube.NsFlag(e.p))))
 	nodes := e.c.B.Nodes
 	largest, largestQ := largestAllocatable(nodes, res)
 	// The scheduler checks resources only on nodes that passed its
@@ -760,7 +759,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 		}
 		cause.Text = fmt.Sprintf("%s — the pod requests %s; %s could hold that much when empty (%s allocates %s) but the pods already placed there reserve too much of it",
 			withCount(part), req, nodesCount(len(fits)), fits[0].Name, allocatableOf(fits[0], res))
-		cause.Culprit = fmt.Sprintf("free %s on %s (already reserved by the pods running there) is less than %s", res, namesUpTo(namesOfNodes(fits), 3), e.requestCulprit(res, q))
+		cause.Culprit = fmt.Sprintf("free %s on %s (already reserved by the pods running there) is less than %s", res, kube.NamesUpTo(namesOfNodes(fits), 3), e.requestCulprit(res, q))
 		cause.Confidence = rule.High
 		cause.Notes = append(cause.Notes, e.ownRequests(fits, res)...)
 		cause.Notes = append(cause.Notes, "The requests of the other pods on those nodes were not collected; `kubectl describe node` shows them under \"Allocated resources\".")
@@ -875,7 +874,7 @@ func (e *schedContext) tooManyPods(part schedReason, _ []string) schedCause {
 	}
 	var desc []string
 	for _, v := range order {
-		desc = append(desc, fmt.Sprintf("%s on %s", v, namesUpTo(caps[v], 2)))
+		desc = append(desc, fmt.Sprintf("%s on %s", v, kube.NamesUpTo(caps[v], 2)))
 	}
 	cause := schedCause{Confidence: rule.Strong}
 	cause.Text = withCount(part) + " — those nodes already run as many pods as their allocatable pods allow"
@@ -937,14 +936,6 @@ func namesOfNodes(nodes []*corev1.Node) []string {
 	return out
 }
 
-// nodeList names up to limit nodes and counts the rest.
-func namesUpTo(names []string, limit int) string {
-	if len(names) <= limit {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:limit], ", "), len(names)-limit)
-}
-
 // Taints.
 
 // knownTaint explains a taint that Kubernetes components put on nodes.
@@ -969,13 +960,6 @@ var knownTaints = map[string]knownTaint{
 	"node.kubernetes.io/network-unavailable":         {Why: "the node's network is not configured (NetworkUnavailable=True)", NodeProblem: true},
 	"node.cloudprovider.kubernetes.io/uninitialized": {Why: "the cloud controller manager has not initialized the node yet", NodeProblem: true},
 	"node.kubernetes.io/out-of-service":              {Why: "an operator declared the node out of service"},
-}
-
-func taintSpec(t corev1.Taint) string {
-	if t.Value == "" {
-		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
-	}
-	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
 }
 
 // tolerates reports whether any toleration of the pod tolerates the taint,
@@ -1009,7 +993,7 @@ func untoleratedTaints(p *corev1.Pod, nodes []*corev1.Node) []*taintGroup {
 			if podToleratesTaint(p.Spec.Tolerations, &t) {
 				continue
 			}
-			key := taintSpec(t)
+			key := kube.TaintSpec(t)
 			g, ok := index[key]
 			if !ok {
 				g = &taintGroup{Taint: t}
@@ -1074,12 +1058,12 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 	t := chosen.Taint
 	names := namesOfNodes(chosen.Nodes)
 	cause := schedCause{Confidence: rule.Strong}
-	cause.Text = fmt.Sprintf("%s — %s on %s", withCount(part), taintSpec(t), namesUpTo(names, 3))
-	cause.Culprit = fmt.Sprintf("taint %s on node(s) %s, not tolerated by %s", taintSpec(t), namesUpTo(names, 3), e.spec("tolerations"))
-	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Node %s has taint %s", names[0], taintSpec(t)),
+	cause.Text = fmt.Sprintf("%s — %s on %s", withCount(part), kube.TaintSpec(t), kube.NamesUpTo(names, 3))
+	cause.Culprit = fmt.Sprintf("taint %s on node(s) %s, not tolerated by %s", kube.TaintSpec(t), kube.NamesUpTo(names, 3), e.spec("tolerations"))
+	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Node %s has taint %s", names[0], kube.TaintSpec(t)),
 		"node/"+names[0]+" .spec.taints", fmt.Sprintf("kubectl get node %s -o jsonpath='{.spec.taints}'", names[0])))
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod tolerations: %s", tolerationsText(e.p.Spec.Tolerations)),
-		podRef(e.p)+" .spec.tolerations", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, nsFlag(e.p))))
+		kube.PodRef(e.p)+" .spec.tolerations", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, kube.NsFlag(e.p))))
 	known, isKnown := knownTaints[t.Key]
 	switch {
 	case known.Expected:
@@ -1087,7 +1071,7 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 		cause.Notes = append(cause.Notes, fmt.Sprintf("Taint %s: %s.", t.Key, known.Why))
 		cause.Actions = []report.Action{{Kind: report.Immediate,
 			Description: "Only the control plane can run the pod: on a single-node or lab cluster, let workloads run there by removing the taint; on a production cluster add worker nodes instead.",
-			Commands:    []string{fmt.Sprintf("kubectl taint nodes %s %s-", names[0], taintSpec(t))},
+			Commands:    []string{fmt.Sprintf("kubectl taint nodes %s %s-", names[0], kube.TaintSpec(t))},
 			Risk:        "workloads then compete with the control plane's components for the node"}}
 	case known.NodeProblem:
 		cause.Notes = append(cause.Notes, fmt.Sprintf("Taint %s: %s; it goes away when the node recovers.", t.Key, known.Why))
@@ -1095,20 +1079,20 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 			Commands: []string{fmt.Sprintf("kubectl describe node %s", names[0]), fmt.Sprintf("kubectl triage node/%s", names[0])}}}
 	case t.Key == "node.kubernetes.io/unschedulable":
 		cause.Notes = append(cause.Notes, fmt.Sprintf("Taint %s: %s.", t.Key, known.Why))
-		cause.Actions = []report.Action{uncordonAction(names)}
+		cause.Actions = []report.Action{kube.UncordonAction(names)}
 	default:
 		if isKnown {
 			cause.Notes = append(cause.Notes, fmt.Sprintf("Taint %s: %s.", t.Key, known.Why))
 		} else {
-			cause.Notes = append(cause.Notes, fmt.Sprintf("Taint %s reserves %s for pods that tolerate it; the pod has no matching toleration.", taintSpec(t), namesUpTo(names, 3)))
+			cause.Notes = append(cause.Notes, fmt.Sprintf("Taint %s reserves %s for pods that tolerate it; the pod has no matching toleration.", kube.TaintSpec(t), kube.NamesUpTo(names, 3)))
 		}
 		var untaint []string
 		for _, n := range names[:min(len(names), 3)] {
-			untaint = append(untaint, fmt.Sprintf("kubectl taint nodes %s %s-", n, taintSpec(t)))
+			untaint = append(untaint, fmt.Sprintf("kubectl taint nodes %s %s-", n, kube.TaintSpec(t)))
 		}
 		cause.Actions = []report.Action{
 			e.tolerationAction(t),
-			{Kind: report.Immediate, Description: fmt.Sprintf("Or, if the taint was left by mistake, remove it from %s.", namesUpTo(names, 3)),
+			{Kind: report.Immediate, Description: fmt.Sprintf("Or, if the taint was left by mistake, remove it from %s.", kube.NamesUpTo(names, 3)),
 				Commands: untaint, Risk: "other pods may then land on nodes that were reserved"},
 		}
 	}
@@ -1145,7 +1129,7 @@ func tolerationsText(tols []corev1.Toleration) string {
 func (e *schedContext) listTaintsAction() report.Action {
 	return report.Action{Kind: report.Check, Description: "List the nodes' taints and compare them with the pod's tolerations.",
 		Commands: []string{"kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints",
-			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, nsFlag(e.p))}}
+			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, kube.NsFlag(e.p))}}
 }
 
 // tolerationAction appends a toleration with a JSON patch: a strategic merge
@@ -1168,19 +1152,10 @@ func (e *schedContext) tolerationAction(t corev1.Taint) report.Action {
 		risk += "; " + e.templateRisk("the change starts a rollout")
 	}
 	return report.Action{Kind: report.Immediate,
-		Description: fmt.Sprintf("If the pod belongs on the tainted nodes, add a toleration for %s.", taintSpec(t)),
-		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl patch %s %s --type=json -p '%s'", e.workload(), nsFlag(e.p), patch)},
+		Description: fmt.Sprintf("If the pod belongs on the tainted nodes, add a toleration for %s.", kube.TaintSpec(t)),
+		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl patch %s %s --type=json -p '%s'", e.workload(), kube.NsFlag(e.p), patch)},
 			fmt.Sprintf("add %s to %s.tolerations", tol, strings.TrimPrefix(podTemplatePath(e.kind), "."))),
 		Risk: risk}
-}
-
-func uncordonAction(names []string) report.Action {
-	var cmds []string
-	for _, n := range names[:min(len(names), 3)] {
-		cmds = append(cmds, "kubectl uncordon "+n)
-	}
-	return report.Action{Kind: report.Immediate, Description: fmt.Sprintf("If the maintenance that cordoned %s is over, uncordon it.", namesUpTo(names, 3)),
-		Commands: cmds, Risk: "pods land on the node again; do not uncordon a node that is being drained or repaired"}
 }
 
 func (e *schedContext) cordoned(part schedReason, _ []string) schedCause {
@@ -1199,12 +1174,12 @@ func (e *schedContext) cordoned(part schedReason, _ []string) schedCause {
 			Commands: []string{"kubectl get nodes -o custom-columns=NAME:.metadata.name,UNSCHEDULABLE:.spec.unschedulable"}}}
 		return cause
 	}
-	cause.Text = fmt.Sprintf("%s — cordoned: %s", withCount(part), namesUpTo(names, 3))
-	cause.Culprit = fmt.Sprintf("cordoned node(s) %s (spec.unschedulable=true)", namesUpTo(names, 3))
+	cause.Text = fmt.Sprintf("%s — cordoned: %s", withCount(part), kube.NamesUpTo(names, 3))
+	cause.Culprit = fmt.Sprintf("cordoned node(s) %s (spec.unschedulable=true)", kube.NamesUpTo(names, 3))
 	cause.Definitive = len(names) == len(e.c.B.Nodes)
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Node %s is cordoned (spec.unschedulable=true)", names[0]),
 		"node/"+names[0]+" .spec.unschedulable", fmt.Sprintf("kubectl get node %s -o jsonpath='{.spec.unschedulable}'", names[0])))
-	cause.Actions = []report.Action{uncordonAction(names)}
+	cause.Actions = []report.Action{kube.UncordonAction(names)}
 	return cause
 }
 
@@ -1366,7 +1341,7 @@ func closestNode(nodes []*corev1.Node, reqs []nodeReq) (*corev1.Node, string) {
 				tie += 2
 			}
 		}
-		if cond := nodeCondition(n, corev1.NodeReady); cond != nil && cond.Status == corev1.ConditionTrue {
+		if cond := kube.NodeCondition(n, corev1.NodeReady); cond != nil && cond.Status == corev1.ConditionTrue {
 			tie++
 		}
 		if score > bestScore || (score == bestScore && tie > bestTie) {
@@ -1399,14 +1374,14 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		checkCmd = "kubectl get nodes -L " + strings.Join(keys, ",")
 	}
 	check := report.Action{Kind: report.Check, Description: "Compare the labels the pod asks for with the nodes' labels.",
-		Commands: []string{checkCmd, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}{"\n"}{.spec.affinity.nodeAffinity}'`, e.p.Name, nsFlag(e.p))}}
+		Commands: []string{checkCmd, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}{"\n"}{.spec.affinity.nodeAffinity}'`, e.p.Name, kube.NsFlag(e.p))}}
 	if len(sel.Reqs) > 0 {
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod nodeSelector: %s", nodeReqsString(sel.Reqs)),
-			podRef(e.p)+" .spec.nodeSelector", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}'", e.p.Name, nsFlag(e.p))))
+			kube.PodRef(e.p)+" .spec.nodeSelector", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}'", e.p.Name, kube.NsFlag(e.p))))
 	}
 	for _, t := range terms {
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires node affinity %s: %s", termLabel(t.Where), nodeReqsString(t.Reqs)),
-			podRef(e.p)+" .spec."+t.Where, fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.nodeAffinity}'", e.p.Name, nsFlag(e.p))))
+			kube.PodRef(e.p)+" .spec."+t.Where, fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.nodeAffinity}'", e.p.Name, kube.NsFlag(e.p))))
 	}
 	if len(nodes) == 0 || (len(sel.Reqs) == 0 && len(terms) == 0) {
 		cause.Text = withCount(part)
@@ -1482,8 +1457,8 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 	if len(sel.Reqs) == 0 {
 		cause.Class = "NodeAffinity"
 	}
-	cause.Text = fmt.Sprintf("%s — %s %s allows only %s, which the other reasons rule out", withCount(part), where, nodeReqsString(reqs), namesUpTo(namesOfNodes(allowed), 3))
-	cause.Culprit = fmt.Sprintf("%s %s limits the pod to %s, which the other reasons exclude", e.spec(where), nodeReqsString(reqs), namesUpTo(namesOfNodes(allowed), 3))
+	cause.Text = fmt.Sprintf("%s — %s %s allows only %s, which the other reasons rule out", withCount(part), where, nodeReqsString(reqs), kube.NamesUpTo(namesOfNodes(allowed), 3))
+	cause.Culprit = fmt.Sprintf("%s %s limits the pod to %s, which the other reasons exclude", e.spec(where), nodeReqsString(reqs), kube.NamesUpTo(namesOfNodes(allowed), 3))
 	cause.Confidence = rule.Likely
 	cause.Narrowing = true
 	cause.Actions = []report.Action{check}
@@ -1508,7 +1483,7 @@ func (e *schedContext) affinityMiss(cause schedCause, part schedReason, class, w
 	closest, has := closestNode(nodes, all)
 	values := nodeLabelValues(nodes, miss.Key)
 	if miss.Field {
-		values = "node names are " + namesUpTo(namesOfNodes(nodes), 3)
+		values = "node names are " + kube.NamesUpTo(namesOfNodes(nodes), 3)
 	}
 	cause.Class, cause.Definitive = class, true
 	what := "nodeSelector " + miss.String()
@@ -1535,16 +1510,16 @@ func (e *schedContext) fixSelectorAction(miss nodeReq, closest *corev1.Node) rep
 	a := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Correct nodeSelector %s to a label the intended nodes carry.", miss.String()),
 		Commands: []string{fmt.Sprintf(`kubectl patch %s %s -p '{"spec":{"template":{"spec":{"nodeSelector":{"%s":"%s"}}}}}'`,
-			e.workload(), nsFlag(e.p), miss.Key, value)},
+			e.workload(), kube.NsFlag(e.p), miss.Key, value)},
 		Risk: e.templateRisk("starts a rollout") + "; the pods then run on the nodes that carry the label"}
 	switch e.kind {
 	case "pod":
 		a.Description += " A pod's nodeSelector cannot change: edit the manifest and recreate it."
 		a.Commands = e.recreate(fmt.Sprintf("set spec.nodeSelector.%s: %s", miss.Key, value))
-		a.Risk = recreateRisk
+		a.Risk = kube.RecreateRisk
 	case "cronjob":
 		a.Commands = []string{fmt.Sprintf(`kubectl patch %s %s -p '{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"nodeSelector":{"%s":"%s"}}}}}}}'`,
-			e.workload(), nsFlag(e.p), miss.Key, value)}
+			e.workload(), kube.NsFlag(e.p), miss.Key, value)}
 	}
 	if e.kind != "pod" {
 		a.Commands = e.templateCommands(a.Commands, fmt.Sprintf("set spec.template.spec.nodeSelector.%s: %s", miss.Key, value))
@@ -1555,12 +1530,12 @@ func (e *schedContext) fixSelectorAction(miss nodeReq, closest *corev1.Node) rep
 func (e *schedContext) editAffinityAction() report.Action {
 	a := report.Action{Kind: report.Immediate,
 		Description: "Correct the required node affinity so that it matches the labels of the intended nodes.",
-		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.nodeAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.nodeAffinity", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
 		Risk:        e.templateRisk("starts a rollout")}
 	a.Commands = e.templateCommands(a.Commands, "fix spec.template.spec.affinity.nodeAffinity")
 	if e.kind == "pod" {
 		a.Commands = e.recreate("fix spec.affinity.nodeAffinity")
-		a.Risk = recreateRisk
+		a.Risk = kube.RecreateRisk
 	}
 	return a
 }
@@ -1684,12 +1659,12 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 	t := terms[0]
 	cause := schedCause{Confidence: rule.Probable}
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires anti-affinity: at most one of %s", describePodTerm(t)),
-		podRef(e.p)+" .spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAntiAffinity}'", e.p.Name, nsFlag(e.p))))
+		kube.PodRef(e.p)+" .spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAntiAffinity}'", e.p.Name, kube.NsFlag(e.p))))
 	domains, _, _ := topologyDomains(e.c.B.Nodes, t.TopologyKey)
 	replicas := e.replicas()
 	check := report.Action{Kind: report.Check, Description: "See where the pods the term selects run, and the nodes' topology labels.",
-		Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsFlag(e.p), metav1.FormatLabelSelector(t.LabelSelector)), "kubectl get nodes -L " + t.TopologyKey}}
+		Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", kube.NsFlag(e.p), metav1.FormatLabelSelector(t.LabelSelector)), "kubectl get nodes -L " + t.TopologyKey}}
 	if selectsSelf(e.p, t) && replicas > 0 && len(domains) > 0 && int(replicas) > len(domains) {
 		cause.Definitive, cause.Confidence = true, rule.Strong
 		cause.Text = fmt.Sprintf("%s — required anti-affinity allows one of %s, and %s wants %d replicas for only %d %s domain(s)",
@@ -1697,13 +1672,13 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 		cause.Culprit = fmt.Sprintf("%s (required, one of %s): %d replicas for %d domain(s)",
 			e.spec("affinity.podAntiAffinity"), describePodTerm(t), replicas, len(domains))
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("%s wants %d replicas; the nodes form %d %s domain(s)", e.workload(), replicas, len(domains), t.TopologyKey),
-			e.workload()+" .spec.replicas", fmt.Sprintf("kubectl get %s %s -o jsonpath='{.spec.replicas}'", e.workload(), nsFlag(e.p))))
+			e.workload()+" .spec.replicas", fmt.Sprintf("kubectl get %s %s -o jsonpath='{.spec.replicas}'", e.workload(), kube.NsFlag(e.p))))
 		cause.Actions = []report.Action{
 			{Kind: report.Immediate, Description: fmt.Sprintf("Run no more replicas than there are %s domains, or add nodes.", t.TopologyKey),
-				Commands: []string{fmt.Sprintf("kubectl scale %s %s --replicas=%d", e.workload(), nsFlag(e.p), len(domains))},
+				Commands: []string{fmt.Sprintf("kubectl scale %s %s --replicas=%d", e.workload(), kube.NsFlag(e.p), len(domains))},
 				Risk:     "fewer replicas means less capacity and redundancy"},
 			{Kind: report.LongTerm, Description: "If spreading is a wish rather than a rule, move the term to preferredDuringSchedulingIgnoredDuringExecution.",
-				Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAntiAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+				Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAntiAffinity", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
 					"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".affinity.podAntiAffinity"),
 				Risk: e.templateRisk("starts a rollout") + "; two replicas may then share a node or zone"},
 			check,
@@ -1730,17 +1705,17 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 		cause.Culprit = e.spec("affinity") + " (pod affinity/anti-affinity)"
 		cause.Confidence = rule.Moderate
 		cause.Actions = []report.Action{{Kind: report.Check, Description: "Read the pod's affinity terms and find the pods they select.",
-			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity}'", e.p.Name, nsFlag(e.p))}}}
+			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity}'", e.p.Name, kube.NsFlag(e.p))}}}
 		return cause
 	}
 	t := terms[0]
 	sel := metav1.FormatLabelSelector(t.LabelSelector)
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires affinity: to run next to %s", describePodTerm(t)),
-		podRef(e.p)+" .spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAffinity}'", e.p.Name, nsFlag(e.p))))
+		kube.PodRef(e.p)+" .spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAffinity}'", e.p.Name, kube.NsFlag(e.p))))
 	cause.Text = fmt.Sprintf("%s — the pod must share its %s with %s, and no such domain has a node that can take it", withCount(part), topologyKeyText(t.TopologyKey), strings.TrimSuffix(describePodTerm(t), " per "+topologyKeyText(t.TopologyKey)))
 	cause.Culprit = fmt.Sprintf("%s (required: next to %s)", e.spec("affinity.podAffinity"), describePodTerm(t))
-	nsArg := nsFlag(e.p)
+	nsArg := kube.NsFlag(e.p)
 	if len(t.Namespaces) > 0 || t.NamespaceSelector != nil {
 		nsArg = "-A"
 	}
@@ -1748,7 +1723,7 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 		{Kind: report.Check, Description: "Find the pods the affinity term points at: none running, or running only where the pod cannot go, explains it.",
 			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsArg, sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Start the pods the term needs first, or relax the term to preferredDuringSchedulingIgnoredDuringExecution.",
-			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAffinity", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAffinity", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
 				"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".affinity.podAffinity"),
 			Risk: e.templateRisk("starts a rollout")},
 	}
@@ -1763,7 +1738,7 @@ func (e *schedContext) existingAntiAffinity(part schedReason, _ []string) schedC
 	return schedCause{
 		Confidence: rule.Plausible,
 		Text:       fmt.Sprintf("%s — pods already running there carry required anti-affinity that matches this pod's labels (%s)", withCount(part), own),
-		Culprit:    fmt.Sprintf("required podAntiAffinity of other pods, matching %s labels %s", podRef(e.p), own),
+		Culprit:    fmt.Sprintf("required podAntiAffinity of other pods, matching %s labels %s", kube.PodRef(e.p), own),
 		Notes:      []string{"The pods whose anti-affinity repels this one are not in the bundle; the command below lists the pods with required anti-affinity and their nodes."},
 		Actions: []report.Action{{Kind: report.Check, Description: "List the pods with required anti-affinity and the nodes they occupy; the ones whose selector matches this pod's labels keep it away.",
 			Commands: []string{`kubectl get pods -A -o jsonpath='{range .items[?(@.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution)]}{.metadata.namespace}/{.metadata.name}{"\t"}{.spec.nodeName}{"\t"}{.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[*].labelSelector}{"\n"}{end}'`}}},
@@ -1807,16 +1782,16 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 	}
 	where := e.spec(fmt.Sprintf("topologySpreadConstraints[%d]", idx[0]))
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod topology spread constraint: %s, whenUnsatisfiable DoNotSchedule", desc),
-		podRef(e.p)+fmt.Sprintf(" .spec.topologySpreadConstraints[%d]", idx[0]),
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.topologySpreadConstraints}'", e.p.Name, nsFlag(e.p))))
+		kube.PodRef(e.p)+fmt.Sprintf(" .spec.topologySpreadConstraints[%d]", idx[0]),
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.topologySpreadConstraints}'", e.p.Name, kube.NsFlag(e.p))))
 	domainInfo := ""
 	if len(ds) > 0 {
 		domainInfo = "; domains: " + strings.Join(ds, "; ")
 	}
 	switch {
 	case strings.Contains(part.Text, "missing required label"):
-		cause.Text = fmt.Sprintf("%s — %s: %s lack the label %s", withCount(part), desc, namesUpTo(missing, 3), topologyKeyText(t.TopologyKey))
-		cause.Culprit = fmt.Sprintf("%s (%s): nodes without label %s: %s", where, desc, t.TopologyKey, namesUpTo(missing, 3))
+		cause.Text = fmt.Sprintf("%s — %s: %s lack the label %s", withCount(part), desc, kube.NamesUpTo(missing, 3), topologyKeyText(t.TopologyKey))
+		cause.Culprit = fmt.Sprintf("%s (%s): nodes without label %s: %s", where, desc, t.TopologyKey, kube.NamesUpTo(missing, 3))
 		cause.Confidence = rule.Strong
 	case t.MinDomains != nil && len(domains) < int(*t.MinDomains):
 		cause.Definitive, cause.Confidence = true, rule.Strong
@@ -1829,9 +1804,9 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 	}
 	cause.Actions = []report.Action{
 		{Kind: report.Check, Description: "See how the matching pods spread over the domains, and which nodes form each domain.",
-			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsFlag(e.p), sel), "kubectl get nodes -L " + t.TopologyKey}},
+			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", kube.NsFlag(e.p), sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Give the domain with the fewest pods room for one more (capacity, taints, cordons), or relax the constraint: whenUnsatisfiable ScheduleAnyway or a larger maxSkew.",
-			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.topologySpreadConstraints", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.topologySpreadConstraints", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
 				"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".topologySpreadConstraints"),
 			Risk: e.templateRisk("starts a rollout") + "; ScheduleAnyway lets pods pile up in one domain"},
 	}
@@ -1885,7 +1860,7 @@ func (e *schedContext) hostPort(part schedReason, _ []string) schedCause {
 	}
 	cause.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Drop the hostPort and expose the pods through a Service, or run no more replicas than nodes.",
-		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.containers[*].ports[*].hostPort", e.workload(), nsFlag(e.p), podTemplatePath(e.kind))},
+		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.containers[*].ports[*].hostPort", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
 			"drop "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".containers[*].ports[*].hostPort"),
 		Risk: e.templateRisk("starts a rollout") + "; clients using the node's port must switch to the Service"}}
 	return cause
@@ -1914,11 +1889,11 @@ func (e *schedContext) missingPVC(part schedReason, m []string) schedCause {
 		Definitive: true, Confidence: rule.Definitive,
 		Text:    fmt.Sprintf("%s — the pod mounts claim %s, which does not exist in namespace %s", part.Text, claim, e.p.Namespace),
 		Culprit: fmt.Sprintf("%s persistentVolumeClaim.claimName %s (no such PersistentVolumeClaim)", e.spec("volumes[*]"), claim),
-		Evidence: []string{e.c.Evidence(fmt.Sprintf("Pod mounts PersistentVolumeClaim %s", claim), podRef(e.p)+" .spec.volumes",
-			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", e.p.Name, nsFlag(e.p)))},
+		Evidence: []string{e.c.Evidence(fmt.Sprintf("Pod mounts PersistentVolumeClaim %s", claim), kube.PodRef(e.p)+" .spec.volumes",
+			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", e.p.Name, kube.NsFlag(e.p)))},
 		Actions: []report.Action{
 			{Kind: report.Immediate, Description: fmt.Sprintf("Create PersistentVolumeClaim %s, or point the volume at the claim that holds the data.", claim),
-				Commands: []string{fmt.Sprintf("kubectl get pvc %s", nsFlag(e.p))}},
+				Commands: []string{fmt.Sprintf("kubectl get pvc %s", kube.NsFlag(e.p))}},
 		},
 	}
 }
@@ -1945,7 +1920,7 @@ func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
 	claims := strings.Join(claimsOfPod(e.p), ", ")
 	if len(unbound) == 0 {
 		cause.Text = fmt.Sprintf("%s (claims %s)", part.Text, claims)
-		cause.Culprit = fmt.Sprintf("PersistentVolumeClaim(s) %s of %s", claims, podRef(e.p))
+		cause.Culprit = fmt.Sprintf("PersistentVolumeClaim(s) %s of %s", claims, kube.PodRef(e.p))
 		cause.Confidence = rule.Probable
 	} else {
 		cause.Text = fmt.Sprintf("%s — %s", part.Text, strings.Join(unbound, "; "))
@@ -1954,7 +1929,7 @@ func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
 	}
 	cause.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Make the claim bindable: an existing StorageClass with a running provisioner, or a PersistentVolume matching its class, size and access modes.",
-		Commands:    []string{fmt.Sprintf("kubectl describe pvc %s", nsFlag(e.p)), "kubectl get storageclass", "kubectl get pv"}}}
+		Commands:    []string{fmt.Sprintf("kubectl describe pvc %s", kube.NsFlag(e.p)), "kubectl get storageclass", "kubectl get pv"}}}
 	return cause
 }
 
@@ -1989,11 +1964,11 @@ func (e *schedContext) claimState(pvc *corev1.PersistentVolumeClaim) (string, []
 			desc += fmt.Sprintf(" (storageClass %s)", class)
 		}
 	}
-	ev := []string{e.c.Evidence(fact, "pvc/"+pvc.Name+" .status.phase", fmt.Sprintf("kubectl get pvc %s %s", pvc.Name, nsFlag(e.p)))}
+	ev := []string{e.c.Evidence(fact, "pvc/"+pvc.Name+" .status.phase", fmt.Sprintf("kubectl get pvc %s %s", pvc.Name, kube.NsFlag(e.p)))}
 	if w := lastWarningAbout(b, "PersistentVolumeClaim", pvc.Namespace, pvc.Name); w != nil {
-		desc += ": " + firstLine(w.Message)
+		desc += ": " + kube.FirstLine(w.Message)
 		ev = append(ev, e.c.Evidence(fmt.Sprintf("Event %s ×%d on pvc/%s: %s", w.Reason, max(w.Count, 1), pvc.Name, w.Message),
-			"event on pvc/"+pvc.Name, fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s", nsFlag(e.p), pvc.Name)))
+			"event on pvc/"+pvc.Name, fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s", kube.NsFlag(e.p), pvc.Name)))
 	}
 	return desc, ev
 }
@@ -2041,7 +2016,7 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 				{Kind: report.Immediate, Description: fmt.Sprintf("Bring back a node where pv/%s can attach (a node group in that zone, or the node of a local volume).", pv.Name),
 					Commands: []string{"kubectl get nodes -L topology.kubernetes.io/zone", fmt.Sprintf("kubectl get pv %s -o jsonpath='{.spec.nodeAffinity}'", pv.Name)}},
 				{Kind: report.Immediate, Description: fmt.Sprintf("Or, if the data can be recreated, delete claim %s so that a new volume is provisioned where the pod can run.", name),
-					Commands: []string{fmt.Sprintf("kubectl delete pvc %s %s", name, nsFlag(e.p))},
+					Commands: []string{fmt.Sprintf("kubectl delete pvc %s %s", name, kube.NsFlag(e.p))},
 					Risk:     "destroys the data of the volume if its reclaim policy is Delete"},
 				{Kind: report.LongTerm, Description: "Use volumeBindingMode WaitForFirstConsumer in the StorageClass, so volumes are created where the pod is scheduled.",
 					Commands: []string{"kubectl get storageclass -o custom-columns=NAME:.metadata.name,BINDING:.volumeBindingMode"}},
@@ -2049,10 +2024,10 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 			return cause
 		}
 		cause.Confidence = rule.High
-		cause.Text = fmt.Sprintf("%s — pv/%s (claim %s) can only be used on nodes with %s: only %s qualify, and the other reasons rule them out", withCount(part), pv.Name, name, affinity, namesUpTo(namesOfNodes(ok), 3))
-		cause.Culprit = fmt.Sprintf("%s: only %s qualify", where, namesUpTo(namesOfNodes(ok), 3))
+		cause.Text = fmt.Sprintf("%s — pv/%s (claim %s) can only be used on nodes with %s: only %s qualify, and the other reasons rule them out", withCount(part), pv.Name, name, affinity, kube.NamesUpTo(namesOfNodes(ok), 3))
+		cause.Culprit = fmt.Sprintf("%s: only %s qualify", where, kube.NamesUpTo(namesOfNodes(ok), 3))
 		cause.Narrowing = true
-		cause.Actions = []report.Action{{Kind: report.Check, Description: fmt.Sprintf("See why %s cannot take the pod.", namesUpTo(namesOfNodes(ok), 3)),
+		cause.Actions = []report.Action{{Kind: report.Check, Description: fmt.Sprintf("See why %s cannot take the pod.", kube.NamesUpTo(namesOfNodes(ok), 3)),
 			Commands: []string{fmt.Sprintf("kubectl describe node %s", ok[0].Name)}}}
 		return cause
 	}
@@ -2060,14 +2035,14 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 	cause.Text = fmt.Sprintf("%s (claims %s)", withCount(part), claims)
 	cause.Culprit = fmt.Sprintf("node affinity of the PersistentVolume(s) bound to claim(s) %s", claims)
 	cause.Actions = []report.Action{{Kind: report.Check, Description: "Compare the node affinity of the claims' volumes with the nodes' labels.",
-		Commands: []string{fmt.Sprintf("kubectl get pvc %s -o custom-columns=NAME:.metadata.name,VOLUME:.spec.volumeName", nsFlag(e.p)),
+		Commands: []string{fmt.Sprintf("kubectl get pvc %s -o custom-columns=NAME:.metadata.name,VOLUME:.spec.volumeName", kube.NsFlag(e.p)),
 			"kubectl get pv -o custom-columns=NAME:.metadata.name,AFFINITY:.spec.nodeAffinity.required", "kubectl get nodes -L topology.kubernetes.io/zone"}}}
 	return cause
 }
 
 // Gates and missing schedulers.
 
-func gatedFinding(c *Context, p *corev1.Pod, cond *corev1.PodCondition) Finding {
+func gatedFinding(c *rule.Pass, p *corev1.Pod, cond *corev1.PodCondition) rule.Finding {
 	var gates []string
 	for _, g := range p.Spec.SchedulingGates {
 		gates = append(gates, g.Name)
@@ -2076,20 +2051,20 @@ func gatedFinding(c *Context, p *corev1.Pod, cond *corev1.PodCondition) Finding 
 	if cond != nil {
 		fact = fmt.Sprintf("PodScheduled=False (%s): %s; scheduling gate(s): %s", cond.Reason, cond.Message, strings.Join(gates, ", "))
 	}
-	ev := c.Evidence(fact, podRef(p)+" .spec.schedulingGates", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}'", p.Name, nsFlag(p)))
-	return Finding{
+	ev := c.Evidence(fact, kube.PodRef(p)+" .spec.schedulingGates", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}'", p.Name, kube.NsFlag(p)))
+	return rule.Finding{
 		Category: rule.Unschedulable.Sub("SchedulingGated"), Verdict: report.Validated, Confidence: rule.Definitive, Evidence: []string{ev},
 		Hypothesis: "The pod is held back from scheduling by scheduling gates",
 		Title:      fmt.Sprintf("pod is not scheduled: scheduling gate(s) %s hold it back", strings.Join(gates, ", ")),
 		Summary:    fmt.Sprintf("Pod %s stays Pending because it carries scheduling gate(s) %s: the scheduler ignores it until they are removed.", p.Name, strings.Join(gates, ", ")),
 		Mechanism: "A pod with spec.schedulingGates is not considered by the scheduler at all until every gate is removed; the controller that added the gate " +
 			"(a queueing system such as Kueue, or an admission webhook) removes it when it admits the pod.",
-		Culprit: fmt.Sprintf("%s .spec.schedulingGates (%s)", podRef(p), strings.Join(gates, ", ")),
+		Culprit: fmt.Sprintf("%s .spec.schedulingGates (%s)", kube.PodRef(p), strings.Join(gates, ", ")),
 		Actions: []report.Action{
 			{Kind: report.Check, Description: "Find the controller that owns the gate (its name usually says which) and why it has not admitted the pod: quota, queue order, a missing resource.",
-				Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}{\"\\n\"}{.metadata.annotations}'", p.Name, nsFlag(p))}},
+				Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}{\"\\n\"}{.metadata.annotations}'", p.Name, kube.NsFlag(p))}},
 			{Kind: report.Immediate, Description: "Remove the gates by hand only if the controller that set them is gone.",
-				Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'`, p.Name, nsFlag(p))},
+				Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'`, p.Name, kube.NsFlag(p))},
 				Risk:     "bypasses the quota or ordering the gating controller enforces"},
 		},
 		Current: true, Strength: rule.Explained, Subject: p.Name,
@@ -2102,19 +2077,19 @@ const noSchedulerAfter = time.Minute
 
 // noSchedulerFinding: a Pending pod without a PodScheduled condition or a
 // FailedScheduling event has not been looked at by any scheduler.
-func noSchedulerFinding(c *Context, p *corev1.Pod) (Finding, bool) {
+func noSchedulerFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 	age := c.Now.Sub(p.CreationTimestamp.Time)
 	if p.CreationTimestamp.IsZero() || age < noSchedulerAfter {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	name := p.Spec.SchedulerName
 	if name == "" {
 		name = corev1.DefaultSchedulerName
 	}
 	ev := c.Evidence(fmt.Sprintf("Pod is Pending for %s with no node, no PodScheduled condition and no FailedScheduling event; schedulerName %s", age.Round(time.Second), name),
-		podRef(p)+" .spec.schedulerName, .status.conditions",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulerName}{\"\\n\"}{.status.conditions}'", p.Name, nsFlag(p)))
-	f := Finding{
+		kube.PodRef(p)+" .spec.schedulerName, .status.conditions",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulerName}{\"\\n\"}{.status.conditions}'", p.Name, kube.NsFlag(p)))
+	f := rule.Finding{
 		Category: rule.Unschedulable.Sub("NoScheduler"), Verdict: report.Validated, Evidence: []string{ev},
 		Hypothesis: fmt.Sprintf("No scheduler named %s is processing the pod", name),
 		Mechanism:  "Each pod is handled only by the scheduler named in spec.schedulerName; if that scheduler is not running (or the name is misspelled) the pod stays Pending with no condition and no event.",
@@ -2132,12 +2107,12 @@ func noSchedulerFinding(c *Context, p *corev1.Pod) (Finding, bool) {
 	f.Confidence = rule.Probable
 	f.Title = fmt.Sprintf("pod names scheduler %q, which has not looked at it in %s", name, age.Round(time.Second))
 	f.Summary = fmt.Sprintf("Pod %s asks for scheduler %q; no scheduling attempt was recorded in %s, so that scheduler is not running or the name is wrong.", p.Name, name, age.Round(time.Second))
-	f.Culprit = fmt.Sprintf("%s .spec.schedulerName (%s)", podRef(p), name)
+	f.Culprit = fmt.Sprintf("%s .spec.schedulerName (%s)", kube.PodRef(p), name)
 	f.Actions = []report.Action{
 		{Kind: report.Check, Description: fmt.Sprintf("Find the scheduler deployment that serves %q.", name),
 			Commands: []string{"kubectl get pods -A -o wide | grep -i scheduler"}},
 		{Kind: report.Immediate, Description: "If the name is a mistake, use the default scheduler.",
-			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set spec.schedulerName: default-scheduler (or fix the workload template)", p.Name, nsFlag(p), p.Name)},
+			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set spec.schedulerName: default-scheduler (or fix the workload template)", p.Name, kube.NsFlag(p), p.Name)},
 			Risk:     "the pod must be recreated for a new schedulerName"},
 	}
 	return f, true

@@ -97,7 +97,7 @@ type scCase struct {
 
 // schedFinding runs the scheduling rule alone and returns its validated
 // finding.
-func schedFinding(t *testing.T, b *bundle.Bundle) Finding {
+func schedFinding(t *testing.T, b *bundle.Bundle) rule.Finding {
 	t.Helper()
 	c := testPass(b)
 	for _, f := range checkUnschedulable(c) {
@@ -106,7 +106,7 @@ func schedFinding(t *testing.T, b *bundle.Bundle) Finding {
 		}
 	}
 	t.Fatalf("the scheduling rule validated nothing")
-	return Finding{}
+	return rule.Finding{}
 }
 
 func runSchedCases(t *testing.T, cases []scCase) {

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // Storage and config rules: PVCs, volume attach/mount, HPAs.
@@ -44,8 +45,8 @@ type claimCase struct {
 	pod *corev1.Pod // the pod that mounts it, nil when the claim is the target
 }
 
-func claimCases(c *Context) []claimCase {
-	if pvc := targetOf(c, "PersistentVolumeClaim", c.B.PVCs); pvc != nil {
+func claimCases(c *rule.Pass) []claimCase {
+	if pvc := kube.TargetOf(c, "PersistentVolumeClaim", c.B.PVCs); pvc != nil {
 		return []claimCase{{pvc: pvc}}
 	}
 	var out []claimCase
@@ -64,7 +65,7 @@ func claimCases(c *Context) []claimCase {
 	return out
 }
 
-func claimNamed(c *Context, ns, name string) *corev1.PersistentVolumeClaim {
+func claimNamed(c *rule.Pass, ns, name string) *corev1.PersistentVolumeClaim {
 	for _, pvc := range c.B.PVCs {
 		if pvc.Namespace == ns && pvc.Name == name {
 			return pvc
@@ -73,7 +74,7 @@ func claimNamed(c *Context, ns, name string) *corev1.PersistentVolumeClaim {
 	return nil
 }
 
-func volumeNamed(c *Context, name string) *corev1.PersistentVolume {
+func volumeNamed(c *rule.Pass, name string) *corev1.PersistentVolume {
 	for _, pv := range c.B.PVs {
 		if pv.Name == name {
 			return pv
@@ -82,7 +83,7 @@ func volumeNamed(c *Context, name string) *corev1.PersistentVolume {
 	return nil
 }
 
-func storageClassNamed(c *Context, name string) *storagev1.StorageClass {
+func storageClassNamed(c *rule.Pass, name string) *storagev1.StorageClass {
 	for _, sc := range c.B.StorageClasses {
 		if sc.Name == name {
 			return sc
@@ -91,7 +92,7 @@ func storageClassNamed(c *Context, name string) *storagev1.StorageClass {
 	return nil
 }
 
-func defaultStorageClasses(c *Context) []string {
+func defaultStorageClasses(c *rule.Pass) []string {
 	var out []string
 	for _, sc := range c.B.StorageClasses {
 		if sc.Annotations[annDefaultStorageClass] == "true" || sc.Annotations[annDefaultStorageClassBeta] == "true" {
@@ -102,7 +103,7 @@ func defaultStorageClasses(c *Context) []string {
 	return out
 }
 
-func storageClassList(c *Context) string {
+func storageClassList(c *rule.Pass) string {
 	var names []string
 	for _, sc := range c.B.StorageClasses {
 		names = append(names, fmt.Sprintf("%s (%s)", sc.Name, sc.Provisioner))
@@ -130,7 +131,7 @@ func accessModes(modes []corev1.PersistentVolumeAccessMode) string {
 	for _, m := range modes {
 		s = append(s, string(m))
 	}
-	return valueOr(strings.Join(s, ","), "none")
+	return kube.ValueOr(strings.Join(s, ","), "none")
 }
 
 // claimEvents are the claim's events, newest last, by reason.
@@ -139,7 +140,7 @@ type claimEvents struct {
 	last map[string]*corev1.Event
 }
 
-func eventsOfClaim(c *Context, pvc *corev1.PersistentVolumeClaim) claimEvents {
+func eventsOfClaim(c *rule.Pass, pvc *corev1.PersistentVolumeClaim) claimEvents {
 	ev := claimEvents{all: c.B.EventsFor(string(pvc.UID)), last: map[string]*corev1.Event{}}
 	for i := range ev.all {
 		ev.last[ev.all[i].Reason] = &ev.all[i]
@@ -147,7 +148,7 @@ func eventsOfClaim(c *Context, pvc *corev1.PersistentVolumeClaim) claimEvents {
 	return ev
 }
 
-func claimEventEvidence(c *Context, pvc *corev1.PersistentVolumeClaim, e *corev1.Event) string {
+func claimEventEvidence(c *rule.Pass, pvc *corev1.PersistentVolumeClaim, e *corev1.Event) string {
 	return c.Evidence(fmt.Sprintf("Event %s %s ×%d: %s", e.Type, e.Reason, max(e.Count, 1), e.Message), "event on "+pvcRef(pvc),
 		fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", pvcNS(pvc), pvc.Name, e.Reason))
 }
@@ -156,15 +157,15 @@ func claimEventEvidence(c *Context, pvc *corev1.PersistentVolumeClaim, e *corev1
 // StorageClass that does not exist, no default class, a provisioner that
 // never answers or fails, a static class without a matching PV — or the
 // expected wait for a first consumer, which is no fault.
-func checkPVCs(c *Context) []Finding {
-	var out []Finding
+func checkPVCs(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, cc := range claimCases(c) {
 		pvc := cc.pvc
 		switch pvc.Status.Phase {
 		case corev1.ClaimBound:
 			if cc.pod == nil {
-				out = append(out, Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: pvc.Name,
-					Hypothesis: fmt.Sprintf("PVC %s is not bound to a volume (it is Bound to %s)", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))})
+				out = append(out, rule.Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Refuted, Confidence: rule.Definitive, Subject: pvc.Name,
+					Hypothesis: fmt.Sprintf("PVC %s is not bound to a volume (it is Bound to %s)", pvc.Name, kube.ValueOr(pvc.Spec.VolumeName, "?"))})
 			}
 		case corev1.ClaimLost:
 			out = append(out, lostClaimFinding(c, cc))
@@ -180,14 +181,14 @@ func checkPVCs(c *Context) []Finding {
 // claimBase fills what every claim finding shares; a claim seen through a
 // pod explains that pod's symptom, so it ranks deeper than the pod's own
 // scheduling finding.
-func claimBase(c *Context, cc claimCase) Finding {
+func claimBase(c *rule.Pass, cc claimCase) rule.Finding {
 	pvc := cc.pvc
-	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: pvc.Name}
+	f := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: pvc.Name}
 	age := ""
 	if !pvc.CreationTimestamp.IsZero() {
 		age = fmt.Sprintf(" for %s", c.Now.Sub(pvc.CreationTimestamp.Time).Round(time.Second))
 	}
-	f.Evidence = []string{c.Evidence(fmt.Sprintf("PVC %s is %s%s (requests %s, %s, class %s)", pvc.Name, valueOr(string(pvc.Status.Phase), "Pending"), age,
+	f.Evidence = []string{c.Evidence(fmt.Sprintf("PVC %s is %s%s (requests %s, %s, class %s)", pvc.Name, kube.ValueOr(string(pvc.Status.Phase), "Pending"), age,
 		claimRequest(pvc), accessModes(pvc.Spec.AccessModes), classText(pvc.Spec.StorageClassName)),
 		pvcRef(pvc)+" .status.phase", fmt.Sprintf("kubectl get pvc %s %s -o wide", pvc.Name, pvcNS(pvc)))}
 	if cc.pod != nil {
@@ -207,7 +208,7 @@ func classText(name *string) string {
 	return *name
 }
 
-func pendingClaimFinding(c *Context, cc claimCase) *Finding {
+func pendingClaimFinding(c *rule.Pass, cc claimCase) *rule.Finding {
 	pvc := cc.pvc
 	ev := eventsOfClaim(c, pvc)
 	f := claimBase(c, cc)
@@ -228,8 +229,8 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 	switch {
 	case pvc.Spec.StorageClassName == nil:
 		defaults := defaultStorageClasses(c)
-		if len(defaults) == 0 && collectionFailed(c, "storage class") {
-			return &Finding{Category: rule.PVC.Sub("Pending", "NoDefaultStorageClass"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
+		if len(defaults) == 0 && kube.CollectionFailed(c, "storage class") {
+			return &rule.Finding{Category: rule.PVC.Sub("Pending", "NoDefaultStorageClass"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
 				Hypothesis: fmt.Sprintf("PVC %s sets no storageClassName and no default StorageClass exists (the classes could not be read)", pvc.Name),
 				Evidence:   f.Evidence}
 		}
@@ -327,10 +328,10 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 		f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, failed))
 		prov := provisionerOf(sc, ev)
 		f.Hypothesis = fmt.Sprintf("The provisioner of PVC %s fails to create its volume", pvc.Name)
-		f.Title = fmt.Sprintf("PVC %s: provisioner %s fails to create the volume: %s", pvc.Name, prov, firstLine(failed.Message))
-		f.Summary = fmt.Sprintf("The provisioner %s tried to create a volume for PVC %s and failed %d time(s); its last error: %q.", prov, pvc.Name, max(failed.Count, 1), firstLine(failed.Message))
+		f.Title = fmt.Sprintf("PVC %s: provisioner %s fails to create the volume: %s", pvc.Name, prov, kube.FirstLine(failed.Message))
+		f.Summary = fmt.Sprintf("The provisioner %s tried to create a volume for PVC %s and failed %d time(s); its last error: %q.", prov, pvc.Name, max(failed.Count, 1), kube.FirstLine(failed.Message))
 		f.Mechanism = "The provisioner retries with back-off and records each failure as a ProvisioningFailed event; the claim stays Pending until a volume is created."
-		f.Culprit = fmt.Sprintf("%s provisioning by %s: %s", pvcRef(pvc), prov, firstLine(failed.Message))
+		f.Culprit = fmt.Sprintf("%s provisioning by %s: %s", pvcRef(pvc), prov, kube.FirstLine(failed.Message))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Fix what the provisioner's error names (StorageClass parameters, cloud quota or permissions, the driver's health), then let it retry.",
 			Commands: []string{fmt.Sprintf("kubectl describe pvc %s %s", pvc.Name, pvcNS(pvc)), fmt.Sprintf("kubectl get storageclass %s -o yaml", className)}}}
 		return &f
@@ -352,11 +353,11 @@ func pendingClaimFinding(c *Context, cc claimCase) *Finding {
 				Commands: []string{"kubectl get csidrivers", "kubectl get pods -A | grep -i -E 'csi|provisioner'", fmt.Sprintf("kubectl get storageclass %s -o jsonpath='{.provisioner}'", className)}}}
 			return &f
 		}
-		return &Finding{Category: rule.PVC.Sub("Pending", "Provisioning"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
+		return &rule.Finding{Category: rule.PVC.Sub("Pending", "Provisioning"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
 			Hypothesis: fmt.Sprintf("The volume of PVC %s is still being provisioned by %s", pvc.Name, prov),
 			Evidence:   append(f.Evidence, claimEventEvidence(c, pvc, ext))}
 	}
-	return &Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Inconclusive, Confidence: rule.Slight, Subject: pvc.Name, Current: true,
+	return &rule.Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Inconclusive, Confidence: rule.Slight, Subject: pvc.Name, Current: true,
 		Hypothesis: fmt.Sprintf("PVC %s is Pending and no event says why", pvc.Name), Evidence: f.Evidence}
 }
 
@@ -391,7 +392,7 @@ func podLacksPV(p *corev1.Pod) bool {
 	return false
 }
 
-func waitForConsumerFinding(c *Context, cc claimCase, f Finding, waiting *corev1.Event, sc *storagev1.StorageClass) *Finding {
+func waitForConsumerFinding(c *rule.Pass, cc claimCase, f rule.Finding, waiting *corev1.Event, sc *storagev1.StorageClass) *rule.Finding {
 	pvc := cc.pvc
 	if waiting != nil {
 		f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, waiting))
@@ -420,7 +421,7 @@ func waitForConsumerFinding(c *Context, cc claimCase, f Finding, waiting *corev1
 
 // staticClaimFinding: a claim only a pre-created PV can satisfy (class "",
 // or a class with no provisioner), and none fits.
-func staticClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents, className string, sc *storagev1.StorageClass) *Finding {
+func staticClaimFinding(c *rule.Pass, cc claimCase, f rule.Finding, ev claimEvents, className string, sc *storagev1.StorageClass) *rule.Finding {
 	pvc := cc.pvc
 	f.Category = rule.PVC.Sub("Pending", "NoMatchingPV")
 	f.Confidence = rule.Likely
@@ -433,8 +434,8 @@ func staticClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents, cla
 	if cc.pod != nil {
 		for _, cond := range cc.pod.Status.Conditions {
 			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod %s PodScheduled=False: %s", cc.pod.Name, cond.Message), podRef(cc.pod)+" .status.conditions[PodScheduled]",
-					fmt.Sprintf("kubectl describe pod %s %s", cc.pod.Name, nsFlag(cc.pod))))
+				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod %s PodScheduled=False: %s", cc.pod.Name, cond.Message), kube.PodRef(cc.pod)+" .status.conditions[PodScheduled]",
+					fmt.Sprintf("kubectl describe pod %s %s", cc.pod.Name, kube.NsFlag(cc.pod))))
 				f.Confidence = rule.Strong
 			}
 		}
@@ -463,7 +464,7 @@ func staticClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents, cla
 
 // pvMismatches compares the claim with the PVs in the bundle of its class
 // and says, for the closest, what does not fit.
-func pvMismatches(c *Context, pvc *corev1.PersistentVolumeClaim, className string) []string {
+func pvMismatches(c *rule.Pass, pvc *corev1.PersistentVolumeClaim, className string) []string {
 	type cand struct {
 		pv   *corev1.PersistentVolume
 		why  []string
@@ -512,7 +513,7 @@ func pvMismatches(c *Context, pvc *corev1.PersistentVolumeClaim, className strin
 }
 
 // preboundClaimFinding: a claim that names its volume (spec.volumeName).
-func preboundClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents) *Finding {
+func preboundClaimFinding(c *rule.Pass, cc claimCase, f rule.Finding, ev claimEvents) *rule.Finding {
 	pvc := cc.pvc
 	name := pvc.Spec.VolumeName
 	pv := volumeNamed(c, name)
@@ -535,7 +536,7 @@ func preboundClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents) *
 	default:
 		e := ev.last["VolumeMismatch"]
 		if e == nil {
-			return &Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
+			return &rule.Finding{Category: rule.PVC.Sub("Pending"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,
 				Hypothesis: fmt.Sprintf("PVC %s waits for its named volume %s", pvc.Name, name), Evidence: f.Evidence}
 		}
 		f.Evidence = append(f.Evidence, claimEventEvidence(c, pvc, e))
@@ -552,7 +553,7 @@ func preboundClaimFinding(c *Context, cc claimCase, f Finding, ev claimEvents) *
 	return &f
 }
 
-func lostClaimFinding(c *Context, cc claimCase) Finding {
+func lostClaimFinding(c *rule.Pass, cc claimCase) rule.Finding {
 	pvc := cc.pvc
 	f := claimBase(c, cc)
 	if e := eventsOfClaim(c, pvc).last["ClaimLost"]; e != nil {
@@ -560,13 +561,13 @@ func lostClaimFinding(c *Context, cc claimCase) Finding {
 	}
 	f.Category = rule.PVC.Sub("Lost")
 	f.Confidence = rule.Strong
-	f.Hypothesis = fmt.Sprintf("PVC %s lost its PersistentVolume %s", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))
-	f.Title = fmt.Sprintf("PVC %s is Lost: its PersistentVolume %s no longer exists", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))
-	f.Summary = fmt.Sprintf("PVC %s was bound to PersistentVolume %s, which has been deleted; the claim is Lost and pods using it cannot start.", pvc.Name, valueOr(pvc.Spec.VolumeName, "?"))
+	f.Hypothesis = fmt.Sprintf("PVC %s lost its PersistentVolume %s", pvc.Name, kube.ValueOr(pvc.Spec.VolumeName, "?"))
+	f.Title = fmt.Sprintf("PVC %s is Lost: its PersistentVolume %s no longer exists", pvc.Name, kube.ValueOr(pvc.Spec.VolumeName, "?"))
+	f.Summary = fmt.Sprintf("PVC %s was bound to PersistentVolume %s, which has been deleted; the claim is Lost and pods using it cannot start.", pvc.Name, kube.ValueOr(pvc.Spec.VolumeName, "?"))
 	f.Mechanism = "When the PV a bound claim points to disappears, the persistentvolume controller marks the claim Lost (event ClaimLost); it never rebinds by itself."
-	f.Culprit = fmt.Sprintf("%s .spec.volumeName %s (deleted)", pvcRef(pvc), valueOr(pvc.Spec.VolumeName, "?"))
+	f.Culprit = fmt.Sprintf("%s .spec.volumeName %s (deleted)", pvcRef(pvc), kube.ValueOr(pvc.Spec.VolumeName, "?"))
 	f.Actions = []report.Action{{Kind: report.Immediate, Description: "Restore the volume (from the storage backend or a backup) as a PV bound to this claim, or delete and recreate the claim to start empty.",
-		Commands: []string{fmt.Sprintf("kubectl get pv %s", valueOr(pvc.Spec.VolumeName, "")), fmt.Sprintf("kubectl describe pvc %s %s", pvc.Name, pvcNS(pvc))},
+		Commands: []string{fmt.Sprintf("kubectl get pv %s", kube.ValueOr(pvc.Spec.VolumeName, "")), fmt.Sprintf("kubectl describe pvc %s %s", pvc.Name, pvcNS(pvc))},
 		Risk:     "recreating the claim provisions an empty volume: the old data is gone unless restored"}}
 	return f
 }
@@ -675,8 +676,8 @@ func podStuck(p *corev1.Pod) bool {
 	if p.Status.Phase == corev1.PodPending || p.Status.Phase == "" {
 		return true
 	}
-	for _, cs := range allStatuses(p) {
-		if w := cs.status.State.Waiting; w != nil && (w.Reason == "ContainerCreating" || w.Reason == "PodInitializing") {
+	for _, cs := range kube.AllStatuses(p) {
+		if w := cs.Status.State.Waiting; w != nil && (w.Reason == "ContainerCreating" || w.Reason == "PodInitializing") {
 			return true
 		}
 	}
@@ -685,7 +686,7 @@ func podStuck(p *corev1.Pod) bool {
 
 // volumeSource describes where a pod volume comes from, and the volume's
 // name in the pod for a PV name (the attach-detach controller names PVs).
-func volumeSource(c *Context, p *corev1.Pod, name string) (podVolume, source string) {
+func volumeSource(c *rule.Pass, p *corev1.Pod, name string) (podVolume, source string) {
 	for _, v := range p.Spec.Volumes {
 		vs := v.VolumeSource
 		var pvName string
@@ -726,8 +727,8 @@ func volumeSource(c *Context, p *corev1.Pod, name string) (podVolume, source str
 
 // checkVolumeEvents: a pod whose volumes cannot attach or mount, named
 // volume by volume with what is missing.
-func checkVolumeEvents(c *Context) []Finding {
-	var out []Finding
+func checkVolumeEvents(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
 	for _, p := range c.B.Pods {
 		type hit struct {
 			vf     *volumeFailure
@@ -768,8 +769,8 @@ func checkVolumeEvents(c *Context) []Finding {
 		var timeouts []string
 		for _, h := range hits {
 			if h.vf.Class == "Mount/Timeout" {
-				timeouts = append(timeouts, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", h.e.Reason, max(h.e.Count, 1), firstLine(h.e.Message)), "event on "+podRef(p),
-					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, h.e.Reason)))
+				timeouts = append(timeouts, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", h.e.Reason, max(h.e.Count, 1), kube.FirstLine(h.e.Message)), "event on "+kube.PodRef(p),
+					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, h.e.Reason)))
 			}
 		}
 		for _, h := range hits {
@@ -786,8 +787,8 @@ func checkVolumeEvents(c *Context) []Finding {
 	return out
 }
 
-func volumeFinding(c *Context, p *corev1.Pod, vf *volumeFailure, e corev1.Event, vol, detail, unattached string) Finding {
-	kind, owner := ownerName(c, p)
+func volumeFinding(c *rule.Pass, p *corev1.Pod, vf *volumeFailure, e corev1.Event, vol, detail, unattached string) rule.Finding {
+	kind, owner := kube.OwnerName(c, p)
 	podVol, source := volumeSource(c, p, vol)
 	named := podVol
 	if source != "" {
@@ -811,20 +812,20 @@ func volumeFinding(c *Context, p *corev1.Pod, vf *volumeFailure, e corev1.Event,
 		named = vol
 	}
 	title := fmt.Sprintf(vf.Title, named, detail)
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.Volume.Sub(vf.Class), Verdict: report.Validated, Confidence: vf.Conf, Strength: vf.Strength,
 		Current: podStuck(p), Subject: p.Name + "/" + podVol,
-		Evidence: []string{c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), firstLine(e.Message)), "event on "+podRef(p),
-			fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", nsFlag(p), p.Name, e.Reason))},
+		Evidence: []string{c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), kube.FirstLine(e.Message)), "event on "+kube.PodRef(p),
+			fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason))},
 		Hypothesis: fmt.Sprintf("Pod %s cannot start because %s", p.Name, title),
 		Title:      title,
 		Summary:    fmt.Sprintf("Pod %s cannot start its containers because %s.", p.Name, title),
 		Mechanism:  vf.Mech,
-		Culprit:    fmt.Sprintf("%s volume %s: %s", podRef(p), named, detail),
+		Culprit:    fmt.Sprintf("%s volume %s: %s", kube.PodRef(p), named, detail),
 	}
 	if source != "" {
-		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod volume %s comes from %s", podVol, source), podRef(p)+" .spec.volumes["+podVol+"]",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.volumes[?(@.name=="%s")]}'`, p.Name, nsFlag(p), podVol)))
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod volume %s comes from %s", podVol, source), kube.PodRef(p)+" .spec.volumes["+podVol+"]",
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.volumes[?(@.name=="%s")]}'`, p.Name, kube.NsFlag(p), podVol)))
 	}
 	if !f.Current {
 		// Volumes are set up before any container starts: a pod that runs
@@ -833,29 +834,29 @@ func volumeFinding(c *Context, p *corev1.Pod, vf *volumeFailure, e corev1.Event,
 		f.Hypothesis += " (resolved: the pod has started since)"
 	}
 	fix := report.Action{Kind: report.Immediate, Description: vf.Fix,
-		Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, nsFlag(p))}}
+		Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}
 	switch vf.Class {
 	case "Mount/ConfigMapMissing":
 		if c.B.IsMissing("ConfigMap", p.Namespace, detail) {
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s/%s does not exist (404)", p.Namespace, detail), "configmap/"+detail,
-				fmt.Sprintf("kubectl get configmap %s %s", detail, nsFlag(p))))
+				fmt.Sprintf("kubectl get configmap %s %s", detail, kube.NsFlag(p))))
 		}
-		f.Culprit = fmt.Sprintf("%s volume %s → configmap %s (not found)", podRef(p), podVol, detail)
-		fix.Commands = []string{fmt.Sprintf("kubectl get configmaps %s", nsFlag(p)), fmt.Sprintf("kubectl create configmap %s %s --from-file=<file>", detail, nsFlag(p))}
+		f.Culprit = fmt.Sprintf("%s volume %s → configmap %s (not found)", kube.PodRef(p), podVol, detail)
+		fix.Commands = []string{fmt.Sprintf("kubectl get configmaps %s", kube.NsFlag(p)), fmt.Sprintf("kubectl create configmap %s %s --from-file=<file>", detail, kube.NsFlag(p))}
 		fix.Risk = "the pod starts with whatever the new ConfigMap holds"
 	case "Mount/SecretMissing":
-		f.Culprit = fmt.Sprintf("%s volume %s → secret %s (not found)", podRef(p), podVol, detail)
-		fix.Commands = []string{fmt.Sprintf("kubectl get secrets %s", nsFlag(p)), fmt.Sprintf("kubectl create secret generic %s %s --from-file=<file>", detail, nsFlag(p))}
+		f.Culprit = fmt.Sprintf("%s volume %s → secret %s (not found)", kube.PodRef(p), podVol, detail)
+		fix.Commands = []string{fmt.Sprintf("kubectl get secrets %s", kube.NsFlag(p)), fmt.Sprintf("kubectl create secret generic %s %s --from-file=<file>", detail, kube.NsFlag(p))}
 		fix.Risk = "the pod starts with whatever the new Secret holds"
 	case "Attach/MultiAttach":
 		pvName := vol
 		fix.Commands = []string{
 			fmt.Sprintf("kubectl get volumeattachments -o custom-columns=NAME:.metadata.name,PV:.spec.source.persistentVolumeName,NODE:.spec.nodeName,ATTACHED:.status.attached | grep -E 'NAME|%s'", pvName),
-			fmt.Sprintf("kubectl get pods %s -o wide", nsFlag(p)),
+			fmt.Sprintf("kubectl get pods %s -o wide", kube.NsFlag(p)),
 		}
 		fix.Risk = "never force-detach a volume a running pod still writes to: it corrupts the filesystem"
 		f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Use a rollout strategy that stops the old pod before starting the new one for ReadWriteOnce volumes.",
-			Commands: []string{fmt.Sprintf(`kubectl patch %s/%s %s --type=merge -p '{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}'`, kind, owner, nsFlag(p))},
+			Commands: []string{fmt.Sprintf(`kubectl patch %s/%s %s --type=merge -p '{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}'`, kind, owner, kube.NsFlag(p))},
 			Risk:     "Recreate means a short outage at each rollout"})
 		if kind != "deployment" {
 			f.Actions = nil
@@ -864,10 +865,10 @@ func volumeFinding(c *Context, p *corev1.Pod, vf *volumeFailure, e corev1.Event,
 		if unattached != "" {
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Volumes not yet attached: [%s].", unattached))
 		}
-		f.Culprit = fmt.Sprintf("%s volumes %s", podRef(p), named)
+		f.Culprit = fmt.Sprintf("%s volumes %s", kube.PodRef(p), named)
 	case "ClaimMissing":
-		f.Culprit = fmt.Sprintf("%s .spec.volumes[*].persistentVolumeClaim.claimName %s (not found)", podRef(p), vol)
-		fix.Commands = []string{fmt.Sprintf("kubectl get pvc %s", nsFlag(p))}
+		f.Culprit = fmt.Sprintf("%s .spec.volumes[*].persistentVolumeClaim.claimName %s (not found)", kube.PodRef(p), vol)
+		fix.Commands = []string{fmt.Sprintf("kubectl get pvc %s", kube.NsFlag(p))}
 	}
 	f.Actions = append([]report.Action{fix}, f.Actions...)
 	return f
@@ -913,8 +914,8 @@ func hpaCondition(h *autoscalingv2.HorizontalPodAutoscaler, t autoscalingv2.Hori
 
 // hpasToCheck: the HPA target, or the HPAs scaling a workload target (their
 // faults matter to it, their limits do not).
-func hpasToCheck(c *Context) (list []*autoscalingv2.HorizontalPodAutoscaler, isTarget bool) {
-	if h := targetOf(c, "HorizontalPodAutoscaler", c.B.HPAs); h != nil {
+func hpasToCheck(c *rule.Pass) (list []*autoscalingv2.HorizontalPodAutoscaler, isTarget bool) {
+	if h := kube.TargetOf(c, "HorizontalPodAutoscaler", c.B.HPAs); h != nil {
 		return []*autoscalingv2.HorizontalPodAutoscaler{h}, true
 	}
 	t := c.B.Target
@@ -928,9 +929,9 @@ func hpasToCheck(c *Context) (list []*autoscalingv2.HorizontalPodAutoscaler, isT
 
 // checkHPAs: an HPA that cannot compute a replica count or cannot scale its
 // target, and, honestly, an HPA that is only at a limit it was given.
-func checkHPAs(c *Context) []Finding {
+func checkHPAs(c *rule.Pass) []rule.Finding {
 	hpas, isTarget := hpasToCheck(c)
-	var out []Finding
+	var out []rule.Finding
 	for _, h := range hpas {
 		fs := hpaFindings(c, h, isTarget)
 		if !isTarget {
@@ -943,14 +944,14 @@ func checkHPAs(c *Context) []Finding {
 	return out
 }
 
-func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget bool) []Finding {
+func hpaFindings(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, isTarget bool) []rule.Finding {
 	condEv := func(cond *autoscalingv2.HorizontalPodAutoscalerCondition) string {
 		return c.Evidence(fmt.Sprintf("Condition %s=%s (%s): %s", cond.Type, cond.Status, cond.Reason, cond.Message), hpaRef(h)+" .status.conditions["+string(cond.Type)+"]",
 			fmt.Sprintf(`kubectl get hpa %s %s -o jsonpath='{.status.conditions[?(@.type=="%s")]}'`, h.Name, hpaNS(h), cond.Type))
 	}
 	target := fmt.Sprintf("%s/%s", strings.ToLower(h.Spec.ScaleTargetRef.Kind), h.Spec.ScaleTargetRef.Name)
-	base := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: h.Name}
-	var out []Finding
+	base := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: h.Name}
+	var out []rule.Finding
 
 	if cond := hpaCondition(h, autoscalingv2.AbleToScale); cond != nil && cond.Status == corev1.ConditionFalse {
 		switch cond.Reason {
@@ -1025,7 +1026,7 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 			f.Hypothesis = fmt.Sprintf("HPA %s wants more replicas than its maxReplicas %d allows", h.Name, h.Spec.MaxReplicas)
 			f.Title = fmt.Sprintf("not a fault: HPA %s is capped at maxReplicas %d and wants more", h.Name, h.Spec.MaxReplicas)
 			f.Summary = fmt.Sprintf("HPA %s works: it computed a desired replica count above its maxReplicas (%d) and runs %d replicas. That is the limit it was given, not a failure. %s",
-				h.Name, h.Spec.MaxReplicas, h.Status.CurrentReplicas, valueOr(metricsSentence(metrics), ""))
+				h.Name, h.Spec.MaxReplicas, h.Status.CurrentReplicas, kube.ValueOr(metricsSentence(metrics), ""))
 			f.Mechanism = "ScalingLimited=True/TooManyReplicas means the metric is above target even at the maximum; more pods would be created if the limit allowed. If latency or errors rise, the limit, the per-pod capacity or the target value needs a decision."
 			f.Culprit = fmt.Sprintf("%s .spec.maxReplicas %d (limit reached)", hpaRef(h), h.Spec.MaxReplicas)
 			f.Actions = []report.Action{{Kind: report.Check, Description: "If the load is real and the cluster has room, raise maxReplicas; otherwise look at why each pod uses so much (kubectl top).",
@@ -1055,7 +1056,7 @@ func hpaFindings(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, isTarget 
 
 	if len(out) == 0 && isTarget {
 		if cond := hpaCondition(h, autoscalingv2.ScalingActive); cond != nil && cond.Status == corev1.ConditionTrue {
-			out = append(out, Finding{Category: rule.HPA.Sub("MetricsFailed"), Verdict: report.Refuted, Confidence: rule.Strong, Subject: h.Name,
+			out = append(out, rule.Finding{Category: rule.HPA.Sub("MetricsFailed"), Verdict: report.Refuted, Confidence: rule.Strong, Subject: h.Name,
 				Hypothesis: fmt.Sprintf("HPA %s cannot compute a replica count", h.Name), Evidence: []string{condEv(cond)}})
 		}
 	}
@@ -1100,7 +1101,7 @@ func hpaMetricsText(h *autoscalingv2.HorizontalPodAutoscaler) string {
 
 // metricFinding explains ScalingActive=False from its message and the
 // controller's warning events.
-func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *autoscalingv2.HorizontalPodAutoscalerCondition, condEv string, base Finding, target string) Finding {
+func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond *autoscalingv2.HorizontalPodAutoscalerCondition, condEv string, base rule.Finding, target string) rule.Finding {
 	f := base
 	f.Evidence = []string{condEv}
 	text := cond.Message
@@ -1155,7 +1156,7 @@ func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *a
 		}
 		f.Title = fmt.Sprintf("HPA %s cannot scale: container %s of %s has no %s request, so %s utilization cannot be computed", h.Name, ctr, target, res, res)
 		f.Summary = fmt.Sprintf("HPA %s scales %s on %s utilization, but container %s (pod %s) sets no resources.requests.%s. Utilization is a percentage of the request, so the controller gives up and never scales.", h.Name, target, res, ctr, pod, res)
-		f.Culprit = fmt.Sprintf("%s container %s resources.requests.%s (unset)", valueOr(workload, target), ctr, res)
+		f.Culprit = fmt.Sprintf("%s container %s resources.requests.%s (unset)", kube.ValueOr(workload, target), ctr, res)
 		if len(lacking) > 1 {
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Containers without a %s request: %s; each needs one.", res, strings.Join(lacking, ", ")))
 		}
@@ -1164,7 +1165,7 @@ func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *a
 			cmds = append(cmds, fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<typical usage, e.g. 100m>", target, hpaNS(h), name, res))
 		}
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Give every container of %s a %s request (its typical usage).", target, res),
-			Commands: cmds, Risk: templateRisk(strings.ToLower(h.Spec.ScaleTargetRef.Kind), "starts a rollout") + "; requests also reserve capacity on the nodes"}}
+			Commands: cmds, Risk: kube.TemplateRisk(strings.ToLower(h.Spec.ScaleTargetRef.Kind), "starts a rollout") + "; requests also reserve capacity on the nodes"}}
 	case "MetricsAPIUnavailable":
 		f.Hypothesis = fmt.Sprintf("HPA %s cannot read pod metrics because the resource metrics API is not available", h.Name)
 		f.Title = fmt.Sprintf(match.Title, h.Name, group("detail"))
@@ -1197,7 +1198,7 @@ func metricFinding(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, cond *a
 
 // templateRequests reads the scale target's pod template: which containers
 // lack a request for res.
-func templateRequests(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, res corev1.ResourceName) (workload string, lacking []string, evidence string) {
+func templateRequests(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, res corev1.ResourceName) (workload string, lacking []string, evidence string) {
 	ref := h.Spec.ScaleTargetRef
 	var spec *corev1.PodSpec
 	switch ref.Kind {
@@ -1232,7 +1233,7 @@ func templateRequests(c *Context, h *autoscalingv2.HorizontalPodAutoscaler, res 
 			lacking = append(lacking, ctr.Name)
 		}
 	}
-	fact := fmt.Sprintf("%s pod template: containers without a %s request: %s", workload, res, valueOr(strings.Join(lacking, ", "), "none"))
+	fact := fmt.Sprintf("%s pod template: containers without a %s request: %s", workload, res, kube.ValueOr(strings.Join(lacking, ", "), "none"))
 	if len(have) > 0 {
 		fact += fmt.Sprintf("; with: %s", strings.Join(have, ", "))
 	}

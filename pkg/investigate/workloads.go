@@ -15,12 +15,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // Workload rules: Deployment rollouts, ReplicaSet/StatefulSet/DaemonSet creation failures, a ReplicaSet's unready pods, StatefulSet ordinals, DaemonSet coverage, Jobs and CronJobs (the ones still retrying or piling up runs in jobs.go).
@@ -28,144 +29,9 @@ import (
 // ---------------------------------------------------------------------------
 // Shared helpers.
 
-// wlWorkload is the object a human changes to fix a fault: the top controller
-// of what failed, in the form kubectl accepts (deployment/web).
-type wlWorkload struct {
-	Kind, Name, Namespace string
-}
-
-func (w wlWorkload) ref() string { return w.Kind + "/" + w.Name }
-func (w wlWorkload) ns() string  { return "-n " + w.Namespace }
-
-// templatePath is where the pod template sits in the workload, for patches.
-func (w wlWorkload) templatePath() string {
-	switch w.Kind {
-	case "cronjob":
-		return ".spec.jobTemplate.spec.template"
-	case "pod":
-		return ""
-	}
-	return ".spec.template"
-}
-
-// patchTemplate wraps a pod-spec patch into the workload's template path.
-func (w wlWorkload) patchTemplate(podSpec string) string {
-	switch w.Kind {
-	case "cronjob":
-		return `{"spec":{"jobTemplate":{"spec":{"template":{"spec":` + podSpec + `}}}}}`
-	}
-	return `{"spec":{"template":{"spec":` + podSpec + `}}}`
-}
-
-func wlControllerUID(refs []metav1.OwnerReference) types.UID {
-	for _, r := range refs {
-		if r.Controller != nil && *r.Controller {
-			return r.UID
-		}
-	}
-	return ""
-}
-
-// wlTopOwner walks controller references through the objects in the bundle:
-// a ReplicaSet's Deployment, a Job's CronJob.
-func wlTopOwner(c *Context, kind string, meta metav1.Object) wlWorkload {
-	w := wlWorkload{Kind: strings.ToLower(kind), Name: meta.GetName(), Namespace: meta.GetNamespace()}
-	uid := wlControllerUID(meta.GetOwnerReferences())
-	for range 3 {
-		if uid == "" {
-			return w
-		}
-		next := types.UID("")
-		found := false
-		for _, d := range c.B.Deployments {
-			if d.UID == uid {
-				w, found = wlWorkload{"deployment", d.Name, d.Namespace}, true
-			}
-		}
-		for _, cj := range c.B.CronJobs {
-			if cj.UID == uid {
-				w, found = wlWorkload{"cronjob", cj.Name, cj.Namespace}, true
-			}
-		}
-		for _, rs := range c.B.ReplicaSets {
-			if rs.UID == uid {
-				w, found, next = wlWorkload{"replicaset", rs.Name, rs.Namespace}, true, wlControllerUID(rs.OwnerReferences)
-			}
-		}
-		for _, j := range c.B.Jobs {
-			if j.UID == uid {
-				w, found, next = wlWorkload{"job", j.Name, j.Namespace}, true, wlControllerUID(j.OwnerReferences)
-			}
-		}
-		for _, o := range c.B.StatefulSets {
-			if o.UID == uid {
-				w, found = wlWorkload{"statefulset", o.Name, o.Namespace}, true
-			}
-		}
-		for _, o := range c.B.DaemonSets {
-			if o.UID == uid {
-				w, found = wlWorkload{"daemonset", o.Name, o.Namespace}, true
-			}
-		}
-		if !found {
-			return w
-		}
-		uid = next
-	}
-	return w
-}
-
-// wlPodsOf returns the bundle's pods controlled by uid, by name.
-func wlPodsOf(c *Context, uid types.UID) []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, p := range c.B.Pods {
-		if wlControllerUID(p.OwnerReferences) == uid {
-			out = append(out, p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
-// wlPodCauses returns, per pod name, the best validated finding of the
-// rules the running rule requires (podLevelRules) about one of the given
-// pods. Each of those rules runs once per investigation.
-func wlPodCauses(c *Context, pods []*corev1.Pod) map[string]*Finding {
-	names := map[string]bool{}
-	for _, p := range pods {
-		names[p.Name] = true
-	}
-	if len(names) == 0 || c.Rule == nil {
-		return nil
-	}
-	byPod := map[string][]Finding{}
-	for _, r := range c.Rule.Requires {
-		for _, f := range c.ResultOf(r) {
-			if pod := f.SubjectPod(); f.Verdict == report.Validated && names[pod] {
-				byPod[pod] = append(byPod[pod], f)
-			}
-		}
-	}
-	out := map[string]*Finding{}
-	for pod, fs := range byPod {
-		out[pod] = rank(fs)
-	}
-	return out
-}
-
-// wlFirstCause returns the pod cause of the first pod (by name) that has one.
-func wlFirstCause(causes map[string]*Finding, pods []*corev1.Pod) (*corev1.Pod, *Finding) {
-	for _, p := range pods {
-		if f := causes[p.Name]; f != nil {
-			return p, f
-		}
-	}
-	return nil, nil
-}
-
 // wlProbeFailure returns the kubelet's latest readiness/startup probe failure
 // event about the pod.
-func wlProbeFailure(c *Context, p *corev1.Pod) *corev1.Event {
+func wlProbeFailure(c *rule.Pass, p *corev1.Pod) *corev1.Event {
 	var out *corev1.Event
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if e.Reason == "Unhealthy" && (strings.HasPrefix(e.Message, "Readiness probe failed") || strings.HasPrefix(e.Message, "Startup probe failed")) {
@@ -178,9 +44,9 @@ func wlProbeFailure(c *Context, p *corev1.Pod) *corev1.Event {
 
 // wlDescribePod says in one phrase why a pod is not Ready, from its status
 // alone, and registers the evidence for it.
-func wlDescribePod(c *Context, p *corev1.Pod) (string, []string) {
-	src := podRef(p) + " .status"
-	cmd := fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, nsFlag(p))
+func wlDescribePod(c *rule.Pass, p *corev1.Pod) (string, []string) {
+	src := kube.PodRef(p) + " .status"
+	cmd := fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, kube.NsFlag(p))
 	ev := func(fact string) []string { return []string{c.Evidence(fact, src, cmd)} }
 	switch p.Status.Phase {
 	case corev1.PodSucceeded:
@@ -191,22 +57,22 @@ func wlDescribePod(c *Context, p *corev1.Pod) (string, []string) {
 			s += " (" + p.Status.Reason + ")"
 		}
 		if p.Status.Message != "" {
-			s += ": " + firstLine(p.Status.Message)
+			s += ": " + kube.FirstLine(p.Status.Message)
 		}
 		return s, ev(fmt.Sprintf("Pod %s phase %s", p.Name, s))
 	}
 	if p.Spec.NodeName == "" {
 		for _, cond := range p.Status.Conditions {
 			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
-				s := fmt.Sprintf("Pending, not scheduled (%s: %s)", cond.Reason, firstLine(cond.Message))
+				s := fmt.Sprintf("Pending, not scheduled (%s: %s)", cond.Reason, kube.FirstLine(cond.Message))
 				return s, ev(fmt.Sprintf("Pod %s is %s", p.Name, s))
 			}
 		}
 		s := "Pending and not scheduled, with no scheduling decision recorded"
 		return s, ev(fmt.Sprintf("Pod %s is %s", p.Name, s))
 	}
-	for _, cs := range allStatuses(p) {
-		st := cs.status
+	for _, cs := range kube.AllStatuses(p) {
+		st := cs.Status
 		if w := st.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" {
 			s := fmt.Sprintf("container %s is waiting: %s", st.Name, w.Reason)
 			if st.RestartCount > 0 {
@@ -214,24 +80,24 @@ func wlDescribePod(c *Context, p *corev1.Pod) (string, []string) {
 			}
 			return s, ev(fmt.Sprintf("Pod %s: %s", p.Name, s))
 		}
-		if run := st.State.Running; cs.init && run != nil {
+		if run := st.State.Running; cs.Init && run != nil {
 			// An init container that never exits holds the pod before its
 			// app containers start: usually a wait-for-dependency loop.
-			s := fmt.Sprintf("init container %s has been running since %s without finishing", st.Name, wlSince(c, run.StartedAt.Time))
+			s := fmt.Sprintf("init container %s has been running since %s without finishing", st.Name, kube.Since(c, run.StartedAt.Time))
 			ids := ev(fmt.Sprintf("Pod %s: %s", p.Name, s))
 			if line := wlLastLogLine(c, p.Name, st.Name); line != "" {
 				s += fmt.Sprintf(" (last log line: %q)", line)
 				ids = append(ids, c.Evidence(fmt.Sprintf("Last log line of init container %s: %q", st.Name, line),
-					fmt.Sprintf("logs of %s init container %s", podRef(p), st.Name), logsCmd(p, st.Name, false)))
+					fmt.Sprintf("logs of %s init container %s", kube.PodRef(p), st.Name), kube.LogsCmd(p, st.Name, false)))
 			}
 			return s, ids
 		}
 		if t := st.State.Terminated; t != nil && t.ExitCode != 0 {
-			s := fmt.Sprintf("container %s terminated with exit code %d (%s)", st.Name, t.ExitCode, orDash(t.Reason))
+			s := fmt.Sprintf("container %s terminated with exit code %d (%s)", st.Name, t.ExitCode, kube.OrDash(t.Reason))
 			return s, ev(fmt.Sprintf("Pod %s: %s", p.Name, s))
 		}
 	}
-	if isPodReady(p) {
+	if kube.IsPodReady(p) {
 		return "Ready", nil
 	}
 	if p.Status.Phase == corev1.PodRunning {
@@ -247,96 +113,28 @@ func wlDescribePod(c *Context, p *corev1.Pod) (string, []string) {
 		}
 		ids := ev(fmt.Sprintf("Pod %s is %s", p.Name, s))
 		if e := wlProbeFailure(c, p); e != nil {
-			s += ": " + firstLine(e.Message)
-			ids = append(ids, wlEventEvidence(c, *e))
+			s += ": " + kube.FirstLine(e.Message)
+			ids = append(ids, kube.EventEvidence(c, *e))
 		}
 		return s, ids
 	}
-	s := "phase " + orDash(string(p.Status.Phase))
+	s := "phase " + kube.OrDash(string(p.Status.Phase))
 	return s, ev(fmt.Sprintf("Pod %s is in %s", p.Name, s))
 }
 
 // wlLastLogLine is the last non-empty line of a container's current log.
-func wlLastLogLine(c *Context, pod, container string) string {
+func wlLastLogLine(c *rule.Pass, pod, container string) string {
 	cur, _ := c.B.LogsFor(pod, container)
 	if cur == nil || cur.Error != "" {
 		return ""
 	}
 	lines := strings.Split(strings.TrimRight(cur.Text, "\n"), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if _, line := splitTimestamp(lines[i]); strings.TrimSpace(line) != "" {
+		if _, line := logs.SplitTimestamp(lines[i]); strings.TrimSpace(line) != "" {
 			return strings.TrimSpace(line)
 		}
 	}
 	return ""
-}
-
-func wlEventEvidence(c *Context, e corev1.Event) string {
-	kind := strings.ToLower(e.InvolvedObject.Kind)
-	return c.Evidence(
-		fmt.Sprintf("Event %s %s ×%d (last seen %s): %s", e.Type, e.Reason, max(e.Count, 1), wlStamp(bundle.EventTime(&e)), e.Message),
-		fmt.Sprintf("event on %s/%s", kind, e.InvolvedObject.Name),
-		fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=%s", e.InvolvedObject.Namespace, e.InvolvedObject.Name, e.Reason))
-}
-
-// wlEventsWith returns the events about uid with one of the reasons, oldest
-// first.
-func wlEventsWith(c *Context, uid types.UID, reasons ...string) []corev1.Event {
-	var out []corev1.Event
-	for _, e := range c.B.EventsFor(string(uid)) {
-		for _, r := range reasons {
-			if e.Reason == r {
-				out = append(out, e)
-				break
-			}
-		}
-	}
-	return out
-}
-
-func wlStamp(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02 15:04:05 UTC")
-}
-
-// wlSince says when, absolutely and relative to the investigation.
-func wlSince(c *Context, t time.Time) string {
-	if t.IsZero() {
-		return "an unknown time"
-	}
-	return fmt.Sprintf("%s (%s ago)", wlStamp(t), wlHumanDuration(c.Now.Sub(t)))
-}
-
-func wlHumanDuration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		h := int(d.Hours())
-		if m := int(d.Minutes()) % 60; m != 0 {
-			return fmt.Sprintf("%dh%dm", h, m)
-		}
-		return fmt.Sprintf("%dh", h)
-	}
-	days := int(d.Hours()) / 24
-	if h := int(d.Hours()) % 24; h != 0 {
-		return fmt.Sprintf("%dd%dh", days, h)
-	}
-	return fmt.Sprintf("%dd", days)
-}
-
-func wlReplicasOf(p *int32) int32 {
-	if p == nil {
-		return 1
-	}
-	return *p
 }
 
 // ---------------------------------------------------------------------------
@@ -370,7 +168,7 @@ var wlCreatePrefix = regexp.MustCompile(`^(?:Error creating(?: job)?: |(?i:creat
 // wlCreateFailure is one refusal reported about a workload.
 type wlCreateFailure struct {
 	reporter string // "replicaset/web-5d8f9c7b4"
-	owner    wlWorkload
+	owner    kube.Workload
 	message  string // the API error, without the controller's prefix
 	last     time.Time
 	count    int32
@@ -380,11 +178,11 @@ type wlCreateFailure struct {
 	deploy   *appsv1.Deployment
 }
 
-func wlCheckFailedCreate(c *Context) []Finding {
+func wlCheckFailedCreate(c *rule.Pass) []rule.Finding {
 	var all []wlCreateFailure
 	b := c.B
 	add := func(kind string, meta metav1.Object, tmpl *corev1.PodTemplateSpec, want string, msg string, at time.Time, count int32, ev string) {
-		owner := wlTopOwner(c, kind, meta)
+		owner := kube.TopOwner(c, kind, meta)
 		all = append(all, wlCreateFailure{
 			reporter: strings.ToLower(kind) + "/" + meta.GetName(), owner: owner,
 			message: wlCreatePrefix.ReplaceAllString(strings.TrimSpace(msg), ""), last: at, count: count,
@@ -392,13 +190,13 @@ func wlCheckFailedCreate(c *Context) []Finding {
 		})
 	}
 	fromEvents := func(kind string, meta metav1.Object, tmpl *corev1.PodTemplateSpec, want string) {
-		for _, e := range wlEventsWith(c, meta.GetUID(), "FailedCreate") {
-			add(kind, meta, tmpl, want, e.Message, bundle.EventTime(&e), max(e.Count, 1), wlEventEvidence(c, e))
+		for _, e := range kube.EventsWith(c, meta.GetUID(), "FailedCreate") {
+			add(kind, meta, tmpl, want, e.Message, bundle.EventTime(&e), max(e.Count, 1), kube.EventEvidence(c, e))
 		}
 	}
 	newest := bundle.NewestReplicaSet(b.ReplicaSets)
 	for _, rs := range b.ReplicaSets {
-		want, have := wlReplicasOf(rs.Spec.Replicas), rs.Status.Replicas
+		want, have := kube.ReplicasOf(rs.Spec.Replicas), rs.Status.Replicas
 		if have >= want || (rs != newest && want == 0) {
 			continue
 		}
@@ -417,7 +215,7 @@ func wlCheckFailedCreate(c *Context) []Finding {
 	for _, d := range b.Deployments {
 		for _, cond := range d.Status.Conditions {
 			if cond.Type == appsv1.DeploymentReplicaFailure && cond.Status == corev1.ConditionTrue && cond.Reason == "FailedCreate" {
-				add("Deployment", d, d.Spec.Template.DeepCopy(), fmt.Sprintf("%d of %d replicas exist", d.Status.Replicas, wlReplicasOf(d.Spec.Replicas)),
+				add("Deployment", d, d.Spec.Template.DeepCopy(), fmt.Sprintf("%d of %d replicas exist", d.Status.Replicas, kube.ReplicasOf(d.Spec.Replicas)),
 					cond.Message, cond.LastUpdateTime.Time, 1, c.Evidence(
 						fmt.Sprintf("Condition ReplicaFailure=True (FailedCreate): %s", cond.Message),
 						fmt.Sprintf("deployment/%s .status.conditions[ReplicaFailure]", d.Name),
@@ -426,7 +224,7 @@ func wlCheckFailedCreate(c *Context) []Finding {
 		}
 	}
 	for _, s := range b.StatefulSets {
-		if want, have := wlReplicasOf(s.Spec.Replicas), s.Status.Replicas; have < want {
+		if want, have := kube.ReplicasOf(s.Spec.Replicas), s.Status.Replicas; have < want {
 			fromEvents("StatefulSet", s, s.Spec.Template.DeepCopy(), fmt.Sprintf("%d of %d pods exist", have, want))
 		}
 	}
@@ -439,16 +237,16 @@ func wlCheckFailedCreate(c *Context) []Finding {
 		if _, finished := wlJobFinished(j); finished || j.Spec.Suspend != nil && *j.Spec.Suspend {
 			continue
 		}
-		if j.Status.Active < wlReplicasOf(j.Spec.Parallelism) {
-			fromEvents("Job", j, j.Spec.Template.DeepCopy(), fmt.Sprintf("%d active pods, %d wanted", j.Status.Active, wlReplicasOf(j.Spec.Parallelism)))
+		if j.Status.Active < kube.ReplicasOf(j.Spec.Parallelism) {
+			fromEvents("Job", j, j.Spec.Template.DeepCopy(), fmt.Sprintf("%d active pods, %d wanted", j.Status.Active, kube.ReplicasOf(j.Spec.Parallelism)))
 		}
 	}
 	for _, cj := range b.CronJobs {
-		for _, e := range wlEventsWith(c, cj.UID, "FailedCreate") {
+		for _, e := range kube.EventsWith(c, cj.UID, "FailedCreate") {
 			// A CronJob retries only at its next schedule: an old refusal
 			// says nothing about today.
-			if c.Now.Sub(bundle.EventTime(&e)) <= 2*recentWarning {
-				add("CronJob", cj, cj.Spec.JobTemplate.Spec.Template.DeepCopy(), "its scheduled Job was not created", e.Message, bundle.EventTime(&e), max(e.Count, 1), wlEventEvidence(c, e))
+			if c.Now.Sub(bundle.EventTime(&e)) <= 2*kube.RecentWarning {
+				add("CronJob", cj, cj.Spec.JobTemplate.Spec.Template.DeepCopy(), "its scheduled Job was not created", e.Message, bundle.EventTime(&e), max(e.Count, 1), kube.EventEvidence(c, e))
 			}
 		}
 	}
@@ -468,7 +266,7 @@ func wlCheckFailedCreate(c *Context) []Finding {
 		if d != nil {
 			class = d.Class
 		}
-		key := f.owner.ref() + "\x00" + class
+		key := f.owner.Ref() + "\x00" + class
 		g, ok := groups[key]
 		if !ok {
 			g = &group{denial: d, match: m}
@@ -482,7 +280,7 @@ func wlCheckFailedCreate(c *Context) []Finding {
 			g.match = m
 		}
 	}
-	var out []Finding
+	var out []rule.Finding
 	for _, key := range order {
 		g := groups[key]
 		out = append(out, wlCreateFinding(c, g.denial, g.match, g.fails))
@@ -510,14 +308,14 @@ func wlParseResourceList(s string) map[string]string {
 	return out
 }
 
-func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreateFailure) Finding {
+func wlCreateFinding(c *rule.Pass, d *wlCreateDenial, m []string, fails []wlCreateFailure) rule.Finding {
 	f0 := fails[0]
 	w := f0.owner
 	var evidence []string
 	var count int32
 	reporters := map[string]bool{}
 	for _, f := range fails {
-		evidence = appendUnique(evidence, f.evidence...)
+		evidence = kube.AppendUnique(evidence, f.evidence...)
 		count += f.count
 		reporters[f.reporter] = true
 	}
@@ -525,15 +323,15 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 	if w.Kind == "cronjob" && strings.HasPrefix(f0.reporter, "cronjob/") {
 		what = "Jobs"
 	}
-	f := Finding{
+	f := rule.Finding{
 		Category: rule.FailedCreate, Verdict: report.Validated, Current: true, Strength: rule.Explained,
 		Subject: w.Name, Confidence: rule.Moderate,
 		Mechanism: fmt.Sprintf("The %s controller asks the API server to create %s; admission refuses every request, so none exist and the controller retries with back-off. Nothing runs until the refusal's cause is removed.", strings.SplitN(f0.reporter, "/", 2)[0], what),
 	}
-	f.Contributing = append(f.Contributing, fmt.Sprintf("%s: %s; the refusal was reported %d time(s), last at %s.", f0.reporter, f0.want, count, wlSince(c, f0.last)))
-	shortMsg := firstLine(f0.message)
+	f.Contributing = append(f.Contributing, fmt.Sprintf("%s: %s; the refusal was reported %d time(s), last at %s.", f0.reporter, f0.want, count, kube.Since(c, f0.last)))
+	shortMsg := kube.FirstLine(f0.message)
 	check := report.Action{Kind: report.Check, Description: "Read the controller's events with the full refusal.",
-		Commands: []string{fmt.Sprintf("kubectl describe %s %s", strings.Replace(f0.reporter, "/", " ", 1), w.ns())}}
+		Commands: []string{fmt.Sprintf("kubectl describe %s %s", strings.Replace(f0.reporter, "/", " ", 1), w.NS())}}
 	class := "Other"
 	if d != nil {
 		class = d.Class
@@ -549,25 +347,25 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 	}
 	risk := func(rollout string) string {
 		if stuckRun != "" {
-			return pendingTemplateRisk(w.Kind, rollout)
+			return kube.PendingTemplateRisk(w.Kind, rollout)
 		}
-		return templateRisk(w.Kind, rollout)
+		return kube.TemplateRisk(w.Kind, rollout)
 	}
 	fit := func(what string, edit ...string) []string {
-		return templateCommands(w.Kind, w.Name, w.Namespace, edit, what, stuckRun)
+		return kube.TemplateCommands(w.Kind, w.Name, w.Namespace, edit, what, stuckRun)
 	}
 	switch class {
 	case "Quota":
 		quota, requested, used, limited := m[1], wlParseResourceList(m[2]), wlParseResourceList(m[3]), wlParseResourceList(m[4])
 		var parts, names []string
-		for _, k := range sortedKeys(requested) {
-			parts = append(parts, fmt.Sprintf("%s: requested %s, used %s, limited %s", k, requested[k], orDash(used[k]), orDash(limited[k])))
+		for _, k := range kube.SortedKeys(requested) {
+			parts = append(parts, fmt.Sprintf("%s: requested %s, used %s, limited %s", k, requested[k], kube.OrDash(used[k]), kube.OrDash(limited[k])))
 			names = append(names, k)
 		}
 		detail := strings.Join(parts, "; ")
 		f.Title = fmt.Sprintf("%s cannot be created: ResourceQuota %s is exhausted (%s)", what, quota, detail)
-		f.Hypothesis = fmt.Sprintf("ResourceQuota %s refuses the %s of %s", quota, what, w.ref())
-		f.Summary = fmt.Sprintf("The API server refuses the %s of %s because they would exceed ResourceQuota %s in namespace %s: %s.", what, w.ref(), quota, w.Namespace, detail)
+		f.Hypothesis = fmt.Sprintf("ResourceQuota %s refuses the %s of %s", quota, what, w.Ref())
+		f.Summary = fmt.Sprintf("The API server refuses the %s of %s because they would exceed ResourceQuota %s in namespace %s: %s.", what, w.Ref(), quota, w.Namespace, detail)
 		f.Culprit = fmt.Sprintf("resourcequota/%s %s", quota, strings.Join(names, ", "))
 		f.Mechanism = "ResourceQuota admission adds what a new object requests to what the namespace already uses and refuses it when the sum exceeds the quota's hard limit. " + f.Mechanism
 		for _, q := range c.B.ResourceQuotas {
@@ -580,11 +378,11 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 				st = append(st, fmt.Sprintf("%s used %s of hard %s", k, u.String(), h.String()))
 			}
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("ResourceQuota %s: %s", quota, strings.Join(st, "; ")),
-				fmt.Sprintf("resourcequota/%s .status", quota), fmt.Sprintf("kubectl describe resourcequota %s %s", quota, w.ns())))
+				fmt.Sprintf("resourcequota/%s .status", quota), fmt.Sprintf("kubectl describe resourcequota %s %s", quota, w.NS())))
 		}
 		if f0.template != nil {
 			if per := wlTemplateAmounts(f0.template, names); per != "" {
-				f.Contributing = append(f.Contributing, fmt.Sprintf("Each pod of %s asks for %s.", w.ref(), per))
+				f.Contributing = append(f.Contributing, fmt.Sprintf("Each pod of %s asks for %s.", w.Ref(), per))
 			}
 		}
 		if dep := wlDeploymentOf(c, w); dep != nil && wlRolloutInProgress(c, dep) {
@@ -600,30 +398,30 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 			}
 		}
 		f.Actions = []report.Action{
-			{Kind: report.Immediate, Description: fmt.Sprintf("Make room in ResourceQuota %s: lower what each pod of %s asks for, or scale down or delete something else in the namespace that uses it.", quota, w.ref()),
-				Commands: append([]string{fmt.Sprintf("kubectl describe resourcequota %s %s", quota, w.ns())},
+			{Kind: report.Immediate, Description: fmt.Sprintf("Make room in ResourceQuota %s: lower what each pod of %s asks for, or scale down or delete something else in the namespace that uses it.", quota, w.Ref()),
+				Commands: append([]string{fmt.Sprintf("kubectl describe resourcequota %s %s", quota, w.NS())},
 					fit("lower the "+strings.Join(names, ", ")+" of the containers", wlSetResourcesCmd(w, f0.template, names))...),
 				Risk: "limits below the workload's real needs cause throttling or OOM kills; " + risk("the change starts a rollout")},
 		}
 		if raise != "" {
 			f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: fmt.Sprintf("If the namespace legitimately needs more, raise the quota's hard limit (at least used + requested)."),
-				Commands: []string{fmt.Sprintf(`kubectl patch resourcequota %s %s --type=merge -p '{"spec":{"hard":{%s}}}'`, quota, w.ns(), strings.TrimSuffix(raise, ","))},
+				Commands: []string{fmt.Sprintf(`kubectl patch resourcequota %s %s --type=merge -p '{"spec":{"hard":{%s}}}'`, quota, w.NS(), strings.TrimSuffix(raise, ","))},
 				Risk:     "lets the namespace take more of the cluster's capacity; quotas are often owned by a platform team"})
 		}
 	case "QuotaMissingLimits":
 		quota, missing := m[1], m[2]
 		f.Title = fmt.Sprintf("%s cannot be created: ResourceQuota %s requires %s", what, quota, missing)
 		f.Hypothesis = fmt.Sprintf("ResourceQuota %s refuses pods that do not set the resources it tracks", quota)
-		f.Summary = fmt.Sprintf("ResourceQuota %s tracks resources the pod template of %s does not set, so admission refuses every pod: must specify %s.", quota, w.ref(), missing)
-		f.Culprit = fmt.Sprintf("pod template of %s resources (must specify %s)", w.ref(), missing)
+		f.Summary = fmt.Sprintf("ResourceQuota %s tracks resources the pod template of %s does not set, so admission refuses every pod: must specify %s.", quota, w.Ref(), missing)
+		f.Culprit = fmt.Sprintf("pod template of %s resources (must specify %s)", w.Ref(), missing)
 		f.Mechanism = "When a ResourceQuota limits requests or limits of a resource, every new pod must state that resource for each container, or admission refuses it. " + f.Mechanism
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Set the missing requests/limits on every container named in the refusal.",
 				Commands: fit("set resources.requests and resources.limits (cpu, memory) on every container",
-					fmt.Sprintf("kubectl set resources %s %s --requests=cpu=<cpu>,memory=<memory> --limits=cpu=<cpu>,memory=<memory>", w.ref(), w.ns())),
+					fmt.Sprintf("kubectl set resources %s %s --requests=cpu=<cpu>,memory=<memory> --limits=cpu=<cpu>,memory=<memory>", w.Ref(), w.NS())),
 				Risk: risk("starts a rollout")},
 			{Kind: report.LongTerm, Description: "Give the namespace a LimitRange with default requests and limits so pods that omit them are admitted.",
-				Commands: []string{fmt.Sprintf("kubectl get limitrange %s", w.ns())}},
+				Commands: []string{fmt.Sprintf("kubectl get limitrange %s", w.NS())}},
 		}
 	case "PodSecurity":
 		level, details := m[1], wlSplitTopLevel(m[2])
@@ -633,21 +431,21 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 			reason, _, _ := strings.Cut(v, " (")
 			reasons = append(reasons, reason)
 			for _, q := range wlQuotedNames.FindAllStringSubmatch(v, -1) {
-				containers = appendUnique(containers, q[1])
+				containers = kube.AppendUnique(containers, q[1])
 			}
 		}
 		f.Title = fmt.Sprintf("%s cannot be created: namespace %s enforces PodSecurity %q and the pod template violates it (%s)", what, w.Namespace, level, strings.Join(reasons, ", "))
-		f.Hypothesis = fmt.Sprintf("Pod Security admission (%s) refuses the pod template of %s", level, w.ref())
-		f.Summary = fmt.Sprintf("Namespace %s enforces the Pod Security Standard %q and the pod template of %s violates it: %s.", w.Namespace, level, w.ref(), m[2])
+		f.Hypothesis = fmt.Sprintf("Pod Security admission (%s) refuses the pod template of %s", level, w.Ref())
+		f.Summary = fmt.Sprintf("Namespace %s enforces the Pod Security Standard %q and the pod template of %s violates it: %s.", w.Namespace, level, w.Ref(), m[2])
 		target := "pod template"
 		if len(containers) > 0 {
 			target = fmt.Sprintf("container %s", strings.Join(containers, ", "))
 		}
-		f.Culprit = fmt.Sprintf("%s securityContext of %s (%s) vs namespace %s pod-security.kubernetes.io/enforce", target, w.ref(), strings.Join(reasons, ", "), w.Namespace)
+		f.Culprit = fmt.Sprintf("%s securityContext of %s (%s) vs namespace %s pod-security.kubernetes.io/enforce", target, w.Ref(), strings.Join(reasons, ", "), w.Namespace)
 		f.Mechanism = "The PodSecurity admission controller checks every new pod against the level named by the namespace's pod-security.kubernetes.io/enforce label and refuses pods that do not meet it. " + f.Mechanism
 		if ns := c.B.Namespace; ns != nil {
 			var labels []string
-			for _, k := range sortedKeys(ns.Labels) {
+			for _, k := range kube.SortedKeys(ns.Labels) {
 				if strings.HasPrefix(k, "pod-security.kubernetes.io/") {
 					labels = append(labels, k+"="+ns.Labels[k])
 				}
@@ -662,9 +460,9 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 			Risk: "the image must run as a non-root user without extra privileges, or the pods crash after they are admitted; " + risk("starts a rollout")}
 		what := "set the securityContext fields the refusal names"
 		if patch != "" && w.Kind != "pod" {
-			fix.Commands = fit(what+": "+patch, fmt.Sprintf(`kubectl patch %s %s --type=strategic -p '%s'`, w.ref(), w.ns(), w.patchTemplate(patch)))
+			fix.Commands = fit(what+": "+patch, fmt.Sprintf(`kubectl patch %s %s --type=strategic -p '%s'`, w.Ref(), w.NS(), w.PatchTemplate(patch)))
 		} else {
-			fix.Commands = fit(what, fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns()))
+			fix.Commands = fit(what, fmt.Sprintf("kubectl edit %s %s", w.Ref(), w.NS()))
 		}
 		f.Actions = []report.Action{fix,
 			{Kind: report.LongTerm, Description: "Only if the workload really needs the privileges: relax the namespace's enforced level (or move the workload to a namespace meant for it).",
@@ -676,14 +474,14 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		if msg == "" {
 			msg = "no explanation given"
 		}
-		f.Title = fmt.Sprintf("%s cannot be created: admission webhook %q denies them: %s", what, hook, firstLine(msg))
-		f.Hypothesis = fmt.Sprintf("Admission webhook %s denies the %s of %s", hook, what, w.ref())
-		f.Summary = fmt.Sprintf("The validating admission webhook %q rejects every %s of %s: %s", hook, strings.TrimSuffix(what, "s"), w.ref(), msg)
-		f.Culprit = fmt.Sprintf("admission webhook %s (policy: %s)", hook, firstLine(msg))
+		f.Title = fmt.Sprintf("%s cannot be created: admission webhook %q denies them: %s", what, hook, kube.FirstLine(msg))
+		f.Hypothesis = fmt.Sprintf("Admission webhook %s denies the %s of %s", hook, what, w.Ref())
+		f.Summary = fmt.Sprintf("The validating admission webhook %q rejects every %s of %s: %s", hook, strings.TrimSuffix(what, "s"), w.Ref(), msg)
+		f.Culprit = fmt.Sprintf("admission webhook %s (policy: %s)", hook, kube.FirstLine(msg))
 		f.Mechanism = "A ValidatingWebhookConfiguration sends new pods to a policy engine (Kyverno, Gatekeeper, a custom webhook), which answered with a denial. " + f.Mechanism
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Change the pod template so it satisfies the policy the denial names (labels, image registry, resources, securityContext…), or ask the policy's owner for an exception.",
-				Commands: fit("change the pod template so the policy admits it", fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())), Risk: risk("starts a rollout")},
+				Commands: fit("change the pod template so the policy admits it", fmt.Sprintf("kubectl edit %s %s", w.Ref(), w.NS())), Risk: risk("starts a rollout")},
 			{Kind: report.Check, Description: "Find the webhook configuration and the policy behind it.",
 				Commands: []string{"kubectl get validatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name"}},
 		}
@@ -692,7 +490,7 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		svc := wlWebhookHost.FindStringSubmatch(why)
 		f.Title = fmt.Sprintf("%s cannot be created: admission webhook %q is unreachable and fails closed", what, hook)
 		f.Hypothesis = fmt.Sprintf("Admission webhook %s cannot be called, and its failurePolicy rejects the %s", hook, what)
-		f.Summary = fmt.Sprintf("The API server cannot call admission webhook %q (%s); its failurePolicy is Fail, so every %s of %s is rejected.", hook, firstLine(why), strings.TrimSuffix(what, "s"), w.ref())
+		f.Summary = fmt.Sprintf("The API server cannot call admission webhook %q (%s); its failurePolicy is Fail, so every %s of %s is rejected.", hook, kube.FirstLine(why), strings.TrimSuffix(what, "s"), w.Ref())
 		f.Culprit = fmt.Sprintf("admission webhook %s backend", hook)
 		f.Mechanism = "A webhook with failurePolicy: Fail turns its own outage into a refusal of every object it intercepts. " + f.Mechanism
 		checkCmds := []string{"kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name,POLICY:.webhooks[*].failurePolicy"}
@@ -711,9 +509,9 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 	case "ServiceAccount":
 		ns, sa := m[1], m[2]
 		f.Title = fmt.Sprintf("%s cannot be created: ServiceAccount %q does not exist in namespace %s", what, sa, ns)
-		f.Hypothesis = fmt.Sprintf("The pod template of %s names ServiceAccount %s, which does not exist", w.ref(), sa)
-		f.Summary = fmt.Sprintf("The pod template of %s sets serviceAccountName %q, but namespace %s has no such ServiceAccount, so admission refuses every pod.", w.ref(), sa, ns)
-		f.Culprit = fmt.Sprintf("pod template of %s serviceAccountName: %s", w.ref(), sa)
+		f.Hypothesis = fmt.Sprintf("The pod template of %s names ServiceAccount %s, which does not exist", w.Ref(), sa)
+		f.Summary = fmt.Sprintf("The pod template of %s sets serviceAccountName %q, but namespace %s has no such ServiceAccount, so admission refuses every pod.", w.Ref(), sa, ns)
+		f.Culprit = fmt.Sprintf("pod template of %s serviceAccountName: %s", w.Ref(), sa)
 		f.Mechanism = "The ServiceAccount admission plugin looks up the pod's ServiceAccount to mount its token and refuses the pod when it does not exist. " + f.Mechanism
 		if c.B.IsMissing("ServiceAccount", ns, sa) {
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("ServiceAccount %s/%s does not exist", ns, sa), "serviceaccount/"+sa, fmt.Sprintf("kubectl get serviceaccount %s -n %s", sa, ns)))
@@ -734,7 +532,7 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 		}
 		if w.Kind != "pod" {
 			f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Or use an existing ServiceAccount in the pod template.",
-				Commands: fit("set spec.template.spec.serviceAccountName: <existing>", fmt.Sprintf(`kubectl patch %s %s --type=merge -p '%s'`, w.ref(), w.ns(), w.patchTemplate(`{"serviceAccountName":"<existing>"}`))),
+				Commands: fit("set spec.template.spec.serviceAccountName: <existing>", fmt.Sprintf(`kubectl patch %s %s --type=merge -p '%s'`, w.Ref(), w.NS(), w.PatchTemplate(`{"serviceAccountName":"<existing>"}`))),
 				Risk:     risk("starts a rollout") + "; the pods get that account's permissions"})
 		}
 	case "LimitRange":
@@ -743,47 +541,47 @@ func wlCreateFinding(c *Context, d *wlCreateDenial, m []string, fails []wlCreate
 			which, actual = m[7], "not set"
 		}
 		f.Title = fmt.Sprintf("%s cannot be created: a LimitRange sets the %s %s per %s to %s, but the %s is %s", what, bound, res, scope, enforced, which, actual)
-		f.Hypothesis = fmt.Sprintf("A LimitRange in namespace %s refuses the resources of %s", w.Namespace, w.ref())
-		f.Summary = fmt.Sprintf("A LimitRange in namespace %s allows a %s %s of %s per %s; the pod template of %s has %s %s, so admission refuses every pod.", w.Namespace, bound, res, enforced, scope, w.ref(), which, actual)
-		f.Culprit = fmt.Sprintf("pod template of %s resources.%ss.%s (%s) vs LimitRange %s %s", w.ref(), which, res, actual, bound, enforced)
+		f.Hypothesis = fmt.Sprintf("A LimitRange in namespace %s refuses the resources of %s", w.Namespace, w.Ref())
+		f.Summary = fmt.Sprintf("A LimitRange in namespace %s allows a %s %s of %s per %s; the pod template of %s has %s %s, so admission refuses every pod.", w.Namespace, bound, res, enforced, scope, w.Ref(), which, actual)
+		f.Culprit = fmt.Sprintf("pod template of %s resources.%ss.%s (%s) vs LimitRange %s %s", w.Ref(), which, res, actual, bound, enforced)
 		f.Mechanism = "The LimitRanger admission plugin checks each container's (or pod's) requests and limits against the namespace's LimitRange and refuses values outside it. " + f.Mechanism
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: fmt.Sprintf("Bring the %s %s within the LimitRange (%s %s).", res, which, bound, enforced),
-				Commands: append([]string{fmt.Sprintf("kubectl get limitrange %s -o yaml", w.ns())},
-					fit(fmt.Sprintf("set resources.%ss.%s: %s", which, res, enforced), fmt.Sprintf("kubectl set resources %s %s --%ss=%s=%s", w.ref(), w.ns(), which, res, enforced))...),
+				Commands: append([]string{fmt.Sprintf("kubectl get limitrange %s -o yaml", w.NS())},
+					fit(fmt.Sprintf("set resources.%ss.%s: %s", which, res, enforced), fmt.Sprintf("kubectl set resources %s %s --%ss=%s=%s", w.Ref(), w.NS(), which, res, enforced))...),
 				Risk: risk("starts a rollout") + "; a lower limit may not fit the workload"},
 		}
 	case "NamespaceTerminating":
 		f.Title = fmt.Sprintf("%s cannot be created: namespace %s is being deleted", what, m[1])
 		f.Hypothesis = fmt.Sprintf("Namespace %s is terminating", m[1])
-		f.Summary = fmt.Sprintf("Namespace %s is being deleted; the API server refuses new objects in it, so %s cannot create %s.", m[1], w.ref(), what)
+		f.Summary = fmt.Sprintf("Namespace %s is being deleted; the API server refuses new objects in it, so %s cannot create %s.", m[1], w.Ref(), what)
 		f.Culprit = fmt.Sprintf("namespace/%s (Terminating)", m[1])
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Find out why the namespace is being deleted and what holds its finalizers.",
 			Commands: []string{fmt.Sprintf("kubectl get namespace %s -o jsonpath='{.status}'", m[1])}}}
 	case "Invalid":
-		f.Title = fmt.Sprintf("%s cannot be created: the API server rejects them as invalid: %s", what, firstLine(m[1]))
-		f.Hypothesis = fmt.Sprintf("The pod template of %s is invalid", w.ref())
-		f.Summary = fmt.Sprintf("Every %s that %s creates fails validation: %s.", strings.TrimSuffix(what, "s"), w.ref(), shortMsg)
-		f.Culprit = fmt.Sprintf("pod template of %s: %s", w.ref(), firstLine(m[1]))
+		f.Title = fmt.Sprintf("%s cannot be created: the API server rejects them as invalid: %s", what, kube.FirstLine(m[1]))
+		f.Hypothesis = fmt.Sprintf("The pod template of %s is invalid", w.Ref())
+		f.Summary = fmt.Sprintf("Every %s that %s creates fails validation: %s.", strings.TrimSuffix(what, "s"), w.Ref(), shortMsg)
+		f.Culprit = fmt.Sprintf("pod template of %s: %s", w.Ref(), kube.FirstLine(m[1]))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Fix the field the validation error names in the pod template.",
-			Commands: fit("fix the field the validation error names", fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())), Risk: risk("starts a rollout")}}
+			Commands: fit("fix the field the validation error names", fmt.Sprintf("kubectl edit %s %s", w.Ref(), w.NS())), Risk: risk("starts a rollout")}}
 	case "Forbidden":
-		f.Title = fmt.Sprintf("%s cannot be created: the API server forbids them: %s", what, firstLine(m[1]))
-		f.Hypothesis = fmt.Sprintf("An admission policy forbids the %s of %s", what, w.ref())
-		f.Summary = fmt.Sprintf("Admission refuses every %s of %s: %s.", strings.TrimSuffix(what, "s"), w.ref(), shortMsg)
-		f.Culprit = fmt.Sprintf("admission refusal for %s: %s", w.ref(), firstLine(m[1]))
+		f.Title = fmt.Sprintf("%s cannot be created: the API server forbids them: %s", what, kube.FirstLine(m[1]))
+		f.Hypothesis = fmt.Sprintf("An admission policy forbids the %s of %s", what, w.Ref())
+		f.Summary = fmt.Sprintf("Admission refuses every %s of %s: %s.", strings.TrimSuffix(what, "s"), w.Ref(), shortMsg)
+		f.Culprit = fmt.Sprintf("admission refusal for %s: %s", w.Ref(), kube.FirstLine(m[1]))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Change the pod template (or the policy) so the refusal no longer applies.",
-			Commands: fit("change the pod template so the refusal no longer applies", fmt.Sprintf("kubectl edit %s %s", w.ref(), w.ns())), Risk: risk("")}}
+			Commands: fit("change the pod template so the refusal no longer applies", fmt.Sprintf("kubectl edit %s %s", w.Ref(), w.NS())), Risk: risk("")}}
 	default:
 		f.Title = fmt.Sprintf("%s cannot be created: %s", what, shortMsg)
-		f.Hypothesis = fmt.Sprintf("The controller of %s cannot create its %s", w.ref(), what)
-		f.Summary = fmt.Sprintf("The controller of %s fails to create %s: %s.", w.ref(), what, shortMsg)
+		f.Hypothesis = fmt.Sprintf("The controller of %s cannot create its %s", w.Ref(), what)
+		f.Summary = fmt.Sprintf("The controller of %s fails to create %s: %s.", w.Ref(), what, shortMsg)
 		f.Culprit = fmt.Sprintf("%s: %s", f0.reporter, shortMsg)
 	}
 	if len(reporters) > 1 {
 		var rs []string
 		for _, f := range fails {
-			rs = appendUnique(rs, f.reporter)
+			rs = kube.AppendUnique(rs, f.reporter)
 		}
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Reported by %s.", strings.Join(rs, " and ")))
 	}
@@ -841,7 +639,7 @@ func wlPodSecurityPatch(reasons, containers []string) string {
 	}
 	obj := func(m map[string]string) string {
 		var parts []string
-		for _, k := range sortedKeys(m) {
+		for _, k := range kube.SortedKeys(m) {
 			parts = append(parts, fmt.Sprintf("%q:%s", k, m[k]))
 		}
 		return "{" + strings.Join(parts, ",") + "}"
@@ -895,7 +693,7 @@ func wlTemplateAmounts(t *corev1.PodTemplateSpec, names []string) string {
 }
 
 // wlSetResourcesCmd proposes `kubectl set resources` for the quota's resources.
-func wlSetResourcesCmd(w wlWorkload, t *corev1.PodTemplateSpec, names []string) string {
+func wlSetResourcesCmd(w kube.Workload, t *corev1.PodTemplateSpec, names []string) string {
 	var reqs, lims []string
 	for _, n := range names {
 		kind, res, ok := strings.Cut(n, ".")
@@ -908,7 +706,7 @@ func wlSetResourcesCmd(w wlWorkload, t *corev1.PodTemplateSpec, names []string) 
 			reqs = append(reqs, res+"=<less>")
 		}
 	}
-	cmd := fmt.Sprintf("kubectl set resources %s %s", w.ref(), w.ns())
+	cmd := fmt.Sprintf("kubectl set resources %s %s", w.Ref(), w.NS())
 	if t != nil && len(t.Spec.Containers) == 1 {
 		cmd += " -c " + t.Spec.Containers[0].Name
 	}
@@ -921,7 +719,7 @@ func wlSetResourcesCmd(w wlWorkload, t *corev1.PodTemplateSpec, names []string) 
 	return cmd
 }
 
-func wlDeploymentOf(c *Context, w wlWorkload) *appsv1.Deployment {
+func wlDeploymentOf(c *rule.Pass, w kube.Workload) *appsv1.Deployment {
 	if w.Kind != "deployment" {
 		return nil
 	}
@@ -934,7 +732,7 @@ func wlDeploymentOf(c *Context, w wlWorkload) *appsv1.Deployment {
 }
 
 // wlRolloutInProgress: an older revision still runs pods next to the newest.
-func wlRolloutInProgress(c *Context, d *appsv1.Deployment) bool {
+func wlRolloutInProgress(c *rule.Pass, d *appsv1.Deployment) bool {
 	rss := wlReplicaSetsOf(c, d)
 	newest := bundle.NewestReplicaSet(rss)
 	for _, rs := range rss {
@@ -948,10 +746,10 @@ func wlRolloutInProgress(c *Context, d *appsv1.Deployment) bool {
 // ---------------------------------------------------------------------------
 // Deployment rollouts.
 
-func wlReplicaSetsOf(c *Context, d *appsv1.Deployment) []*appsv1.ReplicaSet {
+func wlReplicaSetsOf(c *rule.Pass, d *appsv1.Deployment) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
 	for _, rs := range c.B.ReplicaSets {
-		if wlControllerUID(rs.OwnerReferences) == d.UID {
+		if kube.ControllerUID(rs.OwnerReferences) == d.UID {
 			out = append(out, rs)
 		}
 	}
@@ -986,8 +784,8 @@ func wlDeploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionTyp
 // available. It gives the rollout's context (which revision, since when,
 // how far it got, what changed from the previous revision) and defers to
 // the pods' own cause when there is one.
-func wlCheckRollout(c *Context) []Finding {
-	d := targetOf(c, "Deployment", c.B.Deployments)
+func wlCheckRollout(c *rule.Pass) []rule.Finding {
+	d := kube.TargetOf(c, "Deployment", c.B.Deployments)
 	if d == nil {
 		return nil
 	}
@@ -999,7 +797,7 @@ func wlCheckRollout(c *Context) []Finding {
 		return nil
 	}
 	if f, ok := wlRolloutFinding(c, d, progressing, available, deadline); ok {
-		return []Finding{f}
+		return []rule.Finding{f}
 	}
 	return nil
 }
@@ -1009,25 +807,25 @@ func wlCheckRollout(c *Context) []Finding {
 // its pods by a controller round trip, so a new pod can already be in
 // CrashLoopBackOff while Available still reads True (seen on the real node);
 // the rollout's context is due then too.
-func wlNewRevisionFailing(c *Context, d *appsv1.Deployment) bool {
+func wlNewRevisionFailing(c *rule.Pass, d *appsv1.Deployment) bool {
 	rss := wlReplicaSetsOf(c, d)
 	newest := bundle.NewestReplicaSet(rss)
 	if newest == nil || wlPreviousRevision(rss, newest) == nil {
 		return false
 	}
-	return len(wlPodCauses(c, wlPodsOf(c, newest.UID))) > 0
+	return len(kube.PodCauses(c, kube.PodsOf(c, newest.UID))) > 0
 }
 
-func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *appsv1.DeploymentCondition, deadline bool) (Finding, bool) {
+func wlRolloutFinding(c *rule.Pass, d *appsv1.Deployment, progressing, available *appsv1.DeploymentCondition, deadline bool) (rule.Finding, bool) {
 	rss := wlReplicaSetsOf(c, d)
 	newest := bundle.NewestReplicaSet(rss)
-	want := wlReplicasOf(d.Spec.Replicas)
-	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: d.Name}
+	want := kube.ReplicasOf(d.Spec.Replicas)
+	f := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: d.Name}
 	var evidence []string
 	for _, cond := range []*appsv1.DeploymentCondition{progressing, available} {
 		if cond != nil && cond.Status == corev1.ConditionFalse {
 			evidence = append(evidence, c.Evidence(
-				fmt.Sprintf("Condition %s=False (%s) since %s: %s", cond.Type, cond.Reason, wlStamp(cond.LastTransitionTime.Time), cond.Message),
+				fmt.Sprintf("Condition %s=False (%s) since %s: %s", cond.Type, cond.Reason, kube.Stamp(cond.LastTransitionTime.Time), cond.Message),
 				fmt.Sprintf("deployment/%s .status.conditions[%s]", d.Name, cond.Type),
 				fmt.Sprintf(`kubectl get deployment %s -n %s -o jsonpath='{.status.conditions[?(@.type=="%s")]}'`, d.Name, d.Namespace, cond.Type)))
 		}
@@ -1052,10 +850,10 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 	}
 	rev := bundle.Revision(newest)
 	prev := wlPreviousRevision(rss, newest)
-	newPods := wlPodsOf(c, newest.UID)
-	causes := wlPodCauses(c, newPods)
-	rsWant := wlReplicasOf(newest.Spec.Replicas)
-	rsLine := fmt.Sprintf("ReplicaSet %s is revision %d, created %s: %d/%d pods, %d ready", newest.Name, rev, wlStamp(newest.CreationTimestamp.Time), newest.Status.Replicas, rsWant, newest.Status.ReadyReplicas)
+	newPods := kube.PodsOf(c, newest.UID)
+	causes := kube.PodCauses(c, newPods)
+	rsWant := kube.ReplicasOf(newest.Spec.Replicas)
+	rsLine := fmt.Sprintf("ReplicaSet %s is revision %d, created %s: %d/%d pods, %d ready", newest.Name, rev, kube.Stamp(newest.CreationTimestamp.Time), newest.Status.Replicas, rsWant, newest.Status.ReadyReplicas)
 	if prev != nil {
 		rsLine += fmt.Sprintf("; ReplicaSet %s (revision %d) runs %d pods, %d ready", prev.Name, bundle.Revision(prev), prev.Status.Replicas, prev.Status.ReadyReplicas)
 	}
@@ -1081,9 +879,9 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 		}
 	}
 	started := newest.CreationTimestamp.Time
-	context := fmt.Sprintf("Revision %d (ReplicaSet %s) was rolled out at %s; %d of %d pods are updated, %d ready, %d available.", rev, newest.Name, wlSince(c, started), d.Status.UpdatedReplicas, want, d.Status.ReadyReplicas, d.Status.AvailableReplicas)
+	context := fmt.Sprintf("Revision %d (ReplicaSet %s) was rolled out at %s; %d of %d pods are updated, %d ready, %d available.", rev, newest.Name, kube.Since(c, started), d.Status.UpdatedReplicas, want, d.Status.ReadyReplicas, d.Status.AvailableReplicas)
 	if progressing != nil && deadline {
-		context += fmt.Sprintf(" The rollout hit its progress deadline (%ds) at %s.", wlProgressDeadline(d), wlStamp(progressing.LastTransitionTime.Time))
+		context += fmt.Sprintf(" The rollout hit its progress deadline (%ds) at %s.", wlProgressDeadline(d), kube.Stamp(progressing.LastTransitionTime.Time))
 	}
 	f.Contributing = append(f.Contributing, context)
 	if prev != nil {
@@ -1091,18 +889,18 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Revision %d (ReplicaSet %s) still serves %d ready pod(s): the service is degraded, not down.", bundle.Revision(prev), prev.Name, prev.Status.ReadyReplicas))
 		}
 		if len(diff.changes) > 0 {
-			f.Contributing = append(f.Contributing, fmt.Sprintf("Introduced by revision %d (%s), which changed from revision %d: %s.", rev, wlStamp(started), bundle.Revision(prev), strings.Join(diff.changes, "; ")))
+			f.Contributing = append(f.Contributing, fmt.Sprintf("Introduced by revision %d (%s), which changed from revision %d: %s.", rev, kube.Stamp(started), bundle.Revision(prev), strings.Join(diff.changes, "; ")))
 		} else {
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Revision %d's pod template does not differ from revision %d in image, command, env, resources, probes or volumes.", rev, bundle.Revision(prev)))
 		}
 	}
 
-	failedCreate := len(wlEventsWith(c, newest.UID, "FailedCreate")) > 0 || wlDeploymentCondition(d, appsv1.DeploymentReplicaFailure) != nil
-	pod, cause := wlFirstCause(causes, newPods)
+	failedCreate := len(kube.EventsWith(c, newest.UID, "FailedCreate")) > 0 || wlDeploymentCondition(d, appsv1.DeploymentReplicaFailure) != nil
+	pod, cause := kube.FirstCause(causes, newPods)
 	var notReady, pending []*corev1.Pod
 	for _, p := range newPods {
 		switch {
-		case isPodReady(p) || p.Status.Phase == corev1.PodSucceeded:
+		case kube.IsPodReady(p) || p.Status.Phase == corev1.PodSucceeded:
 		case p.Spec.NodeName == "" || p.Status.Phase == corev1.PodPending:
 			pending = append(pending, p)
 		default:
@@ -1175,7 +973,7 @@ func wlRolloutFinding(c *Context, d *appsv1.Deployment, progressing, available *
 		f.Summary = fmt.Sprintf("%d pod(s) of revision %d of deployment %s are Pending: pod %s is %s.", len(pending), rev, d.Name, p.Name, state)
 		f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) pods Pending", newest.Name, rev)
 	default:
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	if f.Mechanism == "" {
 		f.Mechanism = "A Deployment replaces its pods by scaling the new revision's ReplicaSet up and the old one down as new pods become available. When the new pods never become available the rollout stops and, after progressDeadlineSeconds, is marked ProgressDeadlineExceeded; the old pods keep running."
@@ -1216,7 +1014,7 @@ func (d *wlTemplateDiff) add(terms []string, format string, a ...any) {
 }
 
 // explains returns the changed identifier a pod cause names, if any.
-func (d *wlTemplateDiff) explains(cause *Finding) string {
+func (d *wlTemplateDiff) explains(cause *rule.Finding) string {
 	text := cause.Title + " " + cause.Culprit + " " + cause.Summary
 	for i, terms := range d.terms {
 		for _, t := range terms {
@@ -1286,7 +1084,7 @@ func wlDiffTemplates(old, cur *corev1.PodTemplateSpec) wlTemplateDiff {
 		d.add([]string{n}, "serviceAccountName %s → %s", wlOrDefault(o), wlOrDefault(n))
 	}
 	if !reflect.DeepEqual(old.Spec.NodeSelector, cur.Spec.NodeSelector) {
-		d.add(sortedKeys(cur.Spec.NodeSelector), "nodeSelector %s → %s", wlLabelString(old.Spec.NodeSelector), wlLabelString(cur.Spec.NodeSelector))
+		d.add(kube.SortedKeys(cur.Spec.NodeSelector), "nodeSelector %s → %s", wlLabelString(old.Spec.NodeSelector), wlLabelString(cur.Spec.NodeSelector))
 	}
 	if !reflect.DeepEqual(old.Spec.Tolerations, cur.Spec.Tolerations) {
 		d.add(nil, "tolerations changed (%d → %d)", len(old.Spec.Tolerations), len(cur.Spec.Tolerations))
@@ -1356,7 +1154,7 @@ func wlDiffContainer(d *wlTemplateDiff, o, n *corev1.Container, kind string) {
 		for k := range part.cur {
 			names[string(k)] = true
 		}
-		for _, res := range sortedKeys(names) {
+		for _, res := range kube.SortedKeys(names) {
 			oq, had := part.old[corev1.ResourceName(res)]
 			nq, has := part.cur[corev1.ResourceName(res)]
 			switch {
@@ -1537,7 +1335,7 @@ func wlQuoteList(l []string) string {
 }
 
 func wlLabelString(m map[string]string) string {
-	return "{" + selectorString(m) + "}"
+	return "{" + kube.SelectorString(m) + "}"
 }
 
 func wlRefNames(refs []corev1.LocalObjectReference) string {
@@ -1569,29 +1367,29 @@ func wlImageTag(image string) string {
 // Ready. The pods' own cause is the root cause when a pod rule explains it;
 // this finding gives the ReplicaSet's side: how many replicas are ready,
 // who owns it, and how a fixed template reaches the pods.
-func wlCheckReplicaSetPods(c *Context) []Finding {
-	rs := targetOf(c, "ReplicaSet", c.B.ReplicaSets)
+func wlCheckReplicaSetPods(c *rule.Pass) []rule.Finding {
+	rs := kube.TargetOf(c, "ReplicaSet", c.B.ReplicaSets)
 	if rs == nil {
 		return nil
 	}
-	want := wlReplicasOf(rs.Spec.Replicas)
+	want := kube.ReplicasOf(rs.Spec.Replicas)
 	if want == 0 || rs.Status.ReadyReplicas >= want {
 		return nil
 	}
 	var unready []*corev1.Pod
-	for _, p := range wlPodsOf(c, rs.UID) {
-		if !isPodReady(p) && p.Status.Phase != corev1.PodSucceeded && p.DeletionTimestamp == nil {
+	for _, p := range kube.PodsOf(c, rs.UID) {
+		if !kube.IsPodReady(p) && p.Status.Phase != corev1.PodSucceeded && p.DeletionTimestamp == nil {
 			unready = append(unready, p)
 		}
 	}
 	if len(unready) == 0 {
 		return nil // no pod to read: the FailedCreate rule speaks for missing ones
 	}
-	return []Finding{wlReplicaSetFinding(c, rs, want, unready)}
+	return []rule.Finding{wlReplicaSetFinding(c, rs, want, unready)}
 }
 
-func wlReplicaSetFinding(c *Context, rs *appsv1.ReplicaSet, want int32, unready []*corev1.Pod) Finding {
-	f := Finding{Category: rule.ReplicaSet.Sub("PodsNotReady"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: rs.Name}
+func wlReplicaSetFinding(c *rule.Pass, rs *appsv1.ReplicaSet, want int32, unready []*corev1.Pod) rule.Finding {
+	f := rule.Finding{Category: rule.ReplicaSet.Sub("PodsNotReady"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: rs.Name}
 	f.Evidence = []string{c.Evidence(
 		fmt.Sprintf("ReplicaSet %s: %d desired, %d created, %d ready, %d available", rs.Name, want, rs.Status.Replicas, rs.Status.ReadyReplicas, rs.Status.AvailableReplicas),
 		fmt.Sprintf("replicaset/%s .status", rs.Name), fmt.Sprintf("kubectl get replicaset %s -n %s -o wide", rs.Name, rs.Namespace))}
@@ -1602,13 +1400,13 @@ func wlReplicaSetFinding(c *Context, rs *appsv1.ReplicaSet, want int32, unready 
 	ready := fmt.Sprintf("%d/%d replicas ready", rs.Status.ReadyReplicas, want)
 	f.Hypothesis = fmt.Sprintf("The pods of ReplicaSet %s do not become Ready", rs.Name)
 	f.Contributing = append(f.Contributing, fmt.Sprintf("ReplicaSet %s has %s (%d created); its pods %s are not Ready.", rs.Name, ready, rs.Status.Replicas, strings.Join(names, ", ")))
-	w := wlTopOwner(c, "ReplicaSet", rs)
+	w := kube.TopOwner(c, "ReplicaSet", rs)
 	pods := "-l " + wlSelectorString(rs.Spec.Selector)
 	if wlSelectorString(rs.Spec.Selector) == "" { // matchExpressions only: name the pods
 		pods = strings.Join(names, " ")
 	}
 	if w.Kind != "replicaset" {
-		f.Contributing = append(f.Contributing, fmt.Sprintf("It is revision %d of %s: fix the pod template there, which rolls out a new ReplicaSet; the %s's controller reverts a change made to this ReplicaSet.", bundle.Revision(rs), w.ref(), w.Kind))
+		f.Contributing = append(f.Contributing, fmt.Sprintf("It is revision %d of %s: fix the pod template there, which rolls out a new ReplicaSet; the %s's controller reverts a change made to this ReplicaSet.", bundle.Revision(rs), w.Ref(), w.Kind))
 	} else {
 		f.Contributing = append(f.Contributing, "No Deployment owns it: a ReplicaSet creates pods from its template only when it is short of replicas, so a fixed template reaches the running pods only once they are deleted.")
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate,
@@ -1616,7 +1414,7 @@ func wlReplicaSetFinding(c *Context, rs *appsv1.ReplicaSet, want int32, unready 
 			Commands:    []string{fmt.Sprintf("kubectl edit replicaset %s -n %s   # .spec.template", rs.Name, rs.Namespace), fmt.Sprintf("kubectl delete pods -n %s %s", rs.Namespace, pods)},
 			Risk:        "deleting every pod at once leaves the ReplicaSet without pods until the new ones are Ready; delete them one by one to keep the ready ones serving"})
 	}
-	pod, cause := wlFirstCause(wlPodCauses(c, unready), unready)
+	pod, cause := kube.FirstCause(kube.PodCauses(c, unready), unready)
 	if cause != nil {
 		// The pod's own finding is the root cause; this one is its context.
 		f.Category = f.Category.Sub("PodsFailing")
@@ -1662,12 +1460,12 @@ func wlOrdinalOf(set, pod string) (int32, bool) {
 // wlCheckStatefulSetOrdinals: with podManagementPolicy OrderedReady the
 // controller creates pod N+1 only once pod N is Running and Ready, so one
 // unready pod blocks every higher ordinal.
-func wlCheckStatefulSetOrdinals(c *Context) []Finding {
-	s := targetOf(c, "StatefulSet", c.B.StatefulSets)
+func wlCheckStatefulSetOrdinals(c *rule.Pass) []rule.Finding {
+	s := kube.TargetOf(c, "StatefulSet", c.B.StatefulSets)
 	if s == nil || s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
 		return nil
 	}
-	want := wlReplicasOf(s.Spec.Replicas)
+	want := kube.ReplicasOf(s.Spec.Replicas)
 	if s.Status.ReadyReplicas >= want || s.Status.Replicas >= want {
 		// Every pod exists: nothing is blocked from being created; the
 		// pods' own findings explain the unready ones.
@@ -1678,14 +1476,14 @@ func wlCheckStatefulSetOrdinals(c *Context) []Finding {
 		start = s.Spec.Ordinals.Start
 	}
 	pods := map[int32]*corev1.Pod{}
-	for _, p := range wlPodsOf(c, s.UID) {
+	for _, p := range kube.PodsOf(c, s.UID) {
 		if n, ok := wlOrdinalOf(s.Name, p.Name); ok {
 			pods[n] = p
 		}
 	}
 	blocker := int32(-1)
 	for i := start; i < start+want; i++ {
-		if p := pods[i]; p == nil || !isPodReady(p) {
+		if p := pods[i]; p == nil || !kube.IsPodReady(p) {
 			blocker = i
 			break
 		}
@@ -1699,13 +1497,13 @@ func wlCheckStatefulSetOrdinals(c *Context) []Finding {
 			missing = append(missing, fmt.Sprintf("%s-%d", s.Name, i))
 		}
 	}
-	return []Finding{wlOrdinalFinding(c, s, blocker, pods[blocker], missing)}
+	return []rule.Finding{wlOrdinalFinding(c, s, blocker, pods[blocker], missing)}
 }
 
-func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev1.Pod, missing []string) Finding {
-	want := wlReplicasOf(s.Spec.Replicas)
+func wlOrdinalFinding(c *rule.Pass, s *appsv1.StatefulSet, ordinal int32, p *corev1.Pod, missing []string) rule.Finding {
+	want := kube.ReplicasOf(s.Spec.Replicas)
 	name := fmt.Sprintf("%s-%d", s.Name, ordinal)
-	f := Finding{Category: rule.StatefulSet.Sub("OrdinalBlocked"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: s.Name}
+	f := rule.Finding{Category: rule.StatefulSet.Sub("OrdinalBlocked"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: s.Name}
 	evidence := []string{c.Evidence(
 		fmt.Sprintf("StatefulSet %s: %d desired, %d pods exist, %d ready (podManagementPolicy %s)", s.Name, want, s.Status.Replicas, s.Status.ReadyReplicas, wlOrDefaultPolicy(s.Spec.PodManagementPolicy)),
 		fmt.Sprintf("statefulset/%s .status", s.Name), fmt.Sprintf("kubectl get statefulset %s -n %s", s.Name, s.Namespace))}
@@ -1728,7 +1526,7 @@ func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev
 		f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: pod %s does not exist, so %s cannot be created", s.Name, s.Status.ReadyReplicas, want, name, blocked)
 		f.Summary = fmt.Sprintf("StatefulSet %s has not created pod %s (ordinal %d); with OrderedReady, %s wait for it.", s.Name, name, ordinal, blocked)
 		f.Culprit = fmt.Sprintf("statefulset/%s ordinal %d (%s not created)", s.Name, ordinal, name)
-		if len(wlEventsWith(c, s.UID, "FailedCreate")) > 0 {
+		if len(kube.EventsWith(c, s.UID, "FailedCreate")) > 0 {
 			f.Contributing = append(f.Contributing, fmt.Sprintf("The StatefulSet reports FailedCreate for its pods: see the creation refusal."))
 		}
 		f.Evidence = evidence
@@ -1736,7 +1534,7 @@ func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev
 	}
 	state, ev := wlDescribePod(c, p)
 	evidence = append(evidence, ev...)
-	causes := wlPodCauses(c, []*corev1.Pod{p})
+	causes := kube.PodCauses(c, []*corev1.Pod{p})
 	f.Hypothesis = fmt.Sprintf("Pod %s is not Ready and blocks the creation of %s", name, blocked)
 	f.Culprit = fmt.Sprintf("pod/%s (ordinal %d): %s", name, ordinal, state)
 	f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: %s is not Ready (%s), so %s cannot be created", s.Name, s.Status.ReadyReplicas, want, name, state, blocked)
@@ -1747,7 +1545,7 @@ func wlOrdinalFinding(c *Context, s *appsv1.StatefulSet, ordinal int32, p *corev
 	for _, cs := range p.Status.InitContainerStatuses {
 		if cs.State.Running != nil {
 			fix.Description = fmt.Sprintf("Make what init container %s of %s waits for available (its log says what it waits for); the controller then creates the next ordinals by itself.", cs.Name, name)
-			fix.Commands = append([]string{logsCmd(p, cs.Name, false)}, fix.Commands...)
+			fix.Commands = append([]string{kube.LogsCmd(p, cs.Name, false)}, fix.Commands...)
 			break
 		}
 	}
@@ -1785,7 +1583,7 @@ func wlSelectorString(s *metav1.LabelSelector) string {
 	if s == nil {
 		return ""
 	}
-	return selectorString(s.MatchLabels)
+	return kube.SelectorString(s.MatchLabels)
 }
 
 // ---------------------------------------------------------------------------
@@ -1805,7 +1603,7 @@ var wlDaemonTolerations = []corev1.Toleration{
 // wlNodeExclusion says why a DaemonSet's pod template does not belong on a
 // node ("" when it does), the way its controller decides.
 func wlNodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
-	for _, k := range sortedKeys(spec.NodeSelector) {
+	for _, k := range kube.SortedKeys(spec.NodeSelector) {
 		if v, ok := n.Labels[k]; !ok || v != spec.NodeSelector[k] {
 			got := "no such label"
 			if ok {
@@ -1828,7 +1626,7 @@ func wlNodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
 			continue
 		}
 		if !podToleratesTaint(tolerations, &t) {
-			return "untolerated taint " + taintSpec(t)
+			return "untolerated taint " + kube.TaintSpec(t)
 		}
 	}
 	return ""
@@ -1864,12 +1662,12 @@ func wlDaemonPodNode(p *corev1.Pod) string {
 	return ""
 }
 
-func wlCheckDaemonSet(c *Context) []Finding {
-	ds := targetOf(c, "DaemonSet", c.B.DaemonSets)
+func wlCheckDaemonSet(c *rule.Pass) []rule.Finding {
+	ds := kube.TargetOf(c, "DaemonSet", c.B.DaemonSets)
 	if ds == nil {
 		return nil
 	}
-	var out []Finding
+	var out []rule.Finding
 	st := ds.Status
 	evidence := []string{c.Evidence(
 		fmt.Sprintf("DaemonSet %s: %d desired, %d current, %d ready, %d available, %d unavailable, %d misscheduled", ds.Name, st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.NumberReady, st.NumberAvailable, st.NumberUnavailable, st.NumberMisscheduled),
@@ -1880,7 +1678,7 @@ func wlCheckDaemonSet(c *Context) []Finding {
 			excluded[n.Name] = why
 		}
 	}
-	pods := wlPodsOf(c, ds.UID)
+	pods := kube.PodsOf(c, ds.UID)
 	if st.DesiredNumberScheduled == 0 {
 		out = append(out, wlDaemonNoNodes(c, ds, excluded, evidence))
 	}
@@ -1893,9 +1691,9 @@ func wlCheckDaemonSet(c *Context) []Finding {
 	return out
 }
 
-func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]string, evidence []string) Finding {
+func wlDaemonNoNodes(c *rule.Pass, ds *appsv1.DaemonSet, excluded map[string]string, evidence []string) rule.Finding {
 	spec := &ds.Spec.Template.Spec
-	f := Finding{Category: rule.DaemonSet.Sub("NoEligibleNodes"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name}
+	f := rule.Finding{Category: rule.DaemonSet.Sub("NoEligibleNodes"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name}
 	constraints := []string{}
 	if len(spec.NodeSelector) > 0 {
 		constraints = append(constraints, "nodeSelector "+wlLabelString(spec.NodeSelector))
@@ -1911,11 +1709,11 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 	}
 	if len(c.B.Nodes) > 0 && len(excluded) == len(c.B.Nodes) {
 		reasons := map[string][]string{}
-		for _, n := range sortedKeys(excluded) {
+		for _, n := range kube.SortedKeys(excluded) {
 			reasons[excluded[n]] = append(reasons[excluded[n]], n)
 		}
 		var parts, taints []string
-		for _, why := range sortedKeys(reasons) {
+		for _, why := range kube.SortedKeys(reasons) {
 			if t, ok := strings.CutPrefix(why, "untolerated taint "); ok {
 				taints = append(taints, t)
 			}
@@ -1928,7 +1726,7 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 		f.Hypothesis = fmt.Sprintf("No node qualifies for DaemonSet %s", ds.Name)
 		f.Title = fmt.Sprintf("daemonset %s runs nowhere: none of the %d nodes qualifies (%s)", ds.Name, len(c.B.Nodes), strings.Join(parts, "; "))
 		f.Summary = fmt.Sprintf("DaemonSet %s wants 0 pods because every node is excluded: %s.", ds.Name, strings.Join(parts, "; "))
-		f.Culprit = fmt.Sprintf("daemonset/%s %s", ds.Name, valueOr(strings.Join(constraints, " and "), "tolerations"))
+		f.Culprit = fmt.Sprintf("daemonset/%s %s", ds.Name, kube.ValueOr(strings.Join(constraints, " and "), "tolerations"))
 		// Nodes excluded by a taint passed the selector: the missing
 		// toleration is what keeps the DaemonSet off the nodes it selects.
 		if len(taints) > 0 {
@@ -1959,30 +1757,30 @@ func wlDaemonNoNodes(c *Context, ds *appsv1.DaemonSet, excluded map[string]strin
 	return f
 }
 
-func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, excluded map[string]string, evidence []string) Finding {
+func wlDaemonUnavailable(c *rule.Pass, ds *appsv1.DaemonSet, pods []*corev1.Pod, excluded map[string]string, evidence []string) rule.Finding {
 	st := ds.Status
-	f := Finding{Category: rule.DaemonSet.Sub("Unavailable"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name, Confidence: rule.Plausible}
-	causes := wlPodCauses(c, pods)
+	f := rule.Finding{Category: rule.DaemonSet.Sub("Unavailable"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name, Confidence: rule.Plausible}
+	causes := kube.PodCauses(c, pods)
 	var problems, failing []string
 	var culprit string
 	withPod := map[string]bool{}
 	for _, p := range pods {
 		node := wlDaemonPodNode(p)
 		withPod[node] = true
-		if isPodReady(p) {
+		if kube.IsPodReady(p) {
 			continue
 		}
-		failing = append(failing, fmt.Sprintf("%s (node %s)", p.Name, orDash(node)))
+		failing = append(failing, fmt.Sprintf("%s (node %s)", p.Name, kube.OrDash(node)))
 		state, ev := wlDescribePod(c, p)
 		evidence = append(evidence, ev...)
 		if cause := causes[p.Name]; cause != nil {
 			state = cause.Title
 			f.Confidence = rule.Even
 			f.Context = true
-			culprit = valueOr(culprit, cause.Culprit)
+			culprit = kube.ValueOr(culprit, cause.Culprit)
 		}
-		problems = append(problems, fmt.Sprintf("node %s: pod %s %s", orDash(node), p.Name, state))
-		culprit = valueOr(culprit, fmt.Sprintf("pod/%s on node %s: %s", p.Name, orDash(node), state))
+		problems = append(problems, fmt.Sprintf("node %s: pod %s %s", kube.OrDash(node), p.Name, state))
+		culprit = kube.ValueOr(culprit, fmt.Sprintf("pod/%s on node %s: %s", p.Name, kube.OrDash(node), state))
 	}
 	var noPod []string
 	for _, n := range c.B.Nodes {
@@ -1995,7 +1793,7 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 	}
 	missing := st.DesiredNumberScheduled - st.CurrentNumberScheduled
 	if missing > 0 {
-		if len(wlEventsWith(c, ds.UID, "FailedCreate")) > 0 {
+		if len(kube.EventsWith(c, ds.UID, "FailedCreate")) > 0 {
 			f.Confidence = rule.Even
 			f.Contributing = append(f.Contributing, "The DaemonSet reports FailedCreate: see the creation refusal.")
 		}
@@ -2016,11 +1814,11 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 	f.Hypothesis = fmt.Sprintf("DaemonSet %s is missing or unready on %d of its %d nodes", ds.Name, unavailable, st.DesiredNumberScheduled)
 	f.Title = fmt.Sprintf("daemonset %s is unavailable on %d of %d nodes: %s", ds.Name, unavailable, st.DesiredNumberScheduled, strings.Join(problems, "; "))
 	f.Summary = fmt.Sprintf("DaemonSet %s should run on %d node(s) but only %d pod(s) are available: %s.", ds.Name, st.DesiredNumberScheduled, st.NumberAvailable, strings.Join(problems, "; "))
-	f.Culprit = valueOr(culprit, "daemonset/"+ds.Name)
+	f.Culprit = kube.ValueOr(culprit, "daemonset/"+ds.Name)
 	f.Mechanism = "A DaemonSet is available on a node once its pod there is Ready for minReadySeconds; a node without a pod, or with a failing one, counts as unavailable. Whatever keeps that pod from running (its container, its node, admission) is the cause."
 	if len(excluded) > 0 {
 		var names []string
-		for _, n := range sortedKeys(excluded) {
+		for _, n := range kube.SortedKeys(excluded) {
 			names = append(names, fmt.Sprintf("%s (%s)", n, excluded[n]))
 		}
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Not counted, by design of its selector and tolerations: %s.", strings.Join(names, ", ")))
@@ -2031,8 +1829,8 @@ func wlDaemonUnavailable(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, e
 	return f
 }
 
-func wlDaemonMisscheduled(c *Context, ds *appsv1.DaemonSet, pods []*corev1.Pod, excluded map[string]string, evidence []string) Finding {
-	f := Finding{Category: rule.DaemonSet.Sub("Misscheduled"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name, Confidence: rule.Moderate}
+func wlDaemonMisscheduled(c *rule.Pass, ds *appsv1.DaemonSet, pods []*corev1.Pod, excluded map[string]string, evidence []string) rule.Finding {
+	f := rule.Finding{Category: rule.DaemonSet.Sub("Misscheduled"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: ds.Name, Confidence: rule.Moderate}
 	var where []string
 	var taint bool
 	for _, p := range pods {
@@ -2091,20 +1889,20 @@ func wlJobFailedCondition(j *batchv1.Job) *batchv1.JobCondition {
 	return nil
 }
 
-// wlPodExit is how a failed pod's container ended, with its decisive log line.
+// wlPodExit is how a failed pod's container ended, with its Decisive log line.
 type wlPodExit struct {
 	pod       *corev1.Pod
 	container string
 	term      *corev1.ContainerStateTerminated
-	line      *decisive
+	line      *logs.Decisive
 }
 
 // wlFailedExit finds the most recent non-zero container exit among the pods.
-func wlFailedExit(c *Context, pods []*corev1.Pod) *wlPodExit {
+func wlFailedExit(c *rule.Pass, pods []*corev1.Pod) *wlPodExit {
 	var best *wlPodExit
 	for _, p := range pods {
-		for _, cs := range allStatuses(p) {
-			st := cs.status
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
 			term := st.State.Terminated
 			if term == nil || term.ExitCode == 0 {
 				term = st.LastTerminationState.Terminated
@@ -2123,7 +1921,7 @@ func wlFailedExit(c *Context, pods []*corev1.Pod) *wlPodExit {
 	cur, prev := c.B.LogsFor(best.pod.Name, best.container)
 	for _, l := range []*bundle.ContainerLog{cur, prev} {
 		if l != nil && l.Error == "" {
-			if d := findDecisive(l.Text); d != nil {
+			if d := logs.FindDecisive(l.Text); d != nil {
 				best.line = d
 				break
 			}
@@ -2137,7 +1935,7 @@ type wlJobAnalysis struct {
 	cond     *batchv1.JobCondition
 	pods     []*corev1.Pod
 	failed   []*corev1.Pod
-	cause    *Finding // a pod-level finding about one of its pods
+	cause    *rule.Finding // a pod-level finding about one of its pods
 	causePod *corev1.Pod
 	exit     *wlPodExit
 	evidence []string
@@ -2147,7 +1945,7 @@ type wlJobAnalysis struct {
 	confident               bool // the pods say why (not only the Job status)
 }
 
-// podConfidence is how sure the pods make the cause: a decisive log line
+// podConfidence is how sure the pods make the cause: a Decisive log line
 // behind the exit makes it verified.
 func (a wlJobAnalysis) podConfidence() rule.Confidence {
 	if a.exit != nil && a.exit.line != nil && a.exit.line.Pattern.Priority > 10 {
@@ -2156,51 +1954,51 @@ func (a wlJobAnalysis) podConfidence() rule.Confidence {
 	return rule.High
 }
 
-func wlAnalyzeJob(c *Context, j *batchv1.Job) wlJobAnalysis {
-	a := wlJobAnalysis{cond: wlJobFailedCondition(j), pods: wlPodsOf(c, j.UID)}
+func wlAnalyzeJob(c *rule.Pass, j *batchv1.Job) wlJobAnalysis {
+	a := wlJobAnalysis{cond: wlJobFailedCondition(j), pods: kube.PodsOf(c, j.UID)}
 	for _, p := range a.pods {
-		if p.Status.Phase == corev1.PodFailed || !isPodReady(p) && p.Status.Phase != corev1.PodSucceeded {
+		if p.Status.Phase == corev1.PodFailed || !kube.IsPodReady(p) && p.Status.Phase != corev1.PodSucceeded {
 			a.failed = append(a.failed, p)
 		}
 	}
 	if a.cond != nil {
 		a.evidence = append(a.evidence, c.Evidence(
-			fmt.Sprintf("Job %s condition Failed=True (%s) at %s: %s", j.Name, a.cond.Reason, wlStamp(a.cond.LastTransitionTime.Time), a.cond.Message),
+			fmt.Sprintf("Job %s condition Failed=True (%s) at %s: %s", j.Name, a.cond.Reason, kube.Stamp(a.cond.LastTransitionTime.Time), a.cond.Message),
 			fmt.Sprintf("job/%s .status.conditions[Failed]", j.Name),
 			fmt.Sprintf(`kubectl get job %s -n %s -o jsonpath='{.status.conditions[?(@.type=="Failed")]}'`, j.Name, j.Namespace)))
 	}
 	a.evidence = append(a.evidence, c.Evidence(
 		fmt.Sprintf("Job %s: %d failed, %d succeeded, %d active pods (completions %d, parallelism %d, backoffLimit %d%s)", j.Name, j.Status.Failed, j.Status.Succeeded, j.Status.Active,
-			wlReplicasOf(j.Spec.Completions), wlReplicasOf(j.Spec.Parallelism), wlBackoffLimit(j), wlDeadlineText(j)),
+			kube.ReplicasOf(j.Spec.Completions), kube.ReplicasOf(j.Spec.Parallelism), wlBackoffLimit(j), wlDeadlineText(j)),
 		fmt.Sprintf("job/%s .status", j.Name), fmt.Sprintf("kubectl get job %s -n %s -o wide", j.Name, j.Namespace)))
-	a.causePod, a.cause = wlFirstCause(wlPodCauses(c, a.failed), a.failed)
+	a.causePod, a.cause = kube.FirstCause(kube.PodCauses(c, a.failed), a.failed)
 	if a.cause != nil {
 		a.detail, a.culprit, a.confident = fmt.Sprintf("pod %s: %s", a.causePod.Name, a.cause.Title), a.cause.Culprit, true
 		return a
 	}
 	if a.exit = wlFailedExit(c, a.failed); a.exit != nil {
 		e := a.exit
-		code := explainExit(e.term.ExitCode)
+		code := kube.ExplainExit(e.term.ExitCode)
 		a.evidence = append(a.evidence, c.Evidence(
-			fmt.Sprintf("Pod %s container %s terminated with exit code %d (%s, reason %s) at %s", e.pod.Name, e.container, e.term.ExitCode, code.Meaning, orDash(e.term.Reason), wlStamp(e.term.FinishedAt.Time)),
-			fmt.Sprintf("%s .status.containerStatuses[%s].state.terminated", podRef(e.pod), e.container),
-			statusCmd(e.pod, e.container, "state.terminated")))
+			fmt.Sprintf("Pod %s container %s terminated with exit code %d (%s, reason %s) at %s", e.pod.Name, e.container, e.term.ExitCode, code.Meaning, kube.OrDash(e.term.Reason), kube.Stamp(e.term.FinishedAt.Time)),
+			fmt.Sprintf("%s .status.containerStatuses[%s].state.terminated", kube.PodRef(e.pod), e.container),
+			kube.StatusCmd(e.pod, e.container, "state.terminated")))
 		a.suffix = fmt.Sprintf("Exit%d", e.term.ExitCode)
 		a.detail = fmt.Sprintf("container %s exits with code %d (%s)", e.container, e.term.ExitCode, code.Meaning)
-		a.culprit = fmt.Sprintf("%s container %s (exit code %d)", podRef(e.pod), e.container, e.term.ExitCode)
+		a.culprit = fmt.Sprintf("%s container %s (exit code %d)", kube.PodRef(e.pod), e.container, e.term.ExitCode)
 		if e.term.Reason == "OOMKilled" {
 			a.suffix, a.detail = "OOMKilled", fmt.Sprintf("container %s is OOMKilled", e.container)
 		}
 		if d := e.line; d != nil && d.Pattern.Priority > 10 {
 			a.evidence = append(a.evidence, c.Evidence(fmt.Sprintf("Log line: %q", d.Line),
-				fmt.Sprintf("logs of %s container %s", podRef(e.pod), e.container), fmt.Sprintf("kubectl logs %s %s -c %s --tail=50", e.pod.Name, nsFlag(e.pod), e.container)))
+				fmt.Sprintf("logs of %s container %s", kube.PodRef(e.pod), e.container), fmt.Sprintf("kubectl logs %s %s -c %s --tail=50", e.pod.Name, kube.NsFlag(e.pod), e.container)))
 			a.suffix = d.Pattern.Class
 			detail := ""
-			if subj := subjectOf(d.Pattern.Class, d.Line); subj != "" {
+			if subj := logs.SubjectOf(d.Pattern.Class, d.Line); subj != "" {
 				detail = " (" + subj + ")"
 			}
 			a.detail += fmt.Sprintf(": %s%s", d.Pattern.Explains, detail)
-			a.culprit = fmt.Sprintf("log line of %s container %s: %s", podRef(e.pod), e.container, d.Line)
+			a.culprit = fmt.Sprintf("log line of %s container %s: %s", kube.PodRef(e.pod), e.container, d.Line)
 		}
 		a.confident = true
 		return a
@@ -2211,7 +2009,7 @@ func wlAnalyzeJob(c *Context, j *batchv1.Job) wlJobAnalysis {
 			a.evidence = append(a.evidence, ev...)
 			a.suffix = p.Status.Reason
 			a.detail = fmt.Sprintf("pod %s %s", p.Name, state)
-			a.culprit = fmt.Sprintf("%s (%s)", podRef(p), p.Status.Reason)
+			a.culprit = fmt.Sprintf("%s (%s)", kube.PodRef(p), p.Status.Reason)
 			a.confident = true
 			return a
 		}
@@ -2236,22 +2034,22 @@ func wlDeadlineText(j *batchv1.Job) string {
 // wlCheckJobFailed: a Job that gave up. The pods' own cause is the root when
 // a pod rule explains it; otherwise this finding reads the pods' exit and
 // logs, or, when the pods are gone, what the Job's status still says.
-func wlCheckJobFailed(c *Context) []Finding {
-	j := targetOf(c, "Job", c.B.Jobs)
+func wlCheckJobFailed(c *rule.Pass) []rule.Finding {
+	j := kube.TargetOf(c, "Job", c.B.Jobs)
 	if j == nil || wlJobFailedCondition(j) == nil {
 		return nil
 	}
-	return []Finding{wlJobFinding(c, j)}
+	return []rule.Finding{wlJobFinding(c, j)}
 }
 
-func wlJobFinding(c *Context, j *batchv1.Job) Finding {
+func wlJobFinding(c *rule.Pass, j *batchv1.Job) rule.Finding {
 	a := wlAnalyzeJob(c, j)
-	w := wlTopOwner(c, "Job", j)
+	w := kube.TopOwner(c, "Job", j)
 	reason := a.cond.Reason
 	if reason == "" {
 		reason = "Failed"
 	}
-	f := Finding{Category: rule.Job.Sub(reason), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: j.Name, Evidence: a.evidence}
+	f := rule.Finding{Category: rule.Job.Sub(reason), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: j.Name, Evidence: a.evidence}
 	if a.suffix != "" && a.cause == nil {
 		f.Category = f.Category.Sub(a.suffix)
 	}
@@ -2302,7 +2100,7 @@ func wlJobFinding(c *Context, j *batchv1.Job) Finding {
 	}
 	rerun := fmt.Sprintf("kubectl get job %s -n %s -o yaml > %s.yaml   # remove status, metadata.uid/resourceVersion and the controller-uid labels, then: kubectl replace --force -f %s.yaml", j.Name, j.Namespace, j.Name, j.Name)
 	if w.Kind == "cronjob" {
-		rerun = runCronJobNow(w.Name, j.Namespace)
+		rerun = kube.RunCronJobNow(w.Name, j.Namespace)
 	}
 	fix := report.Action{Kind: report.Immediate, Description: "Fix what makes the pods fail (see the exit code and log line), then run the Job again: a failed Job never retries.",
 		Commands: []string{rerun}, Risk: "re-runs the Job's work; make sure it is safe to repeat"}
@@ -2328,19 +2126,19 @@ func wlJobWhy(j *batchv1.Job, cond *batchv1.JobCondition) (why, mechanism string
 	case "DeadlineExceeded":
 		ran := "longer than"
 		if j.Status.StartTime != nil {
-			ran = fmt.Sprintf("from %s until %s, longer than", wlStamp(j.Status.StartTime.Time), wlStamp(cond.LastTransitionTime.Time))
+			ran = fmt.Sprintf("from %s until %s, longer than", kube.Stamp(j.Status.StartTime.Time), kube.Stamp(cond.LastTransitionTime.Time))
 		}
 		why = fmt.Sprintf("it ran %s its activeDeadlineSeconds", ran)
 		if j.Spec.ActiveDeadlineSeconds != nil {
 			why += fmt.Sprintf(" (%ds)", *j.Spec.ActiveDeadlineSeconds)
 		}
-		why += fmt.Sprintf(" with %d of %d completions", j.Status.Succeeded, wlReplicasOf(j.Spec.Completions))
+		why += fmt.Sprintf(" with %d of %d completions", j.Status.Succeeded, kube.ReplicasOf(j.Spec.Completions))
 		return why, "spec.activeDeadlineSeconds bounds the Job's whole run, retries included; when it passes, the controller terminates the running pods and marks the Job Failed with reason DeadlineExceeded, whatever the backoffLimit."
 	case "PodFailurePolicy":
 		return "a pod failure matched a FailJob rule of its podFailurePolicy: " + cond.Message,
 			"A podFailurePolicy rule with action FailJob ends the Job at the first matching pod failure, without retries."
 	}
-	return fmt.Sprintf("%s: %s", valueOr(cond.Reason, "Failed"), cond.Message), "The Job controller marked the Job Failed; it creates no more pods."
+	return fmt.Sprintf("%s: %s", kube.ValueOr(cond.Reason, "Failed"), cond.Message), "The Job controller marked the Job Failed; it creates no more pods."
 }
 
 func wlJobLimitField(reason string) string {
@@ -2361,12 +2159,12 @@ func wlJobLimitField(reason string) string {
 // cronEvents are the CronJob controller's warnings about its schedule.
 var wlCronScheduleEvents = []string{"TooManyMissedTimes", "FailedNeedsStart", "MissSchedule", "UnparseableSchedule", "InvalidSchedule", "UnknownTimeZone"}
 
-func wlCheckCronJob(c *Context) []Finding {
-	cj := targetOf(c, "CronJob", c.B.CronJobs)
+func wlCheckCronJob(c *rule.Pass) []rule.Finding {
+	cj := kube.TargetOf(c, "CronJob", c.B.CronJobs)
 	if cj == nil {
 		return nil
 	}
-	var out []Finding
+	var out []rule.Finding
 	sched, schedErr := wlParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
 	evidence := []string{wlCronEvidence(c, cj)}
 	if f, ok := wlCronFailingJobs(c, cj, evidence); ok {
@@ -2394,7 +2192,7 @@ func wlStampPtr(t *metav1.Time) string {
 	if t == nil {
 		return "never"
 	}
-	return wlStamp(t.Time)
+	return kube.Stamp(t.Time)
 }
 
 func wlOrDefaultConcurrency(p batchv1.ConcurrencyPolicy) string {
@@ -2405,10 +2203,10 @@ func wlOrDefaultConcurrency(p batchv1.ConcurrencyPolicy) string {
 }
 
 // wlJobsOf are the CronJob's Jobs in the bundle, newest first.
-func wlJobsOf(c *Context, cj *batchv1.CronJob) []*batchv1.Job {
+func wlJobsOf(c *rule.Pass, cj *batchv1.CronJob) []*batchv1.Job {
 	var out []*batchv1.Job
 	for _, j := range c.B.Jobs {
-		if wlControllerUID(j.OwnerReferences) == cj.UID {
+		if kube.ControllerUID(j.OwnerReferences) == cj.UID {
 			out = append(out, j)
 		}
 	}
@@ -2417,7 +2215,7 @@ func wlJobsOf(c *Context, cj *batchv1.CronJob) []*batchv1.Job {
 }
 
 // wlCronFailingJobs: the CronJob's most recent finished runs failed.
-func wlCronFailingJobs(c *Context, cj *batchv1.CronJob, evidence []string) (Finding, bool) {
+func wlCronFailingJobs(c *rule.Pass, cj *batchv1.CronJob, evidence []string) (rule.Finding, bool) {
 	var failed []*batchv1.Job
 	var lastOK *batchv1.Job
 	for _, j := range wlJobsOf(c, cj) {
@@ -2432,11 +2230,11 @@ func wlCronFailingJobs(c *Context, cj *batchv1.CronJob, evidence []string) (Find
 		failed = append(failed, j)
 	}
 	if len(failed) == 0 {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	newest := failed[0]
 	a := wlAnalyzeJob(c, newest)
-	f := Finding{Category: rule.CronJob.Sub("FailingJobs"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: cj.Name}
+	f := rule.Finding{Category: rule.CronJob.Sub("FailingJobs"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: cj.Name}
 	f.Evidence = append(append([]string(nil), evidence...), a.evidence...)
 	var names []string
 	for _, j := range failed {
@@ -2450,7 +2248,7 @@ func wlCronFailingJobs(c *Context, cj *batchv1.CronJob, evidence []string) (Find
 		runs += fmt.Sprintf(", the last success was %s", lastOK.Name)
 	}
 	if cj.Status.LastSuccessfulTime != nil {
-		runs += fmt.Sprintf(" (last successful completion %s)", wlSince(c, cj.Status.LastSuccessfulTime.Time))
+		runs += fmt.Sprintf(" (last successful completion %s)", kube.Since(c, cj.Status.LastSuccessfulTime.Time))
 	}
 	reason := wlJobFailedCondition(newest).Reason
 	detail := a.detail
@@ -2503,9 +2301,9 @@ func wlLastRun(cj *batchv1.CronJob) time.Time {
 }
 
 // wlCronSuspended: spec.suspend is true and runs have been skipped for a while.
-func wlCronSuspended(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evidence []string) (Finding, bool) {
+func wlCronSuspended(c *rule.Pass, cj *batchv1.CronJob, sched *wlCronSchedule, evidence []string) (rule.Finding, bool) {
 	if cj.Spec.Suspend == nil || !*cj.Spec.Suspend {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	last := wlLastRun(cj)
 	skipped, period := 0, time.Duration(0)
@@ -2516,22 +2314,22 @@ func wlCronSuspended(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evi
 	// Recently paused (fewer than two runs skipped) is someone's deliberate
 	// pause, not a fault.
 	if sched != nil && skipped < 2 || sched == nil && c.Now.Sub(last) < 24*time.Hour {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
-	f := Finding{Category: rule.CronJob.Sub("Suspended"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name, Confidence: rule.Strong, Evidence: evidence}
+	f := rule.Finding{Category: rule.CronJob.Sub("Suspended"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name, Confidence: rule.Strong, Evidence: evidence}
 	count := ""
 	if sched != nil {
 		count = fmt.Sprintf(", %s%d scheduled run(s) skipped", wlAtLeast(skipped, 1000), skipped)
 	}
 	last0 := "it has never run"
 	if cj.Status.LastScheduleTime != nil {
-		last0 = "its last run was scheduled " + wlSince(c, cj.Status.LastScheduleTime.Time)
+		last0 = "its last run was scheduled " + kube.Since(c, cj.Status.LastScheduleTime.Time)
 	}
 	f.Hypothesis = fmt.Sprintf("CronJob %s is suspended", cj.Name)
 	f.Title = fmt.Sprintf("cronjob %s is suspended (spec.suspend=true): %s%s", cj.Name, last0, count)
 	f.Summary = fmt.Sprintf("CronJob %s does not start Jobs because spec.suspend is true; %s%s.", cj.Name, last0, count)
 	if period > 0 {
-		f.Summary += fmt.Sprintf(" Its schedule %q would run about every %s.", cj.Spec.Schedule, wlHumanDuration(period))
+		f.Summary += fmt.Sprintf(" Its schedule %q would run about every %s.", cj.Spec.Schedule, kube.HumanDuration(period))
 	}
 	f.Mechanism = "While spec.suspend is true the CronJob controller starts no Job; the schedules that pass are not made up when it is resumed, except the most recent one if it is still within startingDeadlineSeconds."
 	f.Culprit = fmt.Sprintf("cronjob/%s spec.suspend: true", cj.Name)
@@ -2554,9 +2352,9 @@ func wlAtLeast(n, limit int) string {
 
 // wlCronBlocked: concurrencyPolicy Forbid and a run that does not finish, so
 // every later schedule is skipped.
-func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evidence []string) (Finding, bool) {
+func wlCronBlocked(c *rule.Pass, cj *batchv1.CronJob, sched *wlCronSchedule, evidence []string) (rule.Finding, bool) {
 	if cj.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent || len(cj.Status.Active) == 0 {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	ref := cj.Status.Active[0]
 	var job *batchv1.Job
@@ -2576,20 +2374,20 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 	if sched != nil {
 		skipped = sched.count(started, c.Now, 1000)
 	}
-	events := wlEventsWith(c, cj.UID, "JobAlreadyActive")
+	events := kube.EventsWith(c, cj.UID, "JobAlreadyActive")
 	if skipped < 1 && len(events) == 0 {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
-	f := Finding{Category: rule.CronJob.Sub("ConcurrencyBlocked"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name, Confidence: rule.High}
+	f := rule.Finding{Category: rule.CronJob.Sub("ConcurrencyBlocked"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name, Confidence: rule.High}
 	f.Evidence = append([]string(nil), evidence...)
 	for _, e := range events {
-		f.Evidence = append(f.Evidence, wlEventEvidence(c, e))
+		f.Evidence = append(f.Evidence, kube.EventEvidence(c, e))
 	}
 	why := "it has not finished"
 	if job != nil {
-		pods := wlPodsOf(c, job.UID)
-		causes := wlPodCauses(c, pods)
-		if p, cause := wlFirstCause(causes, pods); cause != nil {
+		pods := kube.PodsOf(c, job.UID)
+		causes := kube.PodCauses(c, pods)
+		if p, cause := kube.FirstCause(causes, pods); cause != nil {
 			why = fmt.Sprintf("pod %s: %s", p.Name, cause.Title)
 			f.Strength, f.Confidence, f.Context = rule.Observed, rule.Even, true
 		} else if len(pods) > 0 {
@@ -2598,16 +2396,16 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 			f.Evidence = append(f.Evidence, ev...)
 			verb := "is"
 			if p.Status.Phase == corev1.PodRunning && p.Status.StartTime != nil {
-				verb, state = "has been", fmt.Sprintf("running since %s", wlSince(c, p.Status.StartTime.Time))
-				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod %s of job %s has been running since %s", p.Name, job.Name, wlStamp(p.Status.StartTime.Time)),
-					podRef(p)+" .status.startTime", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, nsFlag(p))))
+				verb, state = "has been", fmt.Sprintf("running since %s", kube.Since(c, p.Status.StartTime.Time))
+				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod %s of job %s has been running since %s", p.Name, job.Name, kube.Stamp(p.Status.StartTime.Time)),
+					kube.PodRef(p)+" .status.startTime", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, kube.NsFlag(p))))
 			}
 			why = fmt.Sprintf("its pod %s %s %s and has not completed", p.Name, verb, state)
-			for _, cs := range allStatuses(p) {
-				if line := wlLastLogLine(c, p.Name, cs.status.Name); line != "" && cs.status.State.Running != nil {
-					why += fmt.Sprintf(" (last log line of %s: %q)", cs.status.Name, line)
-					f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Last log line of %s container %s: %q", p.Name, cs.status.Name, line),
-						fmt.Sprintf("logs of %s container %s", podRef(p), cs.status.Name), logsCmd(p, cs.status.Name, false)))
+			for _, cs := range kube.AllStatuses(p) {
+				if line := wlLastLogLine(c, p.Name, cs.Status.Name); line != "" && cs.Status.State.Running != nil {
+					why += fmt.Sprintf(" (last log line of %s: %q)", cs.Status.Name, line)
+					f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Last log line of %s container %s: %q", p.Name, cs.Status.Name, line),
+						fmt.Sprintf("logs of %s container %s", kube.PodRef(p), cs.Status.Name), kube.LogsCmd(p, cs.Status.Name, false)))
 					break
 				}
 			}
@@ -2618,12 +2416,12 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 	}
 	f.Hypothesis = fmt.Sprintf("A running Job of CronJob %s blocks every new run (concurrencyPolicy Forbid)", cj.Name)
 	if f.Context {
-		f.Contributing = append([]string{fmt.Sprintf("CronJob %s skips its runs: job %s has been active since %s and concurrencyPolicy Forbid starts no other (%d schedule(s) skipped).", cj.Name, ref.Name, wlSince(c, started), skipped)}, f.Contributing...)
+		f.Contributing = append([]string{fmt.Sprintf("CronJob %s skips its runs: job %s has been active since %s and concurrencyPolicy Forbid starts no other (%d schedule(s) skipped).", cj.Name, ref.Name, kube.Since(c, started), skipped)}, f.Contributing...)
 	}
-	f.Title = fmt.Sprintf("cronjob %s skips its runs: job %s has been running since %s and concurrencyPolicy Forbid starts no other (%d schedule(s) skipped); %s", cj.Name, ref.Name, wlSince(c, started), skipped, why)
-	f.Summary = fmt.Sprintf("Job %s of CronJob %s started %s and is still active; with concurrencyPolicy Forbid the controller skips every schedule while it runs (%d so far). Why it does not finish: %s.", ref.Name, cj.Name, wlSince(c, started), skipped, why)
+	f.Title = fmt.Sprintf("cronjob %s skips its runs: job %s has been running since %s and concurrencyPolicy Forbid starts no other (%d schedule(s) skipped); %s", cj.Name, ref.Name, kube.Since(c, started), skipped, why)
+	f.Summary = fmt.Sprintf("Job %s of CronJob %s started %s and is still active; with concurrencyPolicy Forbid the controller skips every schedule while it runs (%d so far). Why it does not finish: %s.", ref.Name, cj.Name, kube.Since(c, started), skipped, why)
 	f.Mechanism = "With concurrencyPolicy: Forbid the CronJob controller starts no new Job while one is active; a run that hangs therefore silently stops the schedule."
-	f.Culprit = fmt.Sprintf("job/%s (active since %s) with cronjob/%s concurrencyPolicy: Forbid", ref.Name, wlStamp(started), cj.Name)
+	f.Culprit = fmt.Sprintf("job/%s (active since %s) with cronjob/%s concurrencyPolicy: Forbid", ref.Name, kube.Stamp(started), cj.Name)
 	f.Actions = []report.Action{
 		{Kind: report.Immediate, Description: fmt.Sprintf("Find out why job %s hangs, then delete it so the next schedule can start.", ref.Name),
 			Commands: []string{fmt.Sprintf("kubectl logs -n %s job/%s --tail=50", cj.Namespace, ref.Name), fmt.Sprintf("kubectl delete job %s -n %s", ref.Name, cj.Namespace)},
@@ -2636,16 +2434,16 @@ func wlCronBlocked(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, evide
 
 // wlCronMissed: the controller did not start runs it should have, per its
 // own events or per how far lastScheduleTime lags behind the schedule.
-func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedErr error, evidence []string) (Finding, bool) {
+func wlCronMissed(c *rule.Pass, cj *batchv1.CronJob, sched *wlCronSchedule, schedErr error, evidence []string) (rule.Finding, bool) {
 	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
-	events := wlEventsWith(c, cj.UID, wlCronScheduleEvents...)
-	f := Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name}
+	events := kube.EventsWith(c, cj.UID, wlCronScheduleEvents...)
+	f := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: cj.Name}
 	f.Evidence = append([]string(nil), evidence...)
 	reasons := map[string]bool{}
 	for _, e := range events {
-		f.Evidence = append(f.Evidence, wlEventEvidence(c, e))
+		f.Evidence = append(f.Evidence, kube.EventEvidence(c, e))
 		reasons[e.Reason] = true
 	}
 	if reasons["UnparseableSchedule"] || reasons["InvalidSchedule"] || reasons["UnknownTimeZone"] || (schedErr != nil && len(events) > 0) {
@@ -2669,7 +2467,7 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 	}
 	tooMany := reasons["TooManyMissedTimes"] || reasons["FailedNeedsStart"]
 	if !tooMany && !reasons["MissSchedule"] && missed < 2 {
-		return Finding{}, false
+		return rule.Finding{}, false
 	}
 	f.Category = rule.CronJob.Sub("MissedSchedules")
 	deadline := "no startingDeadlineSeconds"
@@ -2678,7 +2476,7 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 	}
 	lastText := "it has never run"
 	if cj.Status.LastScheduleTime != nil {
-		lastText = "its last run was scheduled " + wlSince(c, cj.Status.LastScheduleTime.Time)
+		lastText = "its last run was scheduled " + kube.Since(c, cj.Status.LastScheduleTime.Time)
 	}
 	count := ""
 	if sched != nil {
@@ -2711,9 +2509,9 @@ func wlCronMissed(c *Context, cj *batchv1.CronJob, sched *wlCronSchedule, schedE
 		f.Confidence = rule.Moderate
 		f.Strength = rule.Observed
 		f.Title = fmt.Sprintf("cronjob %s is not running on schedule: %s%s, and no event says why", cj.Name, lastText, count)
-		f.Summary = fmt.Sprintf("CronJob %s should have started %d run(s) since %s but started none, and the controller recorded no reason: the CronJob controller (kube-controller-manager) may be down or lagging.", cj.Name, missed, wlStamp(last))
+		f.Summary = fmt.Sprintf("CronJob %s should have started %d run(s) since %s but started none, and the controller recorded no reason: the CronJob controller (kube-controller-manager) may be down or lagging.", cj.Name, missed, kube.Stamp(last))
 		f.Mechanism = "The CronJob controller in kube-controller-manager starts each run; when it is not running (or far behind), runs are not started and no event is recorded. With startingDeadlineSeconds unset, more than 100 missed runs also stop the CronJob for good."
-		f.Culprit = fmt.Sprintf("cronjob/%s status.lastScheduleTime (%s)", cj.Name, wlStamp(last))
+		f.Culprit = fmt.Sprintf("cronjob/%s status.lastScheduleTime (%s)", cj.Name, kube.Stamp(last))
 		f.Actions = append(f.Actions, report.Action{Kind: report.Check, Description: "Check that kube-controller-manager runs and is not reporting errors for CronJobs.",
 			Commands: []string{"kubectl get pods -n kube-system -l component=kube-controller-manager", fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.kind=CronJob", cj.Namespace)}})
 	}

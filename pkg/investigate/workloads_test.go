@@ -17,6 +17,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // Builders for workload bundles: objects linked by controller references
@@ -628,11 +630,11 @@ func TestDiffTemplates(t *testing.T) {
 			t.Errorf("diff lacks %q:\n%s", want, got)
 		}
 	}
-	cause := &Finding{Title: "container app crashes: environment variable DATABASE_URL"}
+	cause := &rule.Finding{Title: "container app crashes: environment variable DATABASE_URL"}
 	if m := d.explains(cause); !strings.Contains(m, "DATABASE_URL removed") {
 		t.Errorf("explains = %q, want the DATABASE_URL change", m)
 	}
-	if m := d.explains(&Finding{Title: "unrelated"}); m != "" {
+	if m := d.explains(&rule.Finding{Title: "unrelated"}); m != "" {
 		t.Errorf("explains an unrelated cause: %q", m)
 	}
 	if same := wlDiffTemplates(&old, &old); len(same.changes) != 0 {
@@ -1223,7 +1225,7 @@ func TestCronSchedule(t *testing.T) {
 func TestHumanDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{-time.Second: "0s", 30 * time.Second: "30s", 5 * time.Minute: "5m", 3 * time.Hour: "3h",
 		3*time.Hour + 20*time.Minute: "3h20m", 72 * time.Hour: "3d", 75 * time.Hour: "3d3h"} {
-		if got := wlHumanDuration(d); got != want {
+		if got := kube.HumanDuration(d); got != want {
 			t.Errorf("%v: %q, want %q", d, got, want)
 		}
 	}
