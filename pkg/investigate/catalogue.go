@@ -16,10 +16,7 @@ func concat(lists ...[]*rule.Rule) []*rule.Rule {
 
 var podNeeds = []rule.Need{rule.Pods, rule.Events, rule.Logs}
 
-var goneRules = []*rule.Rule{{Meta: rule.Meta{
-	ID: "gone/resource-gone", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.Events},
-	Doc: "The target no longer exists: its deletion, and what its events said before it went.",
-}, Check: checkGone}}
+var goneRules = []*rule.Rule{resourceGoneRule}
 
 var (
 	oomKilledRule = &rule.Rule{Meta: rule.Meta{
@@ -39,98 +36,162 @@ var (
 var containerRules = []*rule.Rule{oomKilledRule, crashLoopRule, imagePullRule}
 
 var containerMoreRules = []*rule.Rule{
-	{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: podNeeds,
-		Doc: "Liveness, readiness or startup probes that fail, and why (wrong port or path, too short a delay)."}, Check: checkProbes},
-	{Meta: rule.Meta{ID: "pod/config-error", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.ConfigMaps, rule.ServiceAccounts}, podNeeds...),
-		Doc: "The kubelet refuses to create a container (CreateContainerConfigError): a missing ConfigMap, Secret or key."}, Check: checkContainerConfigError},
-	{Meta: rule.Meta{ID: "pod/runtime-error", Layer: rule.PodLayer, Needs: podNeeds,
-		Doc: "The runtime cannot create or start a container (CreateContainerError, RunContainerError, StartError)."}, Check: checkRuntimeError},
-	{Meta: rule.Meta{ID: "pod/config-source", Layer: rule.PodLayer, Requires: nil, Needs: append([]rule.Need{rule.ConfigMaps}, podNeeds...),
-		Doc: "A crashing container's missing setting traced to the ConfigMap its spec takes it from."}, Check: checkConfigSource},
-	{Meta: rule.Meta{ID: "pod/not-oomkilled", Layer: rule.PodLayer, Needs: podNeeds,
-		Doc: "An exit code 137 that was not the kernel's OOM killer, said honestly."}, Check: checkNotOOMKilled},
-	{Meta: rule.Meta{ID: "pod/evicted", Layer: rule.PodLayer, Needs: podNeeds,
-		Doc: "A pod the kubelet evicted for exceeding its own ephemeral-storage or memory use."}, Check: checkEvicted},
-	{Meta: rule.Meta{ID: "pod/stuck-terminating", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.Nodes}, podNeeds...),
-		Doc: "A pod past its grace period that does not go away: finalizers, or a kubelet that does not confirm."}, Check: checkStuckTerminating},
+	probeRule,
+	configErrorRule,
+	runtimeErrorRule,
+	configSourceRule,
+	notOOMKilledRule,
+	evictedRule,
+	stuckTerminatingRule,
 }
 
-var initRules = []*rule.Rule{{Meta: rule.Meta{
-	ID: "pod/init-running", Layer: rule.PodLayer, Needs: podNeeds,
-	Doc: "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
-}, Check: checkInitRunning}}
+var initRules = []*rule.Rule{initRunningRule}
 
-var schedulingRules = []*rule.Rule{{Meta: rule.Meta{
-	ID: "scheduling/unschedulable", Layer: rule.PlacementLayer,
-	Needs: []rule.Need{rule.Pods, rule.Events, rule.Nodes, rule.Claims, rule.Quotas},
-	Doc:   "A pod the scheduler cannot place, and which of its constraints no node meets.",
-}, Check: checkUnschedulable}}
+var schedulingRules = []*rule.Rule{unschedulableRule}
 
 var nodeNeeds = []rule.Need{rule.Nodes, rule.NodePods, rule.Events}
 
 var nodeRules = []*rule.Rule{
-	{Meta: rule.Meta{ID: "node/not-ready", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-		Doc: "A Node target that is NotReady or Unknown, and why (kubelet stopped posting, runtime, network)."}, Check: checkNodeNotReady},
-	{Meta: rule.Meta{ID: "node/pressure", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-		Doc: "A Node target under memory, disk or PID pressure."}, Check: checkNodePressure},
-	{Meta: rule.Meta{ID: "node/network-unavailable", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-		Doc: "A Node target whose network plugin has not configured its network."}, Check: checkNodeNetworkUnavailable},
-	{Meta: rule.Meta{ID: "node/cordoned", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-		Doc: "A Node target that is cordoned (spec.unschedulable)."}, Check: checkNodeCordoned},
-	{Meta: rule.Meta{ID: "node/pod-node", Layer: rule.InfrastructureLayer, Needs: append([]rule.Need{rule.Nodes}, podNeeds...),
-		Doc: "A pod whose node is the problem: NotReady, shut down, or evicting it for pressure."}, Check: checkPodNode},
+	nodeNotReadyRule,
+	nodePressureRule,
+	nodeNetworkUnavailableRule,
+	nodeCordonedRule,
+	podNodeRule,
 }
 
-// podLevelRules are what explains a pod on its own: the rules the workload
-// rules read to quote a pod's cause and defer to it instead of competing
-// with it.
-var podLevelRules = concat(goneRules, containerRules, containerMoreRules, initRules, schedulingRules, nodeRules, networkRules, storageRules)
+// podLevelRules are what explains a pod on its own (layers pod, placement
+// and infrastructure): the rules the workload rules read to quote a pod's
+// cause and defer to it instead of competing with it.
+var podLevelRules = concat(containerRules, containerMoreRules, initRules, schedulingRules, []*rule.Rule{podNodeRule, pvcPendingRule, volumeAttachMountRule})
 
 var workloadNeeds = []rule.Need{rule.Pods, rule.Owners, rule.Events, rule.Logs}
 
 var workloadRules = []*rule.Rule{
-	{Meta: rule.Meta{ID: "workload/failed-create", Layer: rule.WorkloadLayer, Needs: append([]rule.Need{rule.Quotas, rule.ServiceAccounts, rule.Namespace}, workloadNeeds...),
-		Doc: "A controller that cannot create its pods (FailedCreate): quota, LimitRange, admission, service account."}, Check: wlCheckFailedCreate},
-	{Meta: rule.Meta{ID: "workload/rollout", Kinds: []string{"Deployment"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
-		Doc: "A Deployment rollout that does not complete, and which revision introduced the fault."}, Check: wlCheckRollout},
-	{Meta: rule.Meta{ID: "workload/statefulset-ordinals", Kinds: []string{"StatefulSet"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: append([]rule.Need{rule.Claims}, workloadNeeds...),
-		Doc: "A StatefulSet whose ordered rollout is blocked by one ordinal."}, Check: wlCheckStatefulSetOrdinals},
-	{Meta: rule.Meta{ID: "workload/daemonset-coverage", Kinds: []string{"DaemonSet"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: append([]rule.Need{rule.Nodes}, workloadNeeds...),
-		Doc: "A DaemonSet missing from nodes it should run on, unavailable, or misscheduled."}, Check: wlCheckDaemonSet},
-	{Meta: rule.Meta{ID: "batch/job-failed", Kinds: []string{"Job"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
-		Doc: "A Job that failed: backoff limit, deadline, pod failure policy, and its pods' cause."}, Check: wlCheckJobFailed},
-	{Meta: rule.Meta{ID: "batch/job-retrying", Kinds: []string{"Job"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
-		Doc: "A Job still retrying failed pods before its backoff limit."}, Check: wlCheckJobRetrying},
-	{Meta: rule.Meta{ID: "batch/cronjob", Kinds: []string{"CronJob"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
-		Doc: "A CronJob whose runs fail, that is suspended, blocked by its concurrency policy or misses its schedule."}, Check: wlCheckCronJob},
-	{Meta: rule.Meta{ID: "batch/cronjob-runs-pile-up", Kinds: []string{"CronJob"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
-		Doc: "A CronJob (concurrencyPolicy Allow) whose runs outlast their period and pile up."}, Check: wlCheckCronPileUp},
-	{Meta: rule.Meta{ID: "workload/replicaset-pods", Kinds: []string{"ReplicaSet"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
-		Doc: "A ReplicaSet whose pods are not ready, and why."}, Check: wlCheckReplicaSetPods},
+	failedCreateRule,
+	rolloutRule,
+	statefulSetOrdinalsRule,
+	daemonSetCoverageRule,
+	jobFailedRule,
+	jobRetryingRule,
+	cronJobRule,
+	cronJobRunsPileUpRule,
+	replicaSetPodsRule,
 }
 
 var networkRules = []*rule.Rule{
-	{Meta: rule.Meta{ID: "network/service-endpoints", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
-		Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods, rule.Candidates, rule.Events},
-		Doc:   "A Service with no ready endpoint: selector matches nothing, pods not ready, slices not published."}, Check: checkServiceEndpoints},
-	{Meta: rule.Meta{ID: "network/service-target-port", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
-		Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods},
-		Doc:   "A Service whose targetPort no container of its pods listens on."}, Check: checkServiceTargetPort},
-	{Meta: rule.Meta{ID: "network/ingress-backends", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
-		Needs: []rule.Need{rule.Ingresses, rule.Services, rule.EndpointSlices},
-		Doc:   "An Ingress routing to a Service or port that does not exist, or has no ready endpoint."}, Check: checkIngressBackends},
-	{Meta: rule.Meta{ID: "network/ingress-class", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
-		Needs: []rule.Need{rule.Ingresses},
-		Doc:   "An Ingress no controller serves: its class does not exist, or there is none and no default."}, Check: checkIngressClass},
+	serviceEndpointsRule,
+	serviceTargetPortRule,
+	ingressBackendsRule,
+	ingressClassRule,
 }
 
 var storageRules = []*rule.Rule{
-	{Meta: rule.Meta{ID: "storage/pvc-pending", Layer: rule.PlacementLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events, rule.Nodes},
-		Doc: "A claim that does not bind: no class, no provisioner, no matching volume, capacity, topology."}, Check: checkPVCs},
-	{Meta: rule.Meta{ID: "storage/volume-attach-mount", Layer: rule.InfrastructureLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events},
-		Doc: "A volume the kubelet or attach controller cannot attach or mount for a pod."}, Check: checkVolumeEvents},
-	// The HPA rule stays in this list, where the report order has always
-	// had it, until it moves to its own area.
-	{Meta: rule.Meta{ID: "autoscaling/hpa", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.HPAs, rule.Pods, rule.Events},
-		Doc: "An HPA that cannot compute a replica count or scale its target, or is only at a limit it was given."}, Check: checkHPAs},
+	pvcPendingRule,
+	volumeAttachMountRule,
+	// The HPA rule stays where the report order has always had it.
+	hpaRule,
 }
+
+var resourceGoneRule = &rule.Rule{Meta: rule.Meta{
+	ID: "gone/resource-gone", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.Events},
+	Doc: "The target no longer exists: its deletion, and what its events said before it went.",
+}, Check: checkGone}
+
+var probeRule = &rule.Rule{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: podNeeds,
+	Doc: "Liveness, readiness or startup probes that fail, and why (wrong port or path, too short a delay)."}, Check: checkProbes}
+
+var configErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-error", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.ConfigMaps, rule.ServiceAccounts}, podNeeds...),
+	Doc: "The kubelet refuses to create a container (CreateContainerConfigError): a missing ConfigMap, Secret or key."}, Check: checkContainerConfigError}
+
+var runtimeErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/runtime-error", Layer: rule.PodLayer, Needs: podNeeds,
+	Doc: "The runtime cannot create or start a container (CreateContainerError, RunContainerError, StartError)."}, Check: checkRuntimeError}
+
+var configSourceRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-source", Layer: rule.PodLayer, Requires: nil, Needs: append([]rule.Need{rule.ConfigMaps}, podNeeds...),
+	Doc: "A crashing container's missing setting traced to the ConfigMap its spec takes it from."}, Check: checkConfigSource}
+
+var notOOMKilledRule = &rule.Rule{Meta: rule.Meta{ID: "pod/not-oomkilled", Layer: rule.PodLayer, Needs: podNeeds,
+	Doc: "An exit code 137 that was not the kernel's OOM killer, said honestly."}, Check: checkNotOOMKilled}
+
+var evictedRule = &rule.Rule{Meta: rule.Meta{ID: "pod/evicted", Layer: rule.PodLayer, Needs: podNeeds,
+	Doc: "A pod the kubelet evicted for exceeding its own ephemeral-storage or memory use."}, Check: checkEvicted}
+
+var stuckTerminatingRule = &rule.Rule{Meta: rule.Meta{ID: "pod/stuck-terminating", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.Nodes}, podNeeds...),
+	Doc: "A pod past its grace period that does not go away: finalizers, or a kubelet that does not confirm."}, Check: checkStuckTerminating}
+
+var initRunningRule = &rule.Rule{Meta: rule.Meta{
+	ID: "pod/init-running", Layer: rule.PodLayer, Needs: podNeeds,
+	Doc: "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
+}, Check: checkInitRunning}
+
+var unschedulableRule = &rule.Rule{Meta: rule.Meta{
+	ID: "scheduling/unschedulable", Layer: rule.PlacementLayer,
+	Needs: []rule.Need{rule.Pods, rule.Events, rule.Nodes, rule.Claims, rule.Quotas},
+	Doc:   "A pod the scheduler cannot place, and which of its constraints no node meets.",
+}, Check: checkUnschedulable}
+
+var nodeNotReadyRule = &rule.Rule{Meta: rule.Meta{ID: "node/not-ready", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
+	Doc: "A Node target that is NotReady or Unknown, and why (kubelet stopped posting, runtime, network)."}, Check: checkNodeNotReady}
+
+var nodePressureRule = &rule.Rule{Meta: rule.Meta{ID: "node/pressure", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
+	Doc: "A Node target under memory, disk or PID pressure."}, Check: checkNodePressure}
+
+var nodeNetworkUnavailableRule = &rule.Rule{Meta: rule.Meta{ID: "node/network-unavailable", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
+	Doc: "A Node target whose network plugin has not configured its network."}, Check: checkNodeNetworkUnavailable}
+
+var nodeCordonedRule = &rule.Rule{Meta: rule.Meta{ID: "node/cordoned", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
+	Doc: "A Node target that is cordoned (spec.unschedulable)."}, Check: checkNodeCordoned}
+
+var podNodeRule = &rule.Rule{Meta: rule.Meta{ID: "node/pod-node", Layer: rule.InfrastructureLayer, Needs: append([]rule.Need{rule.Nodes}, podNeeds...),
+	Doc: "A pod whose node is the problem: NotReady, shut down, or evicting it for pressure."}, Check: checkPodNode}
+
+var failedCreateRule = &rule.Rule{Meta: rule.Meta{ID: "workload/failed-create", Layer: rule.WorkloadLayer, Needs: append([]rule.Need{rule.Quotas, rule.ServiceAccounts, rule.Namespace}, workloadNeeds...),
+	Doc: "A controller that cannot create its pods (FailedCreate): quota, LimitRange, admission, service account."}, Check: wlCheckFailedCreate}
+
+var rolloutRule = &rule.Rule{Meta: rule.Meta{ID: "workload/rollout", Kinds: []string{"Deployment"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
+	Doc: "A Deployment rollout that does not complete, and which revision introduced the fault."}, Check: wlCheckRollout}
+
+var statefulSetOrdinalsRule = &rule.Rule{Meta: rule.Meta{ID: "workload/statefulset-ordinals", Kinds: []string{"StatefulSet"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: append([]rule.Need{rule.Claims}, workloadNeeds...),
+	Doc: "A StatefulSet whose ordered rollout is blocked by one ordinal."}, Check: wlCheckStatefulSetOrdinals}
+
+var daemonSetCoverageRule = &rule.Rule{Meta: rule.Meta{ID: "workload/daemonset-coverage", Kinds: []string{"DaemonSet"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: append([]rule.Need{rule.Nodes}, workloadNeeds...),
+	Doc: "A DaemonSet missing from nodes it should run on, unavailable, or misscheduled."}, Check: wlCheckDaemonSet}
+
+var jobFailedRule = &rule.Rule{Meta: rule.Meta{ID: "batch/job-failed", Kinds: []string{"Job"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
+	Doc: "A Job that failed: backoff limit, deadline, pod failure policy, and its pods' cause."}, Check: wlCheckJobFailed}
+
+var jobRetryingRule = &rule.Rule{Meta: rule.Meta{ID: "batch/job-retrying", Kinds: []string{"Job"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
+	Doc: "A Job still retrying failed pods before its backoff limit."}, Check: wlCheckJobRetrying}
+
+var cronJobRule = &rule.Rule{Meta: rule.Meta{ID: "batch/cronjob", Kinds: []string{"CronJob"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
+	Doc: "A CronJob whose runs fail, that is suspended, blocked by its concurrency policy or misses its schedule."}, Check: wlCheckCronJob}
+
+var cronJobRunsPileUpRule = &rule.Rule{Meta: rule.Meta{ID: "batch/cronjob-runs-pile-up", Kinds: []string{"CronJob"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
+	Doc: "A CronJob (concurrencyPolicy Allow) whose runs outlast their period and pile up."}, Check: wlCheckCronPileUp}
+
+var replicaSetPodsRule = &rule.Rule{Meta: rule.Meta{ID: "workload/replicaset-pods", Kinds: []string{"ReplicaSet"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
+	Doc: "A ReplicaSet whose pods are not ready, and why."}, Check: wlCheckReplicaSetPods}
+
+var serviceEndpointsRule = &rule.Rule{Meta: rule.Meta{ID: "network/service-endpoints", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
+	Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods, rule.Candidates, rule.Events},
+	Doc:   "A Service with no ready endpoint: selector matches nothing, pods not ready, slices not published."}, Check: checkServiceEndpoints}
+
+var serviceTargetPortRule = &rule.Rule{Meta: rule.Meta{ID: "network/service-target-port", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
+	Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods},
+	Doc:   "A Service whose targetPort no container of its pods listens on."}, Check: checkServiceTargetPort}
+
+var ingressBackendsRule = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-backends", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
+	Needs: []rule.Need{rule.Ingresses, rule.Services, rule.EndpointSlices},
+	Doc:   "An Ingress routing to a Service or port that does not exist, or has no ready endpoint."}, Check: checkIngressBackends}
+
+var ingressClassRule = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-class", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
+	Needs: []rule.Need{rule.Ingresses},
+	Doc:   "An Ingress no controller serves: its class does not exist, or there is none and no default."}, Check: checkIngressClass}
+
+var pvcPendingRule = &rule.Rule{Meta: rule.Meta{ID: "storage/pvc-pending", Layer: rule.PlacementLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events, rule.Nodes},
+	Doc: "A claim that does not bind: no class, no provisioner, no matching volume, capacity, topology."}, Check: checkPVCs}
+
+var volumeAttachMountRule = &rule.Rule{Meta: rule.Meta{ID: "storage/volume-attach-mount", Layer: rule.InfrastructureLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events},
+	Doc: "A volume the kubelet or attach controller cannot attach or mount for a pod."}, Check: checkVolumeEvents}
+
+var hpaRule = &rule.Rule{Meta: rule.Meta{ID: "autoscaling/hpa", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.HPAs, rule.Pods, rule.Events},
+	Doc: "An HPA that cannot compute a replica count or scale its target, or is only at a limit it was given."}, Check: checkHPAs}

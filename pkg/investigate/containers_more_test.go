@@ -642,7 +642,7 @@ func TestContainerRules(t *testing.T) {
 func TestProbeSpecMissingIsInconclusive(t *testing.T) {
 	p := pod("api", runningNotReady)
 	b := podBundle(p, withEvents(event(p, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 3)))
-	fs := checkProbes(testPass(b))
+	fs := probeRule.Check(testPass(b))
 	if len(fs) != 1 || fs[0].Verdict != report.Inconclusive {
 		t.Fatalf("want one inconclusive finding, got %+v", fs)
 	}
@@ -703,7 +703,7 @@ func TestLivenessKillDemotesCrash(t *testing.T) {
 		ctrEvent(p, "Warning", "Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 500", 9),
 		ctrEvent(p, "Normal", "Killing", "Container app failed liveness probe, will be restarted", 3)))
 	c := testPass(b)
-	crash := checkCrashLoop(c)
+	crash := crashLoopRule.Check(c)
 	if len(crash) != 1 || crash[0].Strength != rule.Symptom {
 		t.Fatalf("crash finding not demoted: %+v", crash)
 	}
@@ -721,7 +721,7 @@ func TestNodePressureEvictionsAreTheNodeRules(t *testing.T) {
 		"The node had condition: [DiskPressure]. ",
 	} {
 		c := testPass(podBundle(pod("api", evictedWith(msg))))
-		if fs := checkEvicted(c); len(fs) != 0 {
+		if fs := evictedRule.Check(c); len(fs) != 0 {
 			t.Errorf("%q: container rule speaks: %+v", msg, fs)
 		}
 	}
@@ -738,7 +738,7 @@ func TestEvictedLeftoverIsHistory(t *testing.T) {
 	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/Exit1/MissingEnv") {
 		t.Errorf("root cause %q, want the current crash", r.RootCause.Category)
 	}
-	fs := checkEvicted(testPass(b))
+	fs := evictedRule.Check(testPass(b))
 	if len(fs) != 1 || fs[0].Current {
 		t.Errorf("evicted leftover should be history: %+v", fs)
 	}
@@ -759,11 +759,11 @@ func TestStaleImagePullDoesNotExplainCrash(t *testing.T) {
 // period, or an overdue one nothing explains, is not a validated cause.
 func TestTerminatingWithinGraceIsNotStuck(t *testing.T) {
 	c := testPass(podBundle(pod("api", deletedAgo(-10*time.Second, "example.com/cleanup"))))
-	if fs := checkStuckTerminating(c); len(fs) != 0 {
+	if fs := stuckTerminatingRule.Check(c); len(fs) != 0 {
 		t.Errorf("pod within its grace period reported: %+v", fs)
 	}
 	c = testPass(podBundle(pod("api", deletedAgo(time.Hour))))
-	fs := checkStuckTerminating(c)
+	fs := stuckTerminatingRule.Check(c)
 	if len(fs) != 1 || fs[0].Verdict != report.Inconclusive {
 		t.Errorf("want one inconclusive finding, got %+v", fs)
 	}
@@ -866,7 +866,7 @@ func TestPodLevelFailureIsNotAContainerFailure(t *testing.T) {
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app",
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", FinishedAt: ts(-time.Minute)}}}}
 	})
-	if fs := checkCrashLoop(testPass(podBundle(p))); len(fs) != 0 {
+	if fs := crashLoopRule.Check(testPass(podBundle(p))); len(fs) != 0 {
 		t.Errorf("container failure reported for a pod-level stop: %+v", fs)
 	}
 }

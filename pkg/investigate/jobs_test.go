@@ -415,7 +415,7 @@ func TestReplicaSetTargetEvictionFix(t *testing.T) {
 	b := wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(ntEvicted(msg)))
 	// The eviction is past (the ReplicaSet's finding explains the pods
 	// not Ready with it): its own finding carries the fix.
-	fs := checkPodNode(testPass(b))
+	fs := podNodeRule.Check(testPass(b))
 	if len(fs) == 0 || !strings.HasPrefix(string(fs[0].Category), "Node/MemoryPressure/Evicted") {
 		t.Fatalf("findings %+v, want an eviction", fs)
 	}

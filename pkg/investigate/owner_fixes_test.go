@@ -299,7 +299,7 @@ func TestEvictionFixPerOwner(t *testing.T) {
 	for _, o := range ownerFixKinds {
 		t.Run(o.kind, func(t *testing.T) {
 			b := o.bundle(ntEvicted(msg))
-			fs := checkPodNode(testPass(b))
+			fs := podNodeRule.Check(testPass(b))
 			if len(fs) == 0 || !strings.HasPrefix(string(fs[0].Category), "Node/MemoryPressure/Evicted") {
 				t.Fatalf("findings %+v, want an eviction", fs)
 			}
@@ -402,7 +402,7 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 						Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{"limits.memory": resource.MustParse("8Gi")}, Used: corev1.ResourceList{"limits.memory": resource.MustParse("7Gi")}}}}
 				})
 				var f *rule.Finding
-				for _, x := range wlCheckFailedCreate(testPass(b)) {
+				for _, x := range failedCreateRule.Check(testPass(b)) {
 					if string(x.Category) == tt.category {
 						f = &x
 					}

@@ -150,7 +150,7 @@ func TestInitRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkInitRunning(testPass(podBundle(tt.pod, waitLog)))
+			fs := initRunningRule.Check(testPass(podBundle(tt.pod, waitLog)))
 			if (len(fs) == 1) != tt.want {
 				t.Fatalf("findings %+v, want one: %v", fs, tt.want)
 			}

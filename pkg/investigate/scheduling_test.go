@@ -100,7 +100,7 @@ type scCase struct {
 func schedFinding(t *testing.T, b *bundle.Bundle) rule.Finding {
 	t.Helper()
 	c := testPass(b)
-	for _, f := range checkUnschedulable(c) {
+	for _, f := range unschedulableRule.Check(c) {
 		if f.Verdict == report.Validated {
 			return f
 		}

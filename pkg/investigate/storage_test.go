@@ -583,7 +583,7 @@ func TestHPARules(t *testing.T) {
 	b := &bundle.Bundle{Target: fault.Resource{Kind: "Deployment", Name: "web", Namespace: "shop", UID: string(dep.UID)},
 		Deployments: []*appsv1.Deployment{dep}, HPAs: []*autoscalingv2.HorizontalPodAutoscaler{missingReq, limited("TooManyReplicas", "")}}
 	c := testPass(b)
-	fs := checkHPAs(c)
+	fs := hpaRule.Check(c)
 	if len(fs) != 1 || fs[0].Category != "HPA/MissingRequest" || fs[0].Strength != rule.Symptom {
 		t.Fatalf("workload target: got %+v, want one depth-0 HPA/MissingRequest", fs)
 	}
