@@ -1,6 +1,9 @@
 package investigate
 
-import "github.com/kubectl-triage/kubectl-triage/pkg/rule"
+import (
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	gone "github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
+)
 
 // The catalogue: each rule declared with its contract (see package rule).
 // Rules is the order their hypotheses are reported in.
@@ -16,7 +19,7 @@ func concat(lists ...[]*rule.Rule) []*rule.Rule {
 
 var podNeeds = []rule.Need{rule.Pods, rule.Events, rule.Logs}
 
-var goneRules = []*rule.Rule{resourceGoneRule}
+var goneRules = []*rule.Rule{gone.ResourceGone}
 
 var (
 	oomKilledRule = &rule.Rule{Meta: rule.Meta{
@@ -91,11 +94,6 @@ var storageRules = []*rule.Rule{
 	// The HPA rule stays where the report order has always had it.
 	hpaRule,
 }
-
-var resourceGoneRule = &rule.Rule{Meta: rule.Meta{
-	ID: "gone/resource-gone", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.Events},
-	Doc: "The target no longer exists: its deletion, and what its events said before it went.",
-}, Check: checkGone}
 
 var probeRule = &rule.Rule{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: podNeeds,
 	Doc: "Liveness, readiness or startup probes that fail, and why (wrong port or path, too short a delay)."}, Check: checkProbes}

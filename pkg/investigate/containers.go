@@ -92,7 +92,7 @@ func raiseMemory(p *corev1.Pod, kind, owner, container, limit string) report.Act
 }
 
 // checkCrashLoop: a container that keeps exiting, classified by exit code
-// and by the Decisive line of its last log. An init container that fails
+// and by the decisive line of its last log. An init container that fails
 // blocks the whole pod (Init:CrashLoopBackOff, or Init:Error when the pod
 // does not restart), and a container of a pod that never restarts fails
 // once: both are reported too.
@@ -205,7 +205,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Category = rule.CrashLoop.Sub(fmt.Sprintf("Exit%d", term.ExitCode))
 	}
 
-	// The previous Instance's log says why it died; the current one may be
+	// The previous instance's log says why it died; the current one may be
 	// empty if it is waiting in back-off.
 	_, prev := c.B.LogsFor(p.Name, st.Name)
 	dec, fromPrev := logs.LastDecisive(c, p, st.Name)

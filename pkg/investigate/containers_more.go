@@ -406,7 +406,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 			newest = &failures[i]
 		}
 	}
-	// A few failures below the threshold, long Ago, on a container that
+	// A few failures below the threshold, long ago, on a container that
 	// never restarted: the probe did nothing, and says nothing of today.
 	if kind.restarts() && len(kills) == 0 && !restarting && !crashLooping && newest != nil && c.Now.Sub(bundle.EventTime(newest)) > kube.RecentWarning {
 		return f, false
@@ -1135,7 +1135,7 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 // A crash caused by a ConfigMap: the variable or file the application
 // misses comes from a ConfigMap that lacks it
 
-// checkConfigSource follows a crash's Decisive log line (a missing
+// checkConfigSource follows a crash's decisive log line (a missing
 // environment variable or file) to the ConfigMap that should provide it.
 // It only speaks when the pod spec says where the value comes from and the
 // collected ConfigMap lacks it; otherwise the crash finding stands.

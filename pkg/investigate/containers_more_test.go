@@ -664,7 +664,7 @@ func TestHealthyContainersYieldNothing(t *testing.T) {
 	}
 }
 
-// TestOldTransientProbeFailures: liveness failures hours Ago that never
+// TestOldTransientProbeFailures: liveness failures hours ago that never
 // reached the threshold do not make a healthy pod faulty.
 func TestOldTransientProbeFailures(t *testing.T) {
 	p := pod("api", healthy, withLiveness(httpGetProbe("/healthz", intstr.FromInt32(8080))))

@@ -150,7 +150,7 @@ func TestCronRunsPileUp(t *testing.T) {
 		j.Status.Succeeded, j.Status.Active, j.Status.Conditions = 0, 1, nil
 		return j
 	}
-	// Four runs of "*/10 * * * *" started 35, 25, 15 and 5 minutes Ago are
+	// Four runs of "*/10 * * * *" started 35, 25, 15 and 5 minutes ago are
 	// all still active; the last one to complete took 38 minutes.
 	pileUp := func(policy batchv1.ConcurrencyPolicy, newestPod ...func(*corev1.Pod)) func(*bundle.Bundle) {
 		return func(b *bundle.Bundle) {
@@ -248,7 +248,7 @@ func TestCronRunsPileUp(t *testing.T) {
 	})
 }
 
-// oldRunCrashes adds a crash-looping pod, whose previous Instance logged
+// oldRunCrashes adds a crash-looping pod, whose previous instance logged
 // line, to the run named job.
 func oldRunCrashes(job, line string) func(*bundle.Bundle) {
 	return func(b *bundle.Bundle) {

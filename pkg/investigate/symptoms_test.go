@@ -48,7 +48,7 @@ func symCompleteJob(j *batchv1.Job) {
 	j.Status.Succeeded = 1
 }
 
-// symCronJob is CronJob nightly ("0 * * * *", last run 30m Ago) with jobs.
+// symCronJob is CronJob nightly ("0 * * * *", last run 30m ago) with jobs.
 func symCronJob(mutate func(*batchv1.CronJob), jobs ...*batchv1.Job) *bundle.Bundle {
 	return wlWorkloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
 		cj := wlCronJob("0 * * * *", func(cj *batchv1.CronJob) {

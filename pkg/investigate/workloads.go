@@ -1889,7 +1889,7 @@ func wlJobFailedCondition(j *batchv1.Job) *batchv1.JobCondition {
 	return nil
 }
 
-// wlPodExit is how a failed pod's container ended, with its Decisive log line.
+// wlPodExit is how a failed pod's container ended, with its decisive log line.
 type wlPodExit struct {
 	pod       *corev1.Pod
 	container string
@@ -1945,7 +1945,7 @@ type wlJobAnalysis struct {
 	confident               bool // the pods say why (not only the Job status)
 }
 
-// podConfidence is how sure the pods make the cause: a Decisive log line
+// podConfidence is how sure the pods make the cause: a decisive log line
 // behind the exit makes it verified.
 func (a wlJobAnalysis) podConfidence() rule.Confidence {
 	if a.exit != nil && a.exit.line != nil && a.exit.line.Pattern.Priority > 10 {

@@ -1,4 +1,4 @@
-// Package logs classifies container log lines: the Decisive line that says
+// Package logs classifies container log lines: the decisive line that says
 // why a process exited (a missing variable, a refused connection, a panic)
 // and what it is about.
 package logs
@@ -15,7 +15,7 @@ import (
 )
 
 // LastDecisive returns the most telling line of a container's logs, from
-// the previous Instance first: it is the one that died.
+// the previous instance first: it is the one that died.
 func LastDecisive(c *rule.Pass, p *corev1.Pod, container string) (*Decisive, bool) {
 	cur, prev := c.B.LogsFor(p.Name, container)
 	for _, l := range []struct {
@@ -32,7 +32,7 @@ func LastDecisive(c *rule.Pass, p *corev1.Pod, container string) (*Decisive, boo
 	return nil, false
 }
 
-// Pattern is one row of the Decisive-log-line table: a line matching re
+// Pattern is one row of the decisive-log-line table: a line matching re
 // explains why a container exited.
 type Pattern struct {
 	Class    string // category suffix, e.g. "MissingEnv"
@@ -44,7 +44,7 @@ type Pattern struct {
 	Priority int
 }
 
-// Patterns is the Decisive-line catalogue, most specific first.
+// Patterns is the decisive-line catalogue, most specific first.
 var Patterns = []Pattern{
 	// The runtime's own words when the entrypoint cannot be executed: they
 	// explain the exit better than anything the application could log.
@@ -178,7 +178,7 @@ var // CommandRe names the missing command: `exec "foo": â€¦` / `exec /app/x: â€
 // (group 1) or a shell's `sh: 1: foo: not found` (group 2).
 CommandRe = regexp.MustCompile(`exec:? "?([^"\s:]+)"?:|sh: (?:\d+: )?(?:line \d+: )?([^\s:]+): (?:command )?not found`)
 
-// SubjectOf names what a Decisive line is about: the variable, the file, the
+// SubjectOf names what a decisive line is about: the variable, the file, the
 // endpoint. Empty when the line does not say.
 func SubjectOf(class, line string) string {
 	switch class {

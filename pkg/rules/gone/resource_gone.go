@@ -1,4 +1,4 @@
-package investigate
+package gone
 
 import (
 	"fmt"
@@ -10,10 +10,14 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
-// goneRules explain a fault whose resource no longer exists.
+// ResourceGone is the rule gone/resource-gone.
+var ResourceGone = &rule.Rule{Meta: rule.Meta{
+	ID: "gone/resource-gone", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.Events},
+	Doc: "The target no longer exists: its deletion, and what its events said before it went.",
+}, Check: checkGone}
 
 // checkGone reports that the resource is gone and what the event and the
-// events that outlived it say, with the Decisive line of any log excerpt the
+// events that outlived it say, with the decisive line of any log excerpt the
 // event carried.
 func checkGone(c *rule.Pass) []rule.Finding {
 	b := c.B
