@@ -2,7 +2,9 @@ package investigate
 
 import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
 	gone "github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
 )
 
 // The catalogue: each rule declared with its contract (see package rule).
@@ -65,7 +67,7 @@ var nodeRules = []*rule.Rule{
 // podLevelRules are what explains a pod on its own (layers pod, placement
 // and infrastructure): the rules the workload rules read to quote a pod's
 // cause and defer to it instead of competing with it.
-var podLevelRules = concat(containerRules, containerMoreRules, initRules, schedulingRules, []*rule.Rule{podNodeRule, pvcPendingRule, volumeAttachMountRule})
+var podLevelRules = concat(containerRules, containerMoreRules, initRules, schedulingRules, []*rule.Rule{podNodeRule, storage.PVCPending, storage.VolumeAttachMount})
 
 var workloadNeeds = []rule.Need{rule.Pods, rule.Owners, rule.Events, rule.Logs}
 
@@ -89,10 +91,10 @@ var networkRules = []*rule.Rule{
 }
 
 var storageRules = []*rule.Rule{
-	pvcPendingRule,
-	volumeAttachMountRule,
+	storage.PVCPending,
+	storage.VolumeAttachMount,
 	// The HPA rule stays where the report order has always had it.
-	hpaRule,
+	autoscaling.HPA,
 }
 
 var probeRule = &rule.Rule{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: podNeeds,
@@ -184,12 +186,3 @@ var ingressBackendsRule = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-backen
 var ingressClassRule = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-class", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
 	Needs: []rule.Need{rule.Ingresses},
 	Doc:   "An Ingress no controller serves: its class does not exist, or there is none and no default."}, Check: checkIngressClass}
-
-var pvcPendingRule = &rule.Rule{Meta: rule.Meta{ID: "storage/pvc-pending", Layer: rule.PlacementLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events, rule.Nodes},
-	Doc: "A claim that does not bind: no class, no provisioner, no matching volume, capacity, topology."}, Check: checkPVCs}
-
-var volumeAttachMountRule = &rule.Rule{Meta: rule.Meta{ID: "storage/volume-attach-mount", Layer: rule.InfrastructureLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events},
-	Doc: "A volume the kubelet or attach controller cannot attach or mount for a pod."}, Check: checkVolumeEvents}
-
-var hpaRule = &rule.Rule{Meta: rule.Meta{ID: "autoscaling/hpa", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.HPAs, rule.Pods, rule.Events},
-	Doc: "An HPA that cannot compute a replica count or scale its target, or is only at a limit it was given."}, Check: checkHPAs}

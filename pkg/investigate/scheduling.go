@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
+
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -1903,7 +1905,7 @@ func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
 	cause := schedCause{Definitive: true, Confidence: rule.High}
 	var unbound []string
 	for _, name := range claimsOfPod(e.p) {
-		pvc := claimNamed(e.c, e.p.Namespace, name)
+		pvc := storage.ClaimNamed(e.c, e.p.Namespace, name)
 		if pvc == nil {
 			if b.IsMissing("PersistentVolumeClaim", e.p.Namespace, name) {
 				unbound = append(unbound, fmt.Sprintf("pvc %s does not exist", name))
@@ -1951,7 +1953,7 @@ func (e *schedContext) claimState(pvc *corev1.PersistentVolumeClaim) (string, []
 	default:
 		class := *pvc.Spec.StorageClassName
 		fact += ", storageClass " + class
-		switch sc := storageClassNamed(e.c, class); {
+		switch sc := storage.StorageClassNamed(e.c, class); {
 		case sc != nil:
 			mode := "Immediate"
 			if sc.VolumeBindingMode != nil {
@@ -1988,11 +1990,11 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 	b := e.c.B
 	cause := schedCause{Confidence: rule.Probable}
 	for _, name := range claimsOfPod(e.p) {
-		pvc := claimNamed(e.c, e.p.Namespace, name)
+		pvc := storage.ClaimNamed(e.c, e.p.Namespace, name)
 		if pvc == nil || pvc.Spec.VolumeName == "" {
 			continue
 		}
-		pv := volumeNamed(e.c, pvc.Spec.VolumeName)
+		pv := storage.VolumeNamed(e.c, pvc.Spec.VolumeName)
 		if pv == nil || pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
 			continue
 		}

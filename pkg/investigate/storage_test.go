@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
+
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -44,7 +47,7 @@ func storageClass(name, provisioner string, wffc, isDefault bool) *storagev1.Sto
 	}
 	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: provisioner, VolumeBindingMode: &mode}
 	if isDefault {
-		sc.Annotations = map[string]string{annDefaultStorageClass: "true"}
+		sc.Annotations = map[string]string{storage.AnnDefaultStorageClass: "true"}
 	}
 	return sc
 }
@@ -162,7 +165,7 @@ func TestClaimRules(t *testing.T) {
 		},
 		{
 			name: "wait for first consumer on a static class warns about the PV",
-			bundle: claimBundle(wffcClaim, withClasses(storageClass("local-wffc", noProvisioner, true, false)),
+			bundle: claimBundle(wffcClaim, withClasses(storageClass("local-wffc", storage.NoProvisioner, true, false)),
 				withEvents(claimEvent(wffcClaim, "Normal", "WaitForFirstConsumer", "waiting for first consumer to be created before binding", -20*time.Minute))),
 			category: "PVC/Pending/WaitForFirstConsumer",
 		},
@@ -209,7 +212,7 @@ func TestClaimRules(t *testing.T) {
 		},
 		{
 			name: "no-provisioner class without a fitting PV",
-			bundle: claimBundle(localClaim, withClasses(storageClass("local", noProvisioner, false, false)),
+			bundle: claimBundle(localClaim, withClasses(storageClass("local", storage.NoProvisioner, false, false)),
 				withPVs(persistentVolume("local-1", "local", "5Gi", corev1.ReadWriteOnce), persistentVolume("other", "standard", "100Gi", corev1.ReadWriteOnce)),
 				withEvents(claimEvent(localClaim, "Warning", "ProvisioningFailed", "no volume plugin matched name: kubernetes.io/no-provisioner", -20*time.Minute))),
 			category: "PVC/Pending/NoMatchingPV",
@@ -274,7 +277,7 @@ func TestClaimRules(t *testing.T) {
 			name: "pod whose WaitForFirstConsumer claim has no PV to bind",
 			bundle: podBundle(pod("db-0", mountsClaim("data", "data"),
 				unscheduled(`0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.`, "100m")),
-				func(b *bundle.Bundle) { b.PVCs = append(b.PVCs, wffcClaim) }, withClasses(storageClass("local-wffc", noProvisioner, true, false))),
+				func(b *bundle.Bundle) { b.PVCs = append(b.PVCs, wffcClaim) }, withClasses(storageClass("local-wffc", storage.NoProvisioner, true, false))),
 			category: "PVC/Pending/NoMatchingPV",
 			culprit:  []string{"pvc/data"},
 		},
@@ -583,7 +586,7 @@ func TestHPARules(t *testing.T) {
 	b := &bundle.Bundle{Target: fault.Resource{Kind: "Deployment", Name: "web", Namespace: "shop", UID: string(dep.UID)},
 		Deployments: []*appsv1.Deployment{dep}, HPAs: []*autoscalingv2.HorizontalPodAutoscaler{missingReq, limited("TooManyReplicas", "")}}
 	c := testPass(b)
-	fs := hpaRule.Check(c)
+	fs := autoscaling.HPA.Check(c)
 	if len(fs) != 1 || fs[0].Category != "HPA/MissingRequest" || fs[0].Strength != rule.Symptom {
 		t.Fatalf("workload target: got %+v, want one depth-0 HPA/MissingRequest", fs)
 	}
