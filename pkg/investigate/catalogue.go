@@ -4,6 +4,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
 	gone "github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
+	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
 )
 
@@ -19,21 +20,19 @@ func concat(lists ...[]*rule.Rule) []*rule.Rule {
 	return out
 }
 
-var podNeeds = []rule.Need{rule.Pods, rule.Events, rule.Logs}
-
 var goneRules = []*rule.Rule{gone.ResourceGone}
 
 var (
 	oomKilledRule = &rule.Rule{Meta: rule.Meta{
-		ID: "pod/oomkilled", Layer: rule.PodLayer, Needs: podNeeds,
+		ID: "pod/oomkilled", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 		Doc: "A container the kernel killed for exceeding its memory limit (reason OOMKilled).",
 	}, Check: checkOOMKilled}
 	crashLoopRule = &rule.Rule{Meta: rule.Meta{
-		ID: "pod/crashloop", Layer: rule.PodLayer, Needs: podNeeds,
+		ID: "pod/crashloop", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 		Doc: "A container that keeps exiting: its exit code and the decisive line of its previous log.",
 	}, Check: checkCrashLoop}
 	imagePullRule = &rule.Rule{Meta: rule.Meta{
-		ID: "pod/image-pull", Layer: rule.PodLayer, Needs: podNeeds,
+		ID: "pod/image-pull", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 		Doc: "An image the kubelet cannot pull: wrong name or tag, missing credentials, unreachable registry.",
 	}, Check: checkImagePull}
 )
@@ -54,20 +53,18 @@ var initRules = []*rule.Rule{initRunningRule}
 
 var schedulingRules = []*rule.Rule{unschedulableRule}
 
-var nodeNeeds = []rule.Need{rule.Nodes, rule.NodePods, rule.Events}
-
 var nodeRules = []*rule.Rule{
-	nodeNotReadyRule,
-	nodePressureRule,
-	nodeNetworkUnavailableRule,
-	nodeCordonedRule,
-	podNodeRule,
+	noderules.NotReady,
+	noderules.Pressure,
+	noderules.NetworkUnavailable,
+	noderules.Cordoned,
+	noderules.PodNode,
 }
 
 // podLevelRules are what explains a pod on its own (layers pod, placement
 // and infrastructure): the rules the workload rules read to quote a pod's
 // cause and defer to it instead of competing with it.
-var podLevelRules = concat(containerRules, containerMoreRules, initRules, schedulingRules, []*rule.Rule{podNodeRule, storage.PVCPending, storage.VolumeAttachMount})
+var podLevelRules = concat(containerRules, containerMoreRules, initRules, schedulingRules, []*rule.Rule{noderules.PodNode, storage.PVCPending, storage.VolumeAttachMount})
 
 var workloadNeeds = []rule.Need{rule.Pods, rule.Owners, rule.Events, rule.Logs}
 
@@ -97,29 +94,29 @@ var storageRules = []*rule.Rule{
 	autoscaling.HPA,
 }
 
-var probeRule = &rule.Rule{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: podNeeds,
+var probeRule = &rule.Rule{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 	Doc: "Liveness, readiness or startup probes that fail, and why (wrong port or path, too short a delay)."}, Check: checkProbes}
 
-var configErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-error", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.ConfigMaps, rule.ServiceAccounts}, podNeeds...),
+var configErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-error", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.ConfigMaps, rule.ServiceAccounts}, rule.PodEvidence...),
 	Doc: "The kubelet refuses to create a container (CreateContainerConfigError): a missing ConfigMap, Secret or key."}, Check: checkContainerConfigError}
 
-var runtimeErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/runtime-error", Layer: rule.PodLayer, Needs: podNeeds,
+var runtimeErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/runtime-error", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 	Doc: "The runtime cannot create or start a container (CreateContainerError, RunContainerError, StartError)."}, Check: checkRuntimeError}
 
-var configSourceRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-source", Layer: rule.PodLayer, Requires: nil, Needs: append([]rule.Need{rule.ConfigMaps}, podNeeds...),
+var configSourceRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-source", Layer: rule.PodLayer, Requires: nil, Needs: append([]rule.Need{rule.ConfigMaps}, rule.PodEvidence...),
 	Doc: "A crashing container's missing setting traced to the ConfigMap its spec takes it from."}, Check: checkConfigSource}
 
-var notOOMKilledRule = &rule.Rule{Meta: rule.Meta{ID: "pod/not-oomkilled", Layer: rule.PodLayer, Needs: podNeeds,
+var notOOMKilledRule = &rule.Rule{Meta: rule.Meta{ID: "pod/not-oomkilled", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 	Doc: "An exit code 137 that was not the kernel's OOM killer, said honestly."}, Check: checkNotOOMKilled}
 
-var evictedRule = &rule.Rule{Meta: rule.Meta{ID: "pod/evicted", Layer: rule.PodLayer, Needs: podNeeds,
+var evictedRule = &rule.Rule{Meta: rule.Meta{ID: "pod/evicted", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 	Doc: "A pod the kubelet evicted for exceeding its own ephemeral-storage or memory use."}, Check: checkEvicted}
 
-var stuckTerminatingRule = &rule.Rule{Meta: rule.Meta{ID: "pod/stuck-terminating", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.Nodes}, podNeeds...),
+var stuckTerminatingRule = &rule.Rule{Meta: rule.Meta{ID: "pod/stuck-terminating", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
 	Doc: "A pod past its grace period that does not go away: finalizers, or a kubelet that does not confirm."}, Check: checkStuckTerminating}
 
 var initRunningRule = &rule.Rule{Meta: rule.Meta{
-	ID: "pod/init-running", Layer: rule.PodLayer, Needs: podNeeds,
+	ID: "pod/init-running", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 	Doc: "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
 }, Check: checkInitRunning}
 
@@ -128,21 +125,6 @@ var unschedulableRule = &rule.Rule{Meta: rule.Meta{
 	Needs: []rule.Need{rule.Pods, rule.Events, rule.Nodes, rule.Claims, rule.Quotas},
 	Doc:   "A pod the scheduler cannot place, and which of its constraints no node meets.",
 }, Check: checkUnschedulable}
-
-var nodeNotReadyRule = &rule.Rule{Meta: rule.Meta{ID: "node/not-ready", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target that is NotReady or Unknown, and why (kubelet stopped posting, runtime, network)."}, Check: checkNodeNotReady}
-
-var nodePressureRule = &rule.Rule{Meta: rule.Meta{ID: "node/pressure", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target under memory, disk or PID pressure."}, Check: checkNodePressure}
-
-var nodeNetworkUnavailableRule = &rule.Rule{Meta: rule.Meta{ID: "node/network-unavailable", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target whose network plugin has not configured its network."}, Check: checkNodeNetworkUnavailable}
-
-var nodeCordonedRule = &rule.Rule{Meta: rule.Meta{ID: "node/cordoned", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target that is cordoned (spec.unschedulable)."}, Check: checkNodeCordoned}
-
-var podNodeRule = &rule.Rule{Meta: rule.Meta{ID: "node/pod-node", Layer: rule.InfrastructureLayer, Needs: append([]rule.Need{rule.Nodes}, podNeeds...),
-	Doc: "A pod whose node is the problem: NotReady, shut down, or evicting it for pressure."}, Check: checkPodNode}
 
 var failedCreateRule = &rule.Rule{Meta: rule.Meta{ID: "workload/failed-create", Layer: rule.WorkloadLayer, Needs: append([]rule.Need{rule.Quotas, rule.ServiceAccounts, rule.Namespace}, workloadNeeds...),
 	Doc: "A controller that cannot create its pods (FailedCreate): quota, LimitRange, admission, service account."}, Check: wlCheckFailedCreate}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -415,7 +417,7 @@ func TestReplicaSetTargetEvictionFix(t *testing.T) {
 	b := wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(ntEvicted(msg)))
 	// The eviction is past (the ReplicaSet's finding explains the pods
 	// not Ready with it): its own finding carries the fix.
-	fs := podNodeRule.Check(testPass(b))
+	fs := noderules.PodNode.Check(testPass(b))
 	if len(fs) == 0 || !strings.HasPrefix(string(fs[0].Category), "Node/MemoryPressure/Evicted") {
 		t.Fatalf("findings %+v, want an eviction", fs)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -299,7 +301,7 @@ func TestEvictionFixPerOwner(t *testing.T) {
 	for _, o := range ownerFixKinds {
 		t.Run(o.kind, func(t *testing.T) {
 			b := o.bundle(ntEvicted(msg))
-			fs := podNodeRule.Check(testPass(b))
+			fs := noderules.PodNode.Check(testPass(b))
 			if len(fs) == 0 || !strings.HasPrefix(string(fs[0].Category), "Node/MemoryPressure/Evicted") {
 				t.Fatalf("findings %+v, want an eviction", fs)
 			}

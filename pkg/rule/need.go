@@ -24,3 +24,7 @@ const (
 	Namespace       Need = "namespace"       // the namespace object
 	Quotas          Need = "quotas"          // ResourceQuotas and LimitRanges
 )
+
+// PodEvidence is what a rule about a pod's own containers reads: the pods,
+// their events and logs.
+var PodEvidence = []Need{Pods, Events, Logs}
