@@ -4,6 +4,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
 	gone "github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
 )
@@ -81,10 +82,10 @@ var workloadRules = []*rule.Rule{
 }
 
 var networkRules = []*rule.Rule{
-	serviceEndpointsRule,
-	serviceTargetPortRule,
-	ingressBackendsRule,
-	ingressClassRule,
+	network.ServiceEndpoints,
+	network.ServiceTargetPort,
+	network.IngressBackends,
+	network.IngressClass,
 }
 
 var storageRules = []*rule.Rule{
@@ -152,19 +153,3 @@ var cronJobRunsPileUpRule = &rule.Rule{Meta: rule.Meta{ID: "batch/cronjob-runs-p
 
 var replicaSetPodsRule = &rule.Rule{Meta: rule.Meta{ID: "workload/replicaset-pods", Kinds: []string{"ReplicaSet"}, Layer: rule.WorkloadLayer, Requires: podLevelRules, Needs: workloadNeeds,
 	Doc: "A ReplicaSet whose pods are not ready, and why."}, Check: wlCheckReplicaSetPods}
-
-var serviceEndpointsRule = &rule.Rule{Meta: rule.Meta{ID: "network/service-endpoints", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods, rule.Candidates, rule.Events},
-	Doc:   "A Service with no ready endpoint: selector matches nothing, pods not ready, slices not published."}, Check: checkServiceEndpoints}
-
-var serviceTargetPortRule = &rule.Rule{Meta: rule.Meta{ID: "network/service-target-port", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods},
-	Doc:   "A Service whose targetPort no container of its pods listens on."}, Check: checkServiceTargetPort}
-
-var ingressBackendsRule = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-backends", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Ingresses, rule.Services, rule.EndpointSlices},
-	Doc:   "An Ingress routing to a Service or port that does not exist, or has no ready endpoint."}, Check: checkIngressBackends}
-
-var ingressClassRule = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-class", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Ingresses},
-	Doc:   "An Ingress no controller serves: its class does not exist, or there is none and no default."}, Check: checkIngressClass}

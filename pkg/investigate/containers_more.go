@@ -963,7 +963,7 @@ func nearestConfigKey(want string, keys []string) string {
 		if norm(k) == norm(want) {
 			return k
 		}
-		if d := editDistance(strings.ToLower(k), strings.ToLower(want)); d < bestDist {
+		if d := kube.EditDistance(strings.ToLower(k), strings.ToLower(want)); d < bestDist {
 			best, bestDist = k, d
 		}
 	}

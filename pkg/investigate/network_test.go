@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
+
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -332,16 +335,16 @@ func TestServiceRules(t *testing.T) {
 
 func TestClosestPods(t *testing.T) {
 	sel := map[string]string{"app": "checkout", "tier": "web"}
-	pods, diffs := closestPods(sel, []*corev1.Pod{
+	pods, diffs := network.ClosestPods(sel, []*corev1.Pod{
 		pod("a", labelled("app", "cart", "tier", "web")),
 		pod("b", labelled("app", "checkout", "tier", "frontend")),
 		pod("c", labelled("app", "checkout", "tier", "wbe")),
 		pod("d", labelled("app", "checkout", "tier", "web")), // a match, not a candidate
 	})
 	if len(pods) != 1 || pods[0].Name != "c" || len(diffs) != 1 || diffs[0].Have != "wbe" {
-		t.Fatalf("closest = %v %+v, want pod c with tier=wbe", namesOfPods(pods), diffs)
+		t.Fatalf("closest = %v %+v, want pod c with tier=wbe", network.NamesOfPods(pods), diffs)
 	}
-	if got := editDistance("checkout", "check-out"); got != 1 {
+	if got := kube.EditDistance("checkout", "check-out"); got != 1 {
 		t.Errorf("editDistance = %d, want 1", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
+
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -211,8 +213,8 @@ func serviceSymptoms(c *rule.Pass, s *symptoms) {
 	if svc == nil || !expectsEndpoints(svc) || kube.CollectionFailed(c, "endpointslices") {
 		return
 	}
-	if eps := endpointsOf(c, svc); len(eps.ready) == 0 {
-		s.fault("Service %s has no ready endpoint: %s", svc.Name, eps.summary())
+	if eps := network.EndpointsOf(c, svc); len(eps.Ready) == 0 {
+		s.fault("Service %s has no ready endpoint: %s", svc.Name, eps.Summary())
 	}
 }
 
@@ -228,17 +230,17 @@ func ingressSymptoms(c *rule.Pass, s *symptoms) {
 	if ing == nil {
 		return
 	}
-	for _, be := range ingressBackends(ing) {
-		svc := serviceNamed(c, ing.Namespace, be.Service)
+	for _, be := range network.BackendsOf(ing) {
+		svc := network.ServiceNamed(c, ing.Namespace, be.Service)
 		switch {
 		case c.B.IsMissing("Service", ing.Namespace, be.Service):
 			s.fault("Ingress %s %s routes to service %s, which does not exist", ing.Name, be.Where, be.Service)
 		case svc == nil:
-		case !serviceHasPort(svc, be.Port):
-			s.fault("Ingress %s %s routes to service %s %s, which the Service does not expose (it has %s)", ing.Name, be.Where, be.Service, portText(be.Port), servicePortsText(svc))
+		case !network.ServiceHasPort(svc, be.Port):
+			s.fault("Ingress %s %s routes to service %s %s, which the Service does not expose (it has %s)", ing.Name, be.Where, be.Service, network.PortText(be.Port), network.ServicePortsText(svc))
 		case expectsEndpoints(svc) && !kube.CollectionFailed(c, "endpointslices"):
-			if eps := endpointsOf(c, svc); len(eps.ready) == 0 {
-				s.fault("Ingress %s %s routes to service %s, which has no ready endpoint: %s", ing.Name, be.Where, be.Service, eps.summary())
+			if eps := network.EndpointsOf(c, svc); len(eps.Ready) == 0 {
+				s.fault("Ingress %s %s routes to service %s, which has no ready endpoint: %s", ing.Name, be.Where, be.Service, eps.Summary())
 			}
 		}
 	}
