@@ -6,6 +6,7 @@ import (
 	gone "github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
 )
 
@@ -52,7 +53,7 @@ var containerMoreRules = []*rule.Rule{
 
 var initRules = []*rule.Rule{initRunningRule}
 
-var schedulingRules = []*rule.Rule{unschedulableRule}
+var schedulingRules = []*rule.Rule{scheduling.Unschedulable}
 
 var nodeRules = []*rule.Rule{
 	noderules.NotReady,
@@ -120,12 +121,6 @@ var initRunningRule = &rule.Rule{Meta: rule.Meta{
 	ID: "pod/init-running", Layer: rule.PodLayer, Needs: rule.PodEvidence,
 	Doc: "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
 }, Check: checkInitRunning}
-
-var unschedulableRule = &rule.Rule{Meta: rule.Meta{
-	ID: "scheduling/unschedulable", Layer: rule.PlacementLayer,
-	Needs: []rule.Need{rule.Pods, rule.Events, rule.Nodes, rule.Claims, rule.Quotas},
-	Doc:   "A pod the scheduler cannot place, and which of its constraints no node meets.",
-}, Check: checkUnschedulable}
 
 var failedCreateRule = &rule.Rule{Meta: rule.Meta{ID: "workload/failed-create", Layer: rule.WorkloadLayer, Needs: append([]rule.Need{rule.Quotas, rule.ServiceAccounts, rule.Namespace}, workloadNeeds...),
 	Doc: "A controller that cannot create its pods (FailedCreate): quota, LimitRange, admission, service account."}, Check: wlCheckFailedCreate}

@@ -23,8 +23,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -365,53 +363,6 @@ func TestWorkloadFindingsMerge(t *testing.T) {
 	for i, e := range r.Evidence {
 		if e.ID != fmt.Sprintf("E%d", i+1) {
 			t.Errorf("evidence not renumbered: %v", r.Evidence)
-		}
-	}
-}
-
-func TestParseSchedulerMessage(t *testing.T) {
-	total, parts := parseSchedulerMessage("0/5 nodes are available: 1 Insufficient memory, 2 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.")
-	if total != 5 {
-		t.Errorf("total = %d, want 5", total)
-	}
-	want := []schedReason{{1, "Insufficient memory"}, {2, "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"}, {2, "node(s) didn't match Pod's node affinity/selector"}}
-	if len(parts) != len(want) {
-		t.Fatalf("parts = %+v", parts)
-	}
-	for i := range want {
-		if parts[i] != want[i] {
-			t.Errorf("part %d = %+v, want %+v", i, parts[i], want[i])
-		}
-	}
-}
-
-func TestExitCodeTable(t *testing.T) {
-	for code, want := range map[int32]string{0: "success", 1: "general", 2: "invalid", 126: "not executable", 127: "not found", 137: "SIGKILL", 139: "SIGSEGV", 143: "SIGTERM", 134: "SIGABRT", 131: "signal 3", 42: "exit code 42"} {
-		if got := kube.ExplainExit(code).Meaning; !strings.Contains(got, want) {
-			t.Errorf("exit %d: %q lacks %q", code, got, want)
-		}
-	}
-}
-
-func TestFindDecisive(t *testing.T) {
-	tests := []struct{ log, class, line string }{
-		{"ok\nError: EADDRINUSE: address already in use :::8080\n", "AddressInUse", "Error: EADDRINUSE: address already in use :::8080"},
-		{"open /data/db: permission denied\n", "PermissionDenied", "open /data/db: permission denied"},
-		{"Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'DB_HOST'\n", "Panic", "KeyError: 'DB_HOST'"},
-		{"INFO starting\nERROR could not do the thing\nINFO shutting down\n", "ErrorLine", "ERROR could not do the thing"},
-		{"2026-11-21T14:59:00.123456789Z dial tcp: lookup db.shop.svc on 10.0.0.10:53: no such host\n", "DNS", "dial tcp: lookup db.shop.svc on 10.0.0.10:53: no such host"},
-		{"all good\n", "", ""},
-	}
-	for _, tt := range tests {
-		d := logs.FindDecisive(tt.log)
-		if tt.class == "" {
-			if d != nil {
-				t.Errorf("%q: got %s, want nothing", tt.log, d.Pattern.Class)
-			}
-			continue
-		}
-		if d == nil || d.Pattern.Class != tt.class || d.Line != tt.line {
-			t.Errorf("%q: got %+v, want %s %q", tt.log, d, tt.class, tt.line)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
 )
 
 // Workload rules: Deployment rollouts, ReplicaSet/StatefulSet/DaemonSet creation failures, a ReplicaSet's unready pods, StatefulSet ordinals, DaemonSet coverage, Jobs and CronJobs (the ones still retrying or piling up runs in jobs.go).
@@ -1625,7 +1626,7 @@ func wlNodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
 		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		if !podToleratesTaint(tolerations, &t) {
+		if !scheduling.PodToleratesTaint(tolerations, &t) {
 			return "untolerated taint " + kube.TaintSpec(t)
 		}
 	}
@@ -1636,8 +1637,8 @@ func wlNodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
 // the expressions of a term ANDed.
 func wlNodeSelectorMatches(sel *corev1.NodeSelector, n *corev1.Node) bool {
 	for _, term := range sel.NodeSelectorTerms {
-		reqs := selectorTermReqs(term)
-		if len(reqs) > 0 && len(nodesMatching([]*corev1.Node{n}, reqs)) == 1 {
+		reqs := scheduling.SelectorTermReqs(term)
+		if len(reqs) > 0 && len(scheduling.NodesMatching([]*corev1.Node{n}, reqs)) == 1 {
 			return true
 		}
 	}
