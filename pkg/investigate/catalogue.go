@@ -6,6 +6,7 @@ import (
 	gone "github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
+	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
 )
@@ -24,34 +25,19 @@ func concat(lists ...[]*rule.Rule) []*rule.Rule {
 
 var goneRules = []*rule.Rule{gone.ResourceGone}
 
-var (
-	oomKilledRule = &rule.Rule{Meta: rule.Meta{
-		ID: "pod/oomkilled", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-		Doc: "A container the kernel killed for exceeding its memory limit (reason OOMKilled).",
-	}, Check: checkOOMKilled}
-	crashLoopRule = &rule.Rule{Meta: rule.Meta{
-		ID: "pod/crashloop", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-		Doc: "A container that keeps exiting: its exit code and the decisive line of its previous log.",
-	}, Check: checkCrashLoop}
-	imagePullRule = &rule.Rule{Meta: rule.Meta{
-		ID: "pod/image-pull", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-		Doc: "An image the kubelet cannot pull: wrong name or tag, missing credentials, unreachable registry.",
-	}, Check: checkImagePull}
-)
-
-var containerRules = []*rule.Rule{oomKilledRule, crashLoopRule, imagePullRule}
+var containerRules = []*rule.Rule{podrules.OOMKilled, podrules.CrashLoop, podrules.ImagePull}
 
 var containerMoreRules = []*rule.Rule{
-	probeRule,
-	configErrorRule,
-	runtimeErrorRule,
-	configSourceRule,
-	notOOMKilledRule,
-	evictedRule,
-	stuckTerminatingRule,
+	podrules.Probe,
+	podrules.ConfigError,
+	podrules.RuntimeError,
+	podrules.ConfigSource,
+	podrules.NotOOMKilled,
+	podrules.Evicted,
+	podrules.StuckTerminating,
 }
 
-var initRules = []*rule.Rule{initRunningRule}
+var initRules = []*rule.Rule{podrules.InitRunning}
 
 var schedulingRules = []*rule.Rule{scheduling.Unschedulable}
 
@@ -95,32 +81,6 @@ var storageRules = []*rule.Rule{
 	// The HPA rule stays where the report order has always had it.
 	autoscaling.HPA,
 }
-
-var probeRule = &rule.Rule{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "Liveness, readiness or startup probes that fail, and why (wrong port or path, too short a delay)."}, Check: checkProbes}
-
-var configErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-error", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.ConfigMaps, rule.ServiceAccounts}, rule.PodEvidence...),
-	Doc: "The kubelet refuses to create a container (CreateContainerConfigError): a missing ConfigMap, Secret or key."}, Check: checkContainerConfigError}
-
-var runtimeErrorRule = &rule.Rule{Meta: rule.Meta{ID: "pod/runtime-error", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "The runtime cannot create or start a container (CreateContainerError, RunContainerError, StartError)."}, Check: checkRuntimeError}
-
-var configSourceRule = &rule.Rule{Meta: rule.Meta{ID: "pod/config-source", Layer: rule.PodLayer, Requires: nil, Needs: append([]rule.Need{rule.ConfigMaps}, rule.PodEvidence...),
-	Doc: "A crashing container's missing setting traced to the ConfigMap its spec takes it from."}, Check: checkConfigSource}
-
-var notOOMKilledRule = &rule.Rule{Meta: rule.Meta{ID: "pod/not-oomkilled", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "An exit code 137 that was not the kernel's OOM killer, said honestly."}, Check: checkNotOOMKilled}
-
-var evictedRule = &rule.Rule{Meta: rule.Meta{ID: "pod/evicted", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "A pod the kubelet evicted for exceeding its own ephemeral-storage or memory use."}, Check: checkEvicted}
-
-var stuckTerminatingRule = &rule.Rule{Meta: rule.Meta{ID: "pod/stuck-terminating", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
-	Doc: "A pod past its grace period that does not go away: finalizers, or a kubelet that does not confirm."}, Check: checkStuckTerminating}
-
-var initRunningRule = &rule.Rule{Meta: rule.Meta{
-	ID: "pod/init-running", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
-}, Check: checkInitRunning}
 
 var failedCreateRule = &rule.Rule{Meta: rule.Meta{ID: "workload/failed-create", Layer: rule.WorkloadLayer, Needs: append([]rule.Need{rule.Quotas, rule.ServiceAccounts, rule.Namespace}, workloadNeeds...),
 	Doc: "A controller that cannot create its pods (FailedCreate): quota, LimitRange, admission, service account."}, Check: wlCheckFailedCreate}

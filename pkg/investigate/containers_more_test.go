@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -642,7 +644,7 @@ func TestContainerRules(t *testing.T) {
 func TestProbeSpecMissingIsInconclusive(t *testing.T) {
 	p := pod("api", runningNotReady)
 	b := podBundle(p, withEvents(event(p, "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 3)))
-	fs := probeRule.Check(testPass(b))
+	fs := podrules.Probe.Check(testPass(b))
 	if len(fs) != 1 || fs[0].Verdict != report.Inconclusive {
 		t.Fatalf("want one inconclusive finding, got %+v", fs)
 	}
@@ -703,7 +705,7 @@ func TestLivenessKillDemotesCrash(t *testing.T) {
 		ctrEvent(p, "Warning", "Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 500", 9),
 		ctrEvent(p, "Normal", "Killing", "Container app failed liveness probe, will be restarted", 3)))
 	c := testPass(b)
-	crash := crashLoopRule.Check(c)
+	crash := podrules.CrashLoop.Check(c)
 	if len(crash) != 1 || crash[0].Strength != rule.Symptom {
 		t.Fatalf("crash finding not demoted: %+v", crash)
 	}
@@ -721,7 +723,7 @@ func TestNodePressureEvictionsAreTheNodeRules(t *testing.T) {
 		"The node had condition: [DiskPressure]. ",
 	} {
 		c := testPass(podBundle(pod("api", evictedWith(msg))))
-		if fs := evictedRule.Check(c); len(fs) != 0 {
+		if fs := podrules.Evicted.Check(c); len(fs) != 0 {
 			t.Errorf("%q: container rule speaks: %+v", msg, fs)
 		}
 	}
@@ -738,7 +740,7 @@ func TestEvictedLeftoverIsHistory(t *testing.T) {
 	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/Exit1/MissingEnv") {
 		t.Errorf("root cause %q, want the current crash", r.RootCause.Category)
 	}
-	fs := evictedRule.Check(testPass(b))
+	fs := podrules.Evicted.Check(testPass(b))
 	if len(fs) != 1 || fs[0].Current {
 		t.Errorf("evicted leftover should be history: %+v", fs)
 	}
@@ -759,11 +761,11 @@ func TestStaleImagePullDoesNotExplainCrash(t *testing.T) {
 // period, or an overdue one nothing explains, is not a validated cause.
 func TestTerminatingWithinGraceIsNotStuck(t *testing.T) {
 	c := testPass(podBundle(pod("api", deletedAgo(-10*time.Second, "example.com/cleanup"))))
-	if fs := stuckTerminatingRule.Check(c); len(fs) != 0 {
+	if fs := podrules.StuckTerminating.Check(c); len(fs) != 0 {
 		t.Errorf("pod within its grace period reported: %+v", fs)
 	}
 	c = testPass(podBundle(pod("api", deletedAgo(time.Hour))))
-	fs := stuckTerminatingRule.Check(c)
+	fs := podrules.StuckTerminating.Check(c)
 	if len(fs) != 1 || fs[0].Verdict != report.Inconclusive {
 		t.Errorf("want one inconclusive finding, got %+v", fs)
 	}
@@ -787,7 +789,7 @@ func TestOOMKilledSidecar(t *testing.T) {
 func TestNearestConfigKey(t *testing.T) {
 	keys := []string{"LOG_LEVEL", "database-url", "PORT"}
 	for want, near := range map[string]string{"log_level": "LOG_LEVEL", "DATABASE_URL": "database-url", "PROT": "PORT", "TOTALLY_ELSE": ""} {
-		if got := nearestConfigKey(want, keys); got != near {
+		if got := podrules.NearestConfigKey(want, keys); got != near {
 			t.Errorf("nearestConfigKey(%q) = %q, want %q", want, got, near)
 		}
 	}
@@ -847,7 +849,7 @@ func TestContainerPatchByOwner(t *testing.T) {
 		{func(*bundle.Bundle) {}, `kubectl replace --force -f web-1.yaml`},
 	} {
 		c := testPass(podBundle(p, tt.mutate))
-		a := containerPatch(c, p, "app", fields, "Fix it.", "")
+		a := podrules.ContainerPatch(c, p, "app", fields, "Fix it.", "")
 		if !strings.Contains(strings.Join(a.Commands, "\n"), tt.want) {
 			t.Errorf("commands %q lack %q", a.Commands, tt.want)
 		}
@@ -866,7 +868,7 @@ func TestPodLevelFailureIsNotAContainerFailure(t *testing.T) {
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app",
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", FinishedAt: ts(-time.Minute)}}}}
 	})
-	if fs := crashLoopRule.Check(testPass(podBundle(p))); len(fs) != 0 {
+	if fs := podrules.CrashLoop.Check(testPass(podBundle(p))); len(fs) != 0 {
 		t.Errorf("container failure reported for a pod-level stop: %+v", fs)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -150,7 +152,7 @@ func TestInitRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := initRunningRule.Check(testPass(podBundle(tt.pod, waitLog)))
+			fs := podrules.InitRunning.Check(testPass(podBundle(tt.pod, waitLog)))
 			if (len(fs) == 1) != tt.want {
 				t.Fatalf("findings %+v, want one: %v", fs, tt.want)
 			}

@@ -1,16 +1,21 @@
-package investigate
+package pod
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	corev1 "k8s.io/api/core/v1"
 )
+
+// ImagePull is the rule pod/image-pull.
+var ImagePull = &rule.Rule{Meta: rule.Meta{
+	ID: "pod/image-pull", Layer: rule.PodLayer, Needs: rule.PodEvidence,
+	Doc: "An image the kubelet cannot pull: wrong name or tag, missing credentials, unreachable registry.",
+}, Check: checkImagePull}
 
 // pullFailure is one row of the image-pull classification table.
 type pullFailure struct {

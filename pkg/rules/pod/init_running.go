@@ -1,4 +1,4 @@
-package investigate
+package pod
 
 import (
 	"fmt"
@@ -6,15 +6,20 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+// InitRunning is the rule pod/init-running.
+var InitRunning = &rule.Rule{Meta: rule.Meta{
+	ID: "pod/init-running", Layer: rule.PodLayer, Needs: rule.PodEvidence,
+	Doc: "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
+}, Check: checkInitRunning}
 
 // waitLineRe is a wait loop's progress line: "waiting for db:5432",
 // "still waiting on …", "retrying in 2s", nc's "connection refused".
