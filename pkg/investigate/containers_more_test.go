@@ -659,7 +659,7 @@ func TestHealthyContainersYieldNothing(t *testing.T) {
 	p := pod("api", healthy, withCtrPorts(ctrPort("http", 3000)), withLiveness(httpGetProbe("/healthz", intstr.FromInt32(3000))),
 		withReadiness(httpGetProbe("/ready", intstr.FromString("http"))))
 	c := testPass(podBundle(p))
-	for _, rule := range containerMoreRules {
+	for _, rule := range rulesOf("pod") {
 		if fs := rule.Check(c.For(rule)); len(fs) != 0 {
 			t.Errorf("rule %s speaks about a healthy pod: %+v", rule.ID, fs)
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -630,3 +631,20 @@ func TestSelfRepairingWarningsAreNotSymptoms(t *testing.T) {
 // testPass is a pass over b as of now with the whole catalogue, for tests
 // that call a rule's Check directly.
 func testPass(b *bundle.Bundle) *rule.Pass { return rule.NewPass(b, now, Rules) }
+
+// rulesOf are the catalogue's rules of the given areas (ID prefixes), in
+// catalogue order.
+func rulesOf(areas ...string) []*rule.Rule {
+	var out []*rule.Rule
+	for _, r := range registry.Rules {
+		for _, a := range areas {
+			if strings.HasPrefix(r.ID, a+"/") {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// workloadRules are the workload and batch areas.
+var workloadRules = rulesOf("workload", "batch")

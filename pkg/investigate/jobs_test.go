@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/batch"
+
 	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -139,7 +141,7 @@ func TestJobRetrying(t *testing.T) {
 
 func TestWlOrdinal(t *testing.T) {
 	for n, want := range map[int32]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 7: "7th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th"} {
-		if got := wlOrdinal(n); got != want {
+		if got := batch.Ordinal(n); got != want {
 			t.Errorf("wlOrdinal(%d) = %q, want %q", n, got, want)
 		}
 	}

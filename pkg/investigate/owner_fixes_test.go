@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
+
 	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -404,7 +406,7 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 						Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{"limits.memory": resource.MustParse("8Gi")}, Used: corev1.ResourceList{"limits.memory": resource.MustParse("7Gi")}}}}
 				})
 				var f *rule.Finding
-				for _, x := range failedCreateRule.Check(testPass(b)) {
+				for _, x := range workload.FailedCreate.Check(testPass(b)) {
 					if string(x.Category) == tt.category {
 						f = &x
 					}

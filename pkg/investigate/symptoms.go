@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/batch"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -156,12 +158,12 @@ func jobSymptoms(c *rule.Pass, s *symptoms) {
 	if j == nil {
 		return
 	}
-	cond, done := wlJobFinished(j)
+	cond, done := kube.JobFinished(j)
 	switch {
 	case done && cond.Type == batchv1.JobFailed:
 		s.fault("Condition Failed=True (%s) since %s: %s", cond.Reason, kube.Stamp(cond.LastTransitionTime.Time), cond.Message)
 	case !done && j.Status.Failed > 0:
-		s.fault("Job %s has %d failed pod(s) so far and is still running (backoffLimit %d, %d active)", j.Name, j.Status.Failed, wlBackoffLimit(j), j.Status.Active)
+		s.fault("Job %s has %d failed pod(s) so far and is still running (backoffLimit %d, %d active)", j.Name, j.Status.Failed, batch.BackoffLimit(j), j.Status.Active)
 	}
 	if j.Spec.Suspend != nil && *j.Spec.Suspend && !done {
 		s.note("Job %s is suspended (spec.suspend=true): it starts no pods", j.Name)
@@ -176,22 +178,22 @@ func cronJobSymptoms(c *rule.Pass, s *symptoms) {
 	suspended := cj.Spec.Suspend != nil && *cj.Spec.Suspend
 	if suspended {
 		// A pause may be deliberate: the rule decides when it is a fault.
-		s.note("CronJob %s is suspended (spec.suspend=true); its last run was scheduled %s", cj.Name, wlStampPtr(cj.Status.LastScheduleTime))
+		s.note("CronJob %s is suspended (spec.suspend=true); its last run was scheduled %s", cj.Name, kube.StampPtr(cj.Status.LastScheduleTime))
 	}
-	jobs := wlJobsOf(c, cj) // newest first
+	jobs := batch.JobsOf(c, cj) // newest first
 	for _, j := range jobs {
-		if cond, done := wlJobFinished(j); done {
+		if cond, done := kube.JobFinished(j); done {
 			if cond.Type == batchv1.JobFailed {
 				s.fault("The last finished run of CronJob %s, job %s, failed (%s): %s", cj.Name, j.Name, cond.Reason, cond.Message)
 			}
 			break
 		}
 	}
-	sched, err := wlParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
+	sched, err := batch.ParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
 	if err != nil {
 		return // the rule reads the controller's own verdict on the schedule
 	}
-	if period := sched.period(c.Now); period > 0 {
+	if period := sched.Period(c.Now); period > 0 {
 		for _, j := range jobs {
 			active := slices.ContainsFunc(cj.Status.Active, func(ref corev1.ObjectReference) bool { return ref.Name == j.Name })
 			started := j.CreationTimestamp.Time
@@ -203,8 +205,8 @@ func cronJobSymptoms(c *rule.Pass, s *symptoms) {
 			}
 		}
 	}
-	if missed := sched.missed(wlLastRun(cj), c.Now); !suspended && missed >= 2 {
-		s.fault("CronJob %s has started no run since %s: %s%d scheduled run(s) of %q are missing", cj.Name, kube.Stamp(wlLastRun(cj)), wlAtLeast(missed, 1000), missed, cj.Spec.Schedule)
+	if missed := sched.Missed(batch.LastRun(cj), c.Now); !suspended && missed >= 2 {
+		s.fault("CronJob %s has started no run since %s: %s%d scheduled run(s) of %q are missing", cj.Name, kube.Stamp(batch.LastRun(cj)), batch.AtLeast(missed, 1000), missed, cj.Spec.Schedule)
 	}
 }
 

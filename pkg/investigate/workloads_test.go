@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
+
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,7 +20,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // Builders for workload bundles: objects linked by controller references
@@ -595,8 +596,8 @@ func TestDiffTemplates(t *testing.T) {
 		s.SecurityContext = &corev1.PodSecurityContext{RunAsNonRoot: boolPtr(true)}
 		s.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "regcred"}}
 	})
-	d := wlDiffTemplates(&old, &cur)
-	got := strings.Join(d.changes, "\n")
+	d := workload.DiffTemplates(&old, &cur)
+	got := strings.Join(d.Changes, "\n")
 	for _, want := range []string{
 		"container app image shop/web:2.3.1 → shop/web:2.4.0",
 		"container app command [/app serve] → [/app serve --fast]",
@@ -631,14 +632,14 @@ func TestDiffTemplates(t *testing.T) {
 		}
 	}
 	cause := &rule.Finding{Title: "container app crashes: environment variable DATABASE_URL"}
-	if m := d.explains(cause); !strings.Contains(m, "DATABASE_URL removed") {
+	if m := d.Explains(cause); !strings.Contains(m, "DATABASE_URL removed") {
 		t.Errorf("explains = %q, want the DATABASE_URL change", m)
 	}
-	if m := d.explains(&rule.Finding{Title: "unrelated"}); m != "" {
+	if m := d.Explains(&rule.Finding{Title: "unrelated"}); m != "" {
 		t.Errorf("explains an unrelated cause: %q", m)
 	}
-	if same := wlDiffTemplates(&old, &old); len(same.changes) != 0 {
-		t.Errorf("identical templates differ: %v", same.changes)
+	if same := workload.DiffTemplates(&old, &old); len(same.Changes) != 0 {
+		t.Errorf("identical templates differ: %v", same.Changes)
 	}
 }
 
@@ -872,7 +873,7 @@ func TestNodeExclusion(t *testing.T) {
 			wlLabeledNode("t", nil, corev1.Taint{Key: "node.kubernetes.io/network-unavailable", Effect: corev1.TaintEffectNoSchedule}), "untolerated taint"},
 	}
 	for _, tt := range tests {
-		got := wlNodeExclusion(tt.spec, tt.node)
+		got := workload.NodeExclusion(tt.spec, tt.node)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
@@ -882,7 +883,7 @@ func TestNodeExclusion(t *testing.T) {
 		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-9"}}}}}}}}
 	})
-	if got := wlDaemonPodNode(p); got != "node-9" {
+	if got := workload.DaemonPodNode(p); got != "node-9" {
 		t.Errorf("daemon pod node = %q, want node-9 from its affinity", got)
 	}
 }
@@ -1151,82 +1152,4 @@ func TestCronJob(t *testing.T) {
 			healthy: true,
 		},
 	})
-}
-
-func TestCronSchedule(t *testing.T) {
-	at := func(s string) time.Time {
-		v, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	tests := []struct {
-		expr, tz, from, next string
-	}{
-		{"*/5 * * * *", "", "2026-11-21T15:02:30Z", "2026-11-21T15:05:00Z"},
-		{"0 2 * * *", "", "2026-11-21T15:00:00Z", "2026-11-22T02:00:00Z"},
-		{"@hourly", "", "2026-11-21T15:00:00Z", "2026-11-21T16:00:00Z"},
-		{"@daily", "", "2026-11-21T15:00:00Z", "2026-11-22T00:00:00Z"},
-		{"@weekly", "", "2026-11-21T15:00:00Z", "2026-11-22T00:00:00Z"}, // 2026-11-22 is a Sunday
-		{"@monthly", "", "2026-11-21T15:00:00Z", "2026-12-01T00:00:00Z"},
-		{"@yearly", "", "2026-11-21T15:00:00Z", "2027-01-01T00:00:00Z"},
-		{"30 9 * * MON-FRI", "", "2026-11-21T15:00:00Z", "2026-11-23T09:30:00Z"},
-		{"0 0 1,15 * *", "", "2026-11-21T15:00:00Z", "2026-12-01T00:00:00Z"},
-		{"0 0 13 * 5", "", "2026-11-01T00:00:00Z", "2026-11-06T00:00:00Z"}, // day-of-month OR day-of-week: Friday the 6th
-		{"0 0 * * 7", "", "2026-11-21T15:00:00Z", "2026-11-22T00:00:00Z"},  // 7 is Sunday
-		{"15 10-12/2 * JAN,NOV *", "", "2026-11-21T15:00:00Z", "2026-11-22T10:15:00Z"},
-		{"0 3 * * *", "Europe/Berlin", "2026-11-21T15:00:00Z", "2026-11-22T02:00:00Z"},
-		{"CRON_TZ=America/New_York 0 9 * * *", "", "2026-11-21T15:00:00Z", "2026-11-22T14:00:00Z"},
-		{"0 0 30 2 *", "", "2026-11-21T15:00:00Z", ""},
-	}
-	for _, tt := range tests {
-		var tz *string
-		if tt.tz != "" {
-			tz = &tt.tz
-		}
-		s, err := wlParseCron(tt.expr, tz)
-		if err != nil {
-			t.Errorf("%q: %v", tt.expr, err)
-			continue
-		}
-		got := s.next(at(tt.from))
-		if tt.next == "" {
-			if !got.IsZero() {
-				t.Errorf("%q: next = %v, want none", tt.expr, got)
-			}
-			continue
-		}
-		if !got.Equal(at(tt.next)) {
-			t.Errorf("%q from %s: next = %s, want %s", tt.expr, tt.from, got.UTC().Format(time.RFC3339), tt.next)
-		}
-	}
-	for _, bad := range []string{"* * * *", "61 * * * *", "*/0 * * * *", "5-1 * * * *", "x * * * *", "@every 5m"} {
-		if _, err := wlParseCron(bad, nil); err == nil {
-			t.Errorf("%q parsed, want an error", bad)
-		}
-	}
-	bad := "Nowhere/City"
-	if _, err := wlParseCron("* * * * *", &bad); err == nil {
-		t.Errorf("unknown time zone parsed")
-	}
-	s, _ := wlParseCron("*/15 * * * *", nil)
-	if n := s.count(at("2026-11-21T13:00:00Z"), at("2026-11-21T15:00:00Z"), 1000); n != 8 {
-		t.Errorf("count = %d, want 8", n)
-	}
-	if n := s.count(at("2026-01-01T00:00:00Z"), at("2026-11-21T15:00:00Z"), 100); n != 100 {
-		t.Errorf("count is not capped: %d", n)
-	}
-	if p := s.period(at("2026-11-21T13:00:00Z")); p != 15*time.Minute {
-		t.Errorf("period = %v", p)
-	}
-}
-
-func TestHumanDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{-time.Second: "0s", 30 * time.Second: "30s", 5 * time.Minute: "5m", 3 * time.Hour: "3h",
-		3*time.Hour + 20*time.Minute: "3h20m", 72 * time.Hour: "3d", 75 * time.Hour: "3d3h"} {
-		if got := kube.HumanDuration(d); got != want {
-			t.Errorf("%v: %q, want %q", d, got, want)
-		}
-	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
@@ -143,4 +145,11 @@ func EditDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+func StampPtr(t *metav1.Time) string {
+	if t == nil {
+		return "never"
+	}
+	return Stamp(t.Time)
 }
