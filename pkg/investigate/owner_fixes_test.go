@@ -104,37 +104,37 @@ type ownerFixKind struct {
 
 var ownerFixKinds = []ownerFixKind{
 	{"Deployment", "deployment/web ", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("Deployment", "web", func(b *bundle.Bundle) {
-			d := wlDeployment(1)
+		return workloadBundle("Deployment", "web", func(b *bundle.Bundle) {
+			d := newDeployment(1)
 			b.Deployments = []*appsv1.Deployment{d}
-			b.ReplicaSets = []*appsv1.ReplicaSet{wlReplicaSet("web-abc", 1, time.Hour, d.Spec.Template, 1, 0)}
-			b.Pods = []*corev1.Pod{wlOwnedPod("web-abc-x1", wlCtrlRef("ReplicaSet", "web-abc"), pod...)}
+			b.ReplicaSets = []*appsv1.ReplicaSet{newReplicaSet("web-abc", 1, time.Hour, d.Spec.Template, 1, 0)}
+			b.Pods = []*corev1.Pod{ownedPod("web-abc-x1", ctrlRef("ReplicaSet", "web-abc"), pod...)}
 		})
 	}},
 	{"StatefulSet", "statefulset/db ", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
-			b.StatefulSets = []*appsv1.StatefulSet{wlStatefulSet(1, 1, 0)}
-			b.Pods = []*corev1.Pod{wlOwnedPod("db-0", wlCtrlRef("StatefulSet", "db"), pod...)}
+		return workloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
+			b.StatefulSets = []*appsv1.StatefulSet{newStatefulSet(1, 1, 0)}
+			b.Pods = []*corev1.Pod{ownedPod("db-0", ctrlRef("StatefulSet", "db"), pod...)}
 		})
 	}},
 	{"Job", "", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("Job", "once", func(b *bundle.Bundle) {
-			j := wlJob("once", "", "", 0)
+		return workloadBundle("Job", "once", func(b *bundle.Bundle) {
+			j := newJob("once", "", "", 0)
 			j.Status.Active = 1
 			b.Jobs = []*batchv1.Job{j}
-			b.Pods = []*corev1.Pod{wlOwnedPod("once-x1", wlCtrlRef("Job", "once"), pod...)}
+			b.Pods = []*corev1.Pod{ownedPod("once-x1", ctrlRef("Job", "once"), pod...)}
 		})
 	}},
 	{"CronJob", "cronjob/nightly ", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
-			run := wlJob("nightly-1", "", "", 0)
-			run.OwnerReferences = []metav1.OwnerReference{wlCtrlRef("CronJob", "nightly")}
+		return workloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
+			run := newJob("nightly-1", "", "", 0)
+			run.OwnerReferences = []metav1.OwnerReference{ctrlRef("CronJob", "nightly")}
 			run.Status.Active = 1
-			b.CronJobs = []*batchv1.CronJob{wlCronJob("0 3 * * *", func(cj *batchv1.CronJob) {
+			b.CronJobs = []*batchv1.CronJob{newCronJob("0 3 * * *", func(cj *batchv1.CronJob) {
 				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Name: "nightly-1", Namespace: "shop", UID: run.UID}}
 			})}
 			b.Jobs = []*batchv1.Job{run}
-			b.Pods = []*corev1.Pod{wlOwnedPod("nightly-1-x1", wlCtrlRef("Job", "nightly-1"), pod...)}
+			b.Pods = []*corev1.Pod{ownedPod("nightly-1-x1", ctrlRef("Job", "nightly-1"), pod...)}
 		})
 	}},
 }
@@ -217,7 +217,7 @@ func TestPodTemplateFixesPerOwner(t *testing.T) {
 			msg = `failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized`
 		}
 		return func(b *bundle.Bundle) {
-			b.Events = append(b.Events, wlObjEvent("Pod", b.Pods[0].Name, "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = `+msg, 3, time.Minute))
+			b.Events = append(b.Events, objEvent("Pod", b.Pods[0].Name, "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = `+msg, 3, time.Minute))
 			b.ServiceAccounts = []*corev1.ServiceAccount{{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "shop"}}}
 		}
 	}
@@ -374,19 +374,19 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 		add  func(b *bundle.Bundle, msg string)
 	}{
 		{"StatefulSet", ownerFixKinds[1], func(b *bundle.Bundle, msg string) {
-			b.StatefulSets = []*appsv1.StatefulSet{wlStatefulSet(3, 0, 0)}
-			b.Events = []corev1.Event{wlObjEvent("StatefulSet", "db", "Warning", "FailedCreate", "create Pod db-0 in StatefulSet db failed error: "+msg, 9, time.Minute)}
+			b.StatefulSets = []*appsv1.StatefulSet{newStatefulSet(3, 0, 0)}
+			b.Events = []corev1.Event{objEvent("StatefulSet", "db", "Warning", "FailedCreate", "create Pod db-0 in StatefulSet db failed error: "+msg, 9, time.Minute)}
 		}},
 		{"Job", ownerFixKinds[2], func(b *bundle.Bundle, msg string) {
-			b.Jobs = []*batchv1.Job{wlJob("once", "", "", 0)}
-			b.Events = []corev1.Event{wlObjEvent("Job", "once", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
+			b.Jobs = []*batchv1.Job{newJob("once", "", "", 0)}
+			b.Events = []corev1.Event{objEvent("Job", "once", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
 		}},
 		{"CronJob", ownerFixKinds[3], func(b *bundle.Bundle, msg string) {
-			run := wlJob("nightly-1", "", "", 0)
-			run.OwnerReferences = []metav1.OwnerReference{wlCtrlRef("CronJob", "nightly")}
-			b.CronJobs = []*batchv1.CronJob{wlCronJob("0 3 * * *")}
+			run := newJob("nightly-1", "", "", 0)
+			run.OwnerReferences = []metav1.OwnerReference{ctrlRef("CronJob", "nightly")}
+			b.CronJobs = []*batchv1.CronJob{newCronJob("0 3 * * *")}
 			b.Jobs = []*batchv1.Job{run}
-			b.Events = []corev1.Event{wlObjEvent("Job", "nightly-1", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
+			b.Events = []corev1.Event{objEvent("Job", "nightly-1", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
 		}},
 	}
 	for _, tt := range []struct {
@@ -400,7 +400,7 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 	} {
 		for _, ow := range owners {
 			t.Run(tt.name+"/"+ow.kind, func(t *testing.T) {
-				b := wlWorkloadBundle(ow.kind, map[string]string{"StatefulSet": "db", "Job": "once", "CronJob": "nightly"}[ow.kind], func(b *bundle.Bundle) {
+				b := workloadBundle(ow.kind, map[string]string{"StatefulSet": "db", "Job": "once", "CronJob": "nightly"}[ow.kind], func(b *bundle.Bundle) {
 					ow.add(b, tt.msg)
 					b.ResourceQuotas = []*corev1.ResourceQuota{{ObjectMeta: metav1.ObjectMeta{Name: "compute-resources", Namespace: "shop"},
 						Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{"limits.memory": resource.MustParse("8Gi")}, Used: corev1.ResourceList{"limits.memory": resource.MustParse("7Gi")}}}}

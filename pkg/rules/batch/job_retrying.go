@@ -86,7 +86,7 @@ func (r jobRetries) atLimit(j *batchv1.Job) string {
 	if left <= 0 {
 		return "The failures have passed the limit: at its next sync " + then + "."
 	}
-	return fmt.Sprintf("At the %s failure, %d more from now, %s.", Ordinal(r.failAt), left, then)
+	return fmt.Sprintf("At the %s failure, %d more from now, %s.", ordinal(r.failAt), left, then)
 }
 
 func failedIndexesText(j *batchv1.Job) string {
@@ -96,7 +96,7 @@ func failedIndexesText(j *batchv1.Job) string {
 	return ": " + *j.Status.FailedIndexes
 }
 
-func Ordinal(n int32) string {
+func ordinal(n int32) string {
 	suffix := "th"
 	switch {
 	case n%100 >= 11 && n%100 <= 13:
