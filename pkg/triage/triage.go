@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/registry"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 	"github.com/kubectl-triage/kubectl-triage/plugins"
@@ -247,7 +248,13 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	res := &Result{Incident: r.inc, Workspace: r.ws}
 
 	start := time.Now()
-	b, err := bundle.Collect(ctx, cs, obj, r.opts.Cluster, r.opts.Bundle)
+	// The collector fetches what the investigator's rules for this kind
+	// need (their declared Needs), no more.
+	collect := r.opts.Bundle
+	if collect.Needs == nil {
+		collect.Needs = registry.Needs(obj.GetKind())
+	}
+	b, err := bundle.Collect(ctx, cs, obj, r.opts.Cluster, collect)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // collection may end early without an error of its own
 	}

@@ -11,7 +11,7 @@ import (
 
 // IngressClass is the rule network/ingress-class.
 var IngressClass = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-class", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Ingresses},
+	Needs: []rule.Need{rule.IngressClasses},
 	Doc:   "An Ingress no controller serves: its class does not exist, or there is none and no default."}, Check: checkIngressClass}
 
 // checkIngressClass: an Ingress no controller claims, because its class does

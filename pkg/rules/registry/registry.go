@@ -61,3 +61,7 @@ var Rules = []*rule.Rule{
 
 	autoscaling.HPA,
 }
+
+// Needs is the collection plan for a target of this kind: the evidence the
+// rules that apply to it need (bundle.Options.Needs).
+func Needs(kind string) []rule.Need { return rule.Plan(Rules, kind) }
