@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/report"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // TestRolloutContextReachesRootCause: when the crashing pod's own finding

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 )
 
 func TestDaemonSet(t *testing.T) {

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
-
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 )
 
 // retryingJob is Job report, not finished, with failed pods so far.

@@ -4,9 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
-
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -19,6 +16,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 )
 
 // nsCase is one synthetic bundle for the network and storage rules, with

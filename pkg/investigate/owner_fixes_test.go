@@ -6,10 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
-
-	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
-
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +16,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 )
 
 func TestTemplateRiskPerOwner(t *testing.T) {

@@ -4,10 +4,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 )
 
 func withCtrPorts(ports ...corev1.ContainerPort) func(*corev1.Pod) {

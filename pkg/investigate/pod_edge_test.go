@@ -5,7 +5,12 @@ import (
 	"testing"
 	"time"
 
-	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -13,12 +18,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
+	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
 )
 
 // TestProbeSpecMissingIsInconclusive: events about a probe the spec does

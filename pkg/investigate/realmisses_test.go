@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
 )
 
 // The misses the real-node tier found, one table row each, with the lines

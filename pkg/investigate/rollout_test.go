@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 )
 
 func TestRollout(t *testing.T) {

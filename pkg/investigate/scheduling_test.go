@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -15,6 +13,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
 )
 
 // Builders of the scheduling tests (prefix sc: the package's test files share

@@ -5,9 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
-
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +17,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
 )
 
 func strPtr(s string) *string { return &s }

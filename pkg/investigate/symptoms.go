@@ -7,10 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/batch"
-
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
-
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -20,7 +16,9 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/batch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 )
 
 type symptomSet struct {

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
-	batchv1 "k8s.io/api/batch/v1"
 )
 
 // cronEvidence is the CronJob's schedule and status, shared by the

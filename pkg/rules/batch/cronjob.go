@@ -5,13 +5,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 )
 
 // CronJob is the rule batch/cronjob.

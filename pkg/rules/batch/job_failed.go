@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
+	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
-	batchv1 "k8s.io/api/batch/v1"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 )
 
 // JobFailed is the rule batch/job-failed.

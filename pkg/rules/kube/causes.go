@@ -1,9 +1,10 @@
 package kube
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // PodCauses returns, per pod name, the best validated finding of the

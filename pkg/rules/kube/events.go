@@ -6,10 +6,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // RecentWarning is how old a warning may be and still describe today.

@@ -6,9 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"k8s.io/apimachinery/pkg/types"
 )
 
 // OwnerName is the workload to change for a pod: its top controller in the

@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // TargetOf returns the target object from its typed list in the bundle or,

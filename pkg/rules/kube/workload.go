@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // ProbeFailure returns the kubelet's latest readiness/startup probe failure

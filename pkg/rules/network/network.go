@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 const labelServiceName = discoveryv1.LabelServiceName // kubernetes.io/service-name on EndpointSlices

@@ -3,10 +3,11 @@ package node
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // NetworkUnavailable is the rule node/network-unavailable.

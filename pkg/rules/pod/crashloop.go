@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // CrashLoop is the rule pod/crashloop.

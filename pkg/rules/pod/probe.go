@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Probe is the rule pod/probe.

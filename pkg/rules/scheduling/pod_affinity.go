@@ -5,13 +5,14 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 func describePodTerm(t corev1.PodAffinityTerm) string {

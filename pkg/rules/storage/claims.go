@@ -1,8 +1,9 @@
 package storage
 
 import (
-	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 func ClaimNamed(c *rule.Pass, ns, name string) *corev1.PersistentVolumeClaim {

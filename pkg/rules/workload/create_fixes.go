@@ -5,12 +5,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 var quotedNames = regexp.MustCompile(`containers? "([^"]+)"`)

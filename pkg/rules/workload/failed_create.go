@@ -6,14 +6,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/report"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // FailedCreate is the rule workload/failed-create.

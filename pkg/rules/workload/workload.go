@@ -1,14 +1,15 @@
 package workload
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
-	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func replicaSetsOf(c *rule.Pass, d *appsv1.Deployment) []*appsv1.ReplicaSet {
