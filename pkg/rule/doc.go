@@ -5,16 +5,19 @@
 //
 // # A rule
 //
-//	var OOMKilled = &rule.Rule{
-//		Meta: rule.Meta{
-//			ID:     "pod/oomkilled",        // area/name, stable: reports and tests cite it
-//			Kinds:  rule.PodKinds,          // target kinds it applies to (nil: any)
-//			Layer:  rule.PodLayer,          // where in the stack its causes live
-//			Needs:  []rule.Need{rule.Pods, rule.Events},
-//			Doc:    "A container the kernel killed for exceeding its memory limit.",
-//		},
-//		Check: checkOOMKilled, // func(*rule.Pass) []rule.Finding
-//	}
+//	var OOMKilled = &rule.Rule{Meta: rule.Meta{
+//		ID:    "pod/oomkilled",   // area/name: stable, unique, the last tie-break
+//		Kinds: nil,               // target kinds it applies to (nil: any kind)
+//		Layer: rule.PodLayer,     // where in the stack the causes it finds live
+//		Needs: rule.PodEvidence,  // the evidence it reads: pods, events, logs
+//		Doc:   "A container the kernel killed for exceeding its memory limit (reason OOMKilled).",
+//	}, Check: checkOOMKilled}    // func(*rule.Pass) []rule.Finding
+//
+// The rules live in packages by area under pkg/rules, one file per rule
+// with its test and testdata beside it (package ruletest runs one rule over
+// a captured workspace); pkg/rules/registry lists them in report order. The
+// engine (pkg/investigate) runs a rule only for a target of one of its
+// Kinds.
 //
 // Check reads the bundle through the Pass (Pass.B, Pass.Now), registers each
 // fact it cites with Pass.Evidence (the same fact from the same source is one
@@ -26,9 +29,11 @@
 // the catalogue being run contributes no findings. Reading a rule that is not
 // in Requires is a programming error and panics.
 //
-// Needs lists the evidence kinds (bundle fields) the rule reads; the
-// collector plans its fetches for a target from the Needs of the rules whose
-// Kinds include the target's kind.
+// Needs lists the evidence kinds (bundle fields) the rule reads. Plan
+// derives the collection plan for a target from the Needs of the rules whose
+// Kinds include the target's kind and of the rules they require; the
+// collector fetches nothing else beyond the target, its owners, its pods and
+// its namespace, and still fetches in parallel and bounded.
 //
 // # Findings: category and confidence
 //
@@ -47,10 +52,10 @@
 //  2. Context: a context finding (the rollout, Job or workload around a
 //     pod's own cause, which it read through Requires) never outranks that
 //     cause; its facts are added to the root cause instead.
-//  3. Strength of the finding's own evidence: Traced (it names the cause of
-//     a symptom that a rule it requires reports: the ConfigMap key behind
-//     a crash loop's missing variable, the unbound claim behind a pod that
-//     cannot be scheduled, the NotReady node under a pod) > Explained (its
+//  3. Strength of the finding's own evidence: Traced (it names the cause
+//     behind what another rule explains: the ConfigMap key behind a crash
+//     loop's missing variable, the unbound claim behind a pod the scheduler
+//     refuses, the NotReady node under a pod) > Explained (its
 //     evidence names the cause: a decisive log line, the kubelet's or the
 //     scheduler's own reason) > Observed (a fault is seen but its cause is
 //     not named: a crash loop with an unexplained exit code) > Symptom (it

@@ -95,8 +95,7 @@ const (
 	Observed
 	// Explained: the evidence names the cause.
 	Explained
-	// Traced: it names the cause of a symptom another (required) rule
-	// reports.
+	// Traced: it names the cause behind what another rule explains.
 	Traced
 )
 
