@@ -14,8 +14,16 @@ import (
 )
 
 // HPA is the rule autoscaling/hpa.
-var HPA = &rule.Rule{Meta: rule.Meta{ID: "autoscaling/hpa", Kinds: []string{"HorizontalPodAutoscaler", "Deployment", "StatefulSet", "ReplicaSet"}, Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.HPAs, rule.Pods, rule.Events},
-	Doc: "An HPA that cannot compute a replica count or scale its target, or is only at a limit it was given."}, Check: checkHPAs}
+var HPA = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "autoscaling/hpa",
+		Kinds: []string{"HorizontalPodAutoscaler", "Deployment", "StatefulSet", "ReplicaSet"},
+		Layer: rule.WorkloadLayer,
+		Needs: []rule.Need{rule.HPAs, rule.Pods, rule.Events},
+		Doc:   "An HPA that cannot compute a replica count or scale its target, or is only at a limit it was given.",
+	},
+	Check: checkHPAs,
+}
 
 // hpaProblem is one row of the HPA metric-failure table, matched against
 // the ScalingActive=False message and the controller's warning events.

@@ -15,8 +15,17 @@ import (
 )
 
 // CronJob is the rule batch/cronjob.
-var CronJob = &rule.Rule{Meta: rule.Meta{ID: "batch/cronjob", Kinds: []string{"CronJob"}, Layer: rule.WorkloadLayer, Requires: workload.PodLevel, Needs: workload.Needs,
-	Doc: "A CronJob whose runs fail, that is suspended, blocked by its concurrency policy or misses its schedule."}, Check: checkCronJob}
+var CronJob = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "batch/cronjob",
+		Kinds:    []string{"CronJob"},
+		Layer:    rule.WorkloadLayer,
+		Requires: workload.PodLevel,
+		Needs:    workload.Needs,
+		Doc:      "A CronJob whose runs fail, that is suspended, blocked by its concurrency policy or misses its schedule.",
+	},
+	Check: checkCronJob,
+}
 
 // cronEvents are the CronJob controller's warnings about its schedule.
 var cronScheduleEvents = []string{"TooManyMissedTimes", "FailedNeedsStart", "MissSchedule", "UnparseableSchedule", "InvalidSchedule", "UnknownTimeZone"}

@@ -16,8 +16,17 @@ import (
 )
 
 // CronJobRunsPileUp is the rule batch/cronjob-runs-pile-up.
-var CronJobRunsPileUp = &rule.Rule{Meta: rule.Meta{ID: "batch/cronjob-runs-pile-up", Kinds: []string{"CronJob"}, Layer: rule.WorkloadLayer, Requires: workload.PodLevel, Needs: workload.Needs,
-	Doc: "A CronJob (concurrencyPolicy Allow) whose runs outlast their period and pile up."}, Check: checkCronPileUp}
+var CronJobRunsPileUp = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "batch/cronjob-runs-pile-up",
+		Kinds:    []string{"CronJob"},
+		Layer:    rule.WorkloadLayer,
+		Requires: workload.PodLevel,
+		Needs:    workload.Needs,
+		Doc:      "A CronJob (concurrencyPolicy Allow) whose runs outlast their period and pile up.",
+	},
+	Check: checkCronPileUp,
+}
 
 // jobStarted is when a Job started running (or was created).
 func jobStarted(j *batchv1.Job) time.Time {

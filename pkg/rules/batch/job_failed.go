@@ -13,8 +13,17 @@ import (
 )
 
 // JobFailed is the rule batch/job-failed.
-var JobFailed = &rule.Rule{Meta: rule.Meta{ID: "batch/job-failed", Kinds: []string{"Job"}, Layer: rule.WorkloadLayer, Requires: workload.PodLevel, Needs: workload.Needs,
-	Doc: "A Job that failed: backoff limit, deadline, pod failure policy, and its pods' cause."}, Check: checkJobFailed}
+var JobFailed = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "batch/job-failed",
+		Kinds:    []string{"Job"},
+		Layer:    rule.WorkloadLayer,
+		Requires: workload.PodLevel,
+		Needs:    workload.Needs,
+		Doc:      "A Job that failed: backoff limit, deadline, pod failure policy, and its pods' cause.",
+	},
+	Check: checkJobFailed,
+}
 
 // checkJobFailed: a Job that gave up. The pods' own cause is the root when
 // a pod rule explains it; otherwise this finding reads the pods' exit and

@@ -14,8 +14,17 @@ import (
 )
 
 // JobRetrying is the rule batch/job-retrying.
-var JobRetrying = &rule.Rule{Meta: rule.Meta{ID: "batch/job-retrying", Kinds: []string{"Job"}, Layer: rule.WorkloadLayer, Requires: workload.PodLevel, Needs: workload.Needs,
-	Doc: "A Job still retrying failed pods before its backoff limit."}, Check: checkJobRetrying}
+var JobRetrying = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "batch/job-retrying",
+		Kinds:    []string{"Job"},
+		Layer:    rule.WorkloadLayer,
+		Requires: workload.PodLevel,
+		Needs:    workload.Needs,
+		Doc:      "A Job still retrying failed pods before its backoff limit.",
+	},
+	Check: checkJobRetrying,
+}
 
 // jobRetries is how far a Job that has not given up is from its
 // backoffLimit.

@@ -11,10 +11,15 @@ import (
 )
 
 // ResourceGone is the rule gone/resource-gone.
-var ResourceGone = &rule.Rule{Meta: rule.Meta{
-	ID: "gone/resource-gone", Layer: rule.WorkloadLayer, Needs: []rule.Need{rule.Events},
-	Doc: "The target no longer exists: its deletion, and what its events said before it went.",
-}, Check: checkGone}
+var ResourceGone = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "gone/resource-gone",
+		Layer: rule.WorkloadLayer,
+		Needs: []rule.Need{rule.Events},
+		Doc:   "The target no longer exists: its deletion, and what its events said before it went.",
+	},
+	Check: checkGone,
+}
 
 // checkGone reports that the resource is gone and what the event and the
 // events that outlived it say, with the decisive line of any log excerpt the

@@ -13,9 +13,16 @@ import (
 )
 
 // IngressBackends is the rule network/ingress-backends.
-var IngressBackends = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-backends", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Events},
-	Doc:   "An Ingress routing to a Service or port that does not exist, or has no ready endpoint."}, Check: checkIngressBackends}
+var IngressBackends = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "network/ingress-backends",
+		Kinds: []string{"Ingress"},
+		Layer: rule.ServiceLayer,
+		Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Events},
+		Doc:   "An Ingress routing to a Service or port that does not exist, or has no ready endpoint.",
+	},
+	Check: checkIngressBackends,
+}
 
 // ingressBackend is one Service an Ingress routes to, and where.
 type ingressBackend struct {

@@ -10,9 +10,16 @@ import (
 )
 
 // IngressClass is the rule network/ingress-class.
-var IngressClass = &rule.Rule{Meta: rule.Meta{ID: "network/ingress-class", Kinds: []string{"Ingress"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.IngressClasses},
-	Doc:   "An Ingress no controller serves: its class does not exist, or there is none and no default."}, Check: checkIngressClass}
+var IngressClass = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "network/ingress-class",
+		Kinds: []string{"Ingress"},
+		Layer: rule.ServiceLayer,
+		Needs: []rule.Need{rule.IngressClasses},
+		Doc:   "An Ingress no controller serves: its class does not exist, or there is none and no default.",
+	},
+	Check: checkIngressClass,
+}
 
 // checkIngressClass: an Ingress no controller claims, because its class does
 // not exist, or it names none and no class is the default.

@@ -13,9 +13,16 @@ import (
 )
 
 // ServiceEndpoints is the rule network/service-endpoints.
-var ServiceEndpoints = &rule.Rule{Meta: rule.Meta{ID: "network/service-endpoints", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods, rule.Candidates, rule.Events},
-	Doc:   "A Service with no ready endpoint: selector matches nothing, pods not ready, slices not published."}, Check: checkServiceEndpoints}
+var ServiceEndpoints = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "network/service-endpoints",
+		Kinds: []string{"Service"},
+		Layer: rule.ServiceLayer,
+		Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods, rule.Candidates, rule.Events},
+		Doc:   "A Service with no ready endpoint: selector matches nothing, pods not ready, slices not published.",
+	},
+	Check: checkServiceEndpoints,
+}
 
 // checkServiceEndpoints: a Service that has no ready endpoint to send
 // traffic to, and why: its selector matches no pod (and which label is

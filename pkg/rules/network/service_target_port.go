@@ -13,9 +13,16 @@ import (
 )
 
 // ServiceTargetPort is the rule network/service-target-port.
-var ServiceTargetPort = &rule.Rule{Meta: rule.Meta{ID: "network/service-target-port", Kinds: []string{"Service"}, Layer: rule.ServiceLayer,
-	Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods},
-	Doc:   "A Service whose targetPort no container of its pods listens on."}, Check: checkServiceTargetPort}
+var ServiceTargetPort = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "network/service-target-port",
+		Kinds: []string{"Service"},
+		Layer: rule.ServiceLayer,
+		Needs: []rule.Need{rule.Services, rule.EndpointSlices, rule.Pods},
+		Doc:   "A Service whose targetPort no container of its pods listens on.",
+	},
+	Check: checkServiceTargetPort,
+}
 
 // checkServiceTargetPort: the Service sends traffic to a port the pods do
 // not serve. A named targetPort must be declared by the containers (else no

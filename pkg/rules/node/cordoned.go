@@ -12,8 +12,16 @@ import (
 )
 
 // Cordoned is the rule node/cordoned.
-var Cordoned = &rule.Rule{Meta: rule.Meta{ID: "node/cordoned", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target that is cordoned (spec.unschedulable)."}, Check: checkNodeCordoned}
+var Cordoned = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "node/cordoned",
+		Kinds: []string{"Node"},
+		Layer: rule.InfrastructureLayer,
+		Needs: nodeNeeds,
+		Doc:   "A Node target that is cordoned (spec.unschedulable).",
+	},
+	Check: checkNodeCordoned,
+}
 
 // checkNodeCordoned: a Node target marked unschedulable.
 func checkNodeCordoned(c *rule.Pass) []rule.Finding {

@@ -11,8 +11,16 @@ import (
 )
 
 // NetworkUnavailable is the rule node/network-unavailable.
-var NetworkUnavailable = &rule.Rule{Meta: rule.Meta{ID: "node/network-unavailable", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target whose network plugin has not configured its network."}, Check: checkNodeNetworkUnavailable}
+var NetworkUnavailable = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "node/network-unavailable",
+		Kinds: []string{"Node"},
+		Layer: rule.InfrastructureLayer,
+		Needs: nodeNeeds,
+		Doc:   "A Node target whose network plugin has not configured its network.",
+	},
+	Check: checkNodeNetworkUnavailable,
+}
 
 // checkNodeNetworkUnavailable: a Node target whose network is not set up.
 func checkNodeNetworkUnavailable(c *rule.Pass) []rule.Finding {

@@ -12,8 +12,16 @@ import (
 )
 
 // NotReady is the rule node/not-ready.
-var NotReady = &rule.Rule{Meta: rule.Meta{ID: "node/not-ready", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target that is NotReady or Unknown, and why (kubelet stopped posting, runtime, network)."}, Check: checkNodeNotReady}
+var NotReady = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "node/not-ready",
+		Kinds: []string{"Node"},
+		Layer: rule.InfrastructureLayer,
+		Needs: nodeNeeds,
+		Doc:   "A Node target that is NotReady or Unknown, and why (kubelet stopped posting, runtime, network).",
+	},
+	Check: checkNodeNotReady,
+}
 
 // nodeHistoryReasons are node events that explain a NotReady node.
 var nodeHistoryReasons = []string{"NodeNotReady", "Rebooted", "SystemOOM", "ContainerGCFailed", "ImageGCFailed", "EvictionThresholdMet", "KubeletSetupFailed", "Starting", "NodeShutdown"}

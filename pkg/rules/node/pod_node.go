@@ -14,8 +14,15 @@ import (
 )
 
 // PodNode is the rule node/pod-node.
-var PodNode = &rule.Rule{Meta: rule.Meta{ID: "node/pod-node", Layer: rule.InfrastructureLayer, Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
-	Doc: "A pod whose node is the problem: NotReady, shut down, or evicting it for pressure."}, Check: checkPodNode}
+var PodNode = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "node/pod-node",
+		Layer: rule.InfrastructureLayer,
+		Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
+		Doc:   "A pod whose node is the problem: NotReady, shut down, or evicting it for pressure.",
+	},
+	Check: checkPodNode,
+}
 
 var evictionLowRe = regexp.MustCompile(`The node was low on resource: ([\w.-]+)\.`)
 

@@ -12,8 +12,16 @@ import (
 )
 
 // Pressure is the rule node/pressure.
-var Pressure = &rule.Rule{Meta: rule.Meta{ID: "node/pressure", Kinds: []string{"Node"}, Layer: rule.InfrastructureLayer, Needs: nodeNeeds,
-	Doc: "A Node target under memory, disk or PID pressure."}, Check: checkNodePressure}
+var Pressure = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "node/pressure",
+		Kinds: []string{"Node"},
+		Layer: rule.InfrastructureLayer,
+		Needs: nodeNeeds,
+		Doc:   "A Node target under memory, disk or PID pressure.",
+	},
+	Check: checkNodePressure,
+}
 
 // checkNodePressure: a Node target under memory, disk or PID pressure.
 func checkNodePressure(c *rule.Pass) []rule.Finding {

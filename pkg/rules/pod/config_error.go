@@ -14,8 +14,15 @@ import (
 )
 
 // ConfigError is the rule pod/config-error.
-var ConfigError = &rule.Rule{Meta: rule.Meta{ID: "pod/config-error", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.ConfigMaps, rule.ServiceAccounts}, rule.PodEvidence...),
-	Doc: "The kubelet refuses to create a container (CreateContainerConfigError): a missing ConfigMap, Secret or key."}, Check: checkContainerConfigError}
+var ConfigError = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/config-error",
+		Layer: rule.PodLayer,
+		Needs: append([]rule.Need{rule.ConfigMaps, rule.ServiceAccounts}, rule.PodEvidence...),
+		Doc:   "The kubelet refuses to create a container (CreateContainerConfigError): a missing ConfigMap, Secret or key.",
+	},
+	Check: checkContainerConfigError,
+}
 
 // configError is one row of the kubelet's container-config table: the
 // message it leaves in state.waiting when it cannot build the container's

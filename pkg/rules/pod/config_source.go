@@ -13,8 +13,15 @@ import (
 )
 
 // ConfigSource is the rule pod/config-source.
-var ConfigSource = &rule.Rule{Meta: rule.Meta{ID: "pod/config-source", Layer: rule.PodLayer, Requires: nil, Needs: append([]rule.Need{rule.ConfigMaps}, rule.PodEvidence...),
-	Doc: "A crashing container's missing setting traced to the ConfigMap its spec takes it from."}, Check: checkConfigSource}
+var ConfigSource = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/config-source",
+		Layer: rule.PodLayer,
+		Needs: append([]rule.Need{rule.ConfigMaps}, rule.PodEvidence...),
+		Doc:   "A crashing container's missing setting traced to the ConfigMap its spec takes it from.",
+	},
+	Check: checkConfigSource,
+}
 
 // checkConfigSource follows a crash's decisive log line (a missing
 // environment variable or file) to the ConfigMap that should provide it.

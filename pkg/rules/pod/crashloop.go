@@ -13,10 +13,15 @@ import (
 )
 
 // CrashLoop is the rule pod/crashloop.
-var CrashLoop = &rule.Rule{Meta: rule.Meta{
-	ID: "pod/crashloop", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "A container that keeps exiting: its exit code and the decisive line of its previous log.",
-}, Check: checkCrashLoop}
+var CrashLoop = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/crashloop",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A container that keeps exiting: its exit code and the decisive line of its previous log.",
+	},
+	Check: checkCrashLoop,
+}
 
 // checkCrashLoop: a container that keeps exiting, classified by exit code
 // and by the decisive line of its last log. An init container that fails

@@ -13,8 +13,15 @@ import (
 )
 
 // Evicted is the rule pod/evicted.
-var Evicted = &rule.Rule{Meta: rule.Meta{ID: "pod/evicted", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "A pod the kubelet evicted for exceeding its own ephemeral-storage or memory use."}, Check: checkEvicted}
+var Evicted = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/evicted",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A pod the kubelet evicted for exceeding its own ephemeral-storage or memory use.",
+	},
+	Check: checkEvicted,
+}
 
 var evictCtrLimitRe = regexp.MustCompile(`Container (\S+) exceeded its local ephemeral storage limit "([^"]+)"`)
 

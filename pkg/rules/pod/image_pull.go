@@ -13,10 +13,15 @@ import (
 )
 
 // ImagePull is the rule pod/image-pull.
-var ImagePull = &rule.Rule{Meta: rule.Meta{
-	ID: "pod/image-pull", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "An image the kubelet cannot pull: wrong name or tag, missing credentials, unreachable registry.",
-}, Check: checkImagePull}
+var ImagePull = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/image-pull",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "An image the kubelet cannot pull: wrong name or tag, missing credentials, unreachable registry.",
+	},
+	Check: checkImagePull,
+}
 
 // pullFailure is one row of the image-pull classification table.
 type pullFailure struct {

@@ -17,10 +17,15 @@ import (
 )
 
 // InitRunning is the rule pod/init-running.
-var InitRunning = &rule.Rule{Meta: rule.Meta{
-	ID: "pod/init-running", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
-}, Check: checkInitRunning}
+var InitRunning = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/init-running",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
+	},
+	Check: checkInitRunning,
+}
 
 // waitLineRe is a wait loop's progress line: "waiting for db:5432",
 // "still waiting on …", "retrying in 2s", nc's "connection refused".

@@ -9,8 +9,15 @@ import (
 )
 
 // NotOOMKilled is the rule pod/not-oomkilled.
-var NotOOMKilled = &rule.Rule{Meta: rule.Meta{ID: "pod/not-oomkilled", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "An exit code 137 that was not the kernel's OOM killer, said honestly."}, Check: checkNotOOMKilled}
+var NotOOMKilled = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/not-oomkilled",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "An exit code 137 that was not the kernel's OOM killer, said honestly.",
+	},
+	Check: checkNotOOMKilled,
+}
 
 // checkNotOOMKilled rules out the OOM killer for a container that died from
 // SIGKILL (137) without reason OOMKilled: the kernel's OOM kill of the

@@ -12,10 +12,15 @@ import (
 )
 
 // OOMKilled is the rule pod/oomkilled.
-var OOMKilled = &rule.Rule{Meta: rule.Meta{
-	ID: "pod/oomkilled", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "A container the kernel killed for exceeding its memory limit (reason OOMKilled).",
-}, Check: checkOOMKilled}
+var OOMKilled = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/oomkilled",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A container the kernel killed for exceeding its memory limit (reason OOMKilled).",
+	},
+	Check: checkOOMKilled,
+}
 
 // checkOOMKilled: a container killed by the kernel's OOM killer at its limit.
 func checkOOMKilled(c *rule.Pass) []rule.Finding {

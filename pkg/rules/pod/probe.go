@@ -18,8 +18,15 @@ import (
 )
 
 // Probe is the rule pod/probe.
-var Probe = &rule.Rule{Meta: rule.Meta{ID: "pod/probe", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "Liveness, readiness or startup probes that fail, and why (wrong port or path, too short a delay)."}, Check: checkProbes}
+var Probe = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/probe",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "Liveness, readiness or startup probes that fail, and why (wrong port or path, too short a delay).",
+	},
+	Check: checkProbes,
+}
 
 func containerStatusNamed(p *corev1.Pod, name string) *corev1.ContainerStatus {
 	for _, cs := range kube.AllStatuses(p) {

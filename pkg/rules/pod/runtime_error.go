@@ -13,8 +13,15 @@ import (
 )
 
 // RuntimeError is the rule pod/runtime-error.
-var RuntimeError = &rule.Rule{Meta: rule.Meta{ID: "pod/runtime-error", Layer: rule.PodLayer, Needs: rule.PodEvidence,
-	Doc: "The runtime cannot create or start a container (CreateContainerError, RunContainerError, StartError)."}, Check: checkRuntimeError}
+var RuntimeError = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/runtime-error",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "The runtime cannot create or start a container (CreateContainerError, RunContainerError, StartError).",
+	},
+	Check: checkRuntimeError,
+}
 
 // runtimeFailure is one row of the container-runtime table: why the runtime
 // could not create or start the container's process.

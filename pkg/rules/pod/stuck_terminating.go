@@ -13,8 +13,15 @@ import (
 )
 
 // StuckTerminating is the rule pod/stuck-terminating.
-var StuckTerminating = &rule.Rule{Meta: rule.Meta{ID: "pod/stuck-terminating", Layer: rule.PodLayer, Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
-	Doc: "A pod past its grace period that does not go away: finalizers, or a kubelet that does not confirm."}, Check: checkStuckTerminating}
+var StuckTerminating = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/stuck-terminating",
+		Layer: rule.PodLayer,
+		Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
+		Doc:   "A pod past its grace period that does not go away: finalizers, or a kubelet that does not confirm.",
+	},
+	Check: checkStuckTerminating,
+}
 
 // stuckAfter is how long past its deadline a deletion must be before it is
 // called stuck when nothing else explains it.

@@ -13,11 +13,15 @@ import (
 )
 
 // Unschedulable is the rule scheduling/unschedulable.
-var Unschedulable = &rule.Rule{Meta: rule.Meta{
-	ID: "scheduling/unschedulable", Layer: rule.PlacementLayer,
-	Needs: []rule.Need{rule.Pods, rule.Events, rule.Nodes, rule.Claims, rule.Quotas},
-	Doc:   "A pod the scheduler cannot place, and which of its constraints no node meets.",
-}, Check: checkUnschedulable}
+var Unschedulable = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "scheduling/unschedulable",
+		Layer: rule.PlacementLayer,
+		Needs: []rule.Need{rule.Pods, rule.Events, rule.Nodes, rule.Claims, rule.Quotas},
+		Doc:   "A pod the scheduler cannot place, and which of its constraints no node meets.",
+	},
+	Check: checkUnschedulable,
+}
 
 // checkUnschedulable: a pod the scheduler cannot place, split into the
 // scheduler's reasons, each compared with the nodes, claims and pod spec it

@@ -17,8 +17,15 @@ import (
 )
 
 // PVCPending is the rule storage/pvc-pending.
-var PVCPending = &rule.Rule{Meta: rule.Meta{ID: "storage/pvc-pending", Layer: rule.PlacementLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events, rule.Nodes},
-	Doc: "A claim that does not bind: no class, no provisioner, no matching volume, capacity, topology."}, Check: checkPVCs}
+var PVCPending = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "storage/pvc-pending",
+		Layer: rule.PlacementLayer,
+		Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events, rule.Nodes},
+		Doc:   "A claim that does not bind: no class, no provisioner, no matching volume, capacity, topology.",
+	},
+	Check: checkPVCs,
+}
 
 const AnnDefaultStorageClass = "storageclass.kubernetes.io/is-default-class"
 

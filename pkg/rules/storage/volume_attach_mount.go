@@ -13,8 +13,15 @@ import (
 )
 
 // VolumeAttachMount is the rule storage/volume-attach-mount.
-var VolumeAttachMount = &rule.Rule{Meta: rule.Meta{ID: "storage/volume-attach-mount", Layer: rule.InfrastructureLayer, Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events},
-	Doc: "A volume the kubelet or attach controller cannot attach or mount for a pod."}, Check: checkVolumeEvents}
+var VolumeAttachMount = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "storage/volume-attach-mount",
+		Layer: rule.InfrastructureLayer,
+		Needs: []rule.Need{rule.Claims, rule.Pods, rule.Events},
+		Doc:   "A volume the kubelet or attach controller cannot attach or mount for a pod.",
+	},
+	Check: checkVolumeEvents,
+}
 
 // volumeFailure is one row of the attach/mount failure table.
 type volumeFailure struct {

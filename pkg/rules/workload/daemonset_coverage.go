@@ -14,8 +14,17 @@ import (
 )
 
 // DaemonSetCoverage is the rule workload/daemonset-coverage.
-var DaemonSetCoverage = &rule.Rule{Meta: rule.Meta{ID: "workload/daemonset-coverage", Kinds: []string{"DaemonSet"}, Layer: rule.WorkloadLayer, Requires: PodLevel, Needs: append([]rule.Need{rule.Nodes}, Needs...),
-	Doc: "A DaemonSet missing from nodes it should run on, unavailable, or misscheduled."}, Check: checkDaemonSet}
+var DaemonSetCoverage = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "workload/daemonset-coverage",
+		Kinds:    []string{"DaemonSet"},
+		Layer:    rule.WorkloadLayer,
+		Requires: PodLevel,
+		Needs:    append([]rule.Need{rule.Nodes}, Needs...),
+		Doc:      "A DaemonSet missing from nodes it should run on, unavailable, or misscheduled.",
+	},
+	Check: checkDaemonSet,
+}
 
 // daemonTolerations are added to every DaemonSet pod by its controller, so
 // these taints never keep a DaemonSet off a node.

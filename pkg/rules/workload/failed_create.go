@@ -18,8 +18,15 @@ import (
 )
 
 // FailedCreate is the rule workload/failed-create.
-var FailedCreate = &rule.Rule{Meta: rule.Meta{ID: "workload/failed-create", Layer: rule.WorkloadLayer, Needs: append([]rule.Need{rule.Quotas, rule.ServiceAccounts}, Needs...),
-	Doc: "A controller that cannot create its pods (FailedCreate): quota, LimitRange, admission, service account."}, Check: checkFailedCreate}
+var FailedCreate = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "workload/failed-create",
+		Layer: rule.WorkloadLayer,
+		Needs: append([]rule.Need{rule.Quotas, rule.ServiceAccounts}, Needs...),
+		Doc:   "A controller that cannot create its pods (FailedCreate): quota, LimitRange, admission, service account.",
+	},
+	Check: checkFailedCreate,
+}
 
 // createDenial is one row of the table of reasons the API server refuses a
 // pod; re runs on the error the controller reports.

@@ -14,8 +14,17 @@ import (
 )
 
 // ReplicaSetPods is the rule workload/replicaset-pods.
-var ReplicaSetPods = &rule.Rule{Meta: rule.Meta{ID: "workload/replicaset-pods", Kinds: []string{"ReplicaSet"}, Layer: rule.WorkloadLayer, Requires: PodLevel, Needs: Needs,
-	Doc: "A ReplicaSet whose pods are not ready, and why."}, Check: checkReplicaSetPods}
+var ReplicaSetPods = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "workload/replicaset-pods",
+		Kinds:    []string{"ReplicaSet"},
+		Layer:    rule.WorkloadLayer,
+		Requires: PodLevel,
+		Needs:    Needs,
+		Doc:      "A ReplicaSet whose pods are not ready, and why.",
+	},
+	Check: checkReplicaSetPods,
+}
 
 // checkReplicaSetPods: a ReplicaSet triaged directly whose pods are not
 // Ready. The pods' own cause is the root cause when a pod rule explains it;

@@ -15,8 +15,17 @@ import (
 )
 
 // Rollout is the rule workload/rollout.
-var Rollout = &rule.Rule{Meta: rule.Meta{ID: "workload/rollout", Kinds: []string{"Deployment"}, Layer: rule.WorkloadLayer, Requires: PodLevel, Needs: Needs,
-	Doc: "A Deployment rollout that does not complete, and which revision introduced the fault."}, Check: checkRollout}
+var Rollout = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "workload/rollout",
+		Kinds:    []string{"Deployment"},
+		Layer:    rule.WorkloadLayer,
+		Requires: PodLevel,
+		Needs:    Needs,
+		Doc:      "A Deployment rollout that does not complete, and which revision introduced the fault.",
+	},
+	Check: checkRollout,
+}
 
 // previousRevision is the ReplicaSet with the highest revision below the
 // newest one.

@@ -14,8 +14,17 @@ import (
 )
 
 // StatefulSetOrdinals is the rule workload/statefulset-ordinals.
-var StatefulSetOrdinals = &rule.Rule{Meta: rule.Meta{ID: "workload/statefulset-ordinals", Kinds: []string{"StatefulSet"}, Layer: rule.WorkloadLayer, Requires: PodLevel, Needs: append([]rule.Need{rule.Claims}, Needs...),
-	Doc: "A StatefulSet whose ordered rollout is blocked by one ordinal."}, Check: checkStatefulSetOrdinals}
+var StatefulSetOrdinals = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "workload/statefulset-ordinals",
+		Kinds:    []string{"StatefulSet"},
+		Layer:    rule.WorkloadLayer,
+		Requires: PodLevel,
+		Needs:    append([]rule.Need{rule.Claims}, Needs...),
+		Doc:      "A StatefulSet whose ordered rollout is blocked by one ordinal.",
+	},
+	Check: checkStatefulSetOrdinals,
+}
 
 // ordinalOf parses the ordinal of a StatefulSet pod named <set>-<n>.
 func ordinalOf(set, pod string) (int32, bool) {
