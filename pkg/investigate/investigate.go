@@ -1,7 +1,9 @@
-// Package investigate is the builtin investigator: a deterministic catalogue
-// of rules that turn a context bundle into hypotheses with verdicts, and the
-// ranking that picks the root cause. It needs no AI and no network: only the
-// bundle.
+// Package investigate is the builtin investigator: it runs the catalogue of
+// rules (package registry; the contract is package rule) over a context
+// bundle, each rule once, merges their findings across a workload's pods,
+// picks the root cause by the contract's ranking and writes the report:
+// symptoms, timeline, hypotheses with verdicts, evidence and actions. It
+// needs no AI and no network: only the bundle.
 package investigate
 
 import (
