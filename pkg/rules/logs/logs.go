@@ -174,9 +174,9 @@ var envNameRe = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,})\b`)
 
 var PathRe = regexp.MustCompile(`(/[\w.@-]+)+`)
 
-var // CommandRe names the missing command: `exec "foo": …` / `exec /app/x: …`
+// CommandRe names the missing command: `exec "foo": …` / `exec /app/x: …`
 // (group 1) or a shell's `sh: 1: foo: not found` (group 2).
-CommandRe = regexp.MustCompile(`exec:? "?([^"\s:]+)"?:|sh: (?:\d+: )?(?:line \d+: )?([^\s:]+): (?:command )?not found`)
+var CommandRe = regexp.MustCompile(`exec:? "?([^"\s:]+)"?:|sh: (?:\d+: )?(?:line \d+: )?([^\s:]+): (?:command )?not found`)
 
 // SubjectOf names what a decisive line is about: the variable, the file, the
 // endpoint. Empty when the line does not say.

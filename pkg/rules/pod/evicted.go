@@ -29,11 +29,11 @@ var evictPodLimitRe = regexp.MustCompile(`Pod ephemeral local storage usage exce
 
 var evictEmptyDirRe = regexp.MustCompile(`Usage of EmptyDir volume "([^"]+)" exceeds the limit "([^"]+)"`)
 
-var // Evictions for node pressure ("The node was low on resource: memory")
+// Evictions for node pressure ("The node was low on resource: memory")
 // and admissions refused for a node condition are the node rules'
-// (nodes.go): the node is the cause there, with its conditions and
+// (package node): the node is the cause there, with its conditions and
 // events as evidence.
-evictNodeRe = regexp.MustCompile(`The node was low on resource: (memory|ephemeral-storage|nodefs|imagefs|inodes|pids)\.|The node had condition: \[[^\]]*(MemoryPressure|DiskPressure|PIDPressure)`)
+var evictNodeRe = regexp.MustCompile(`The node was low on resource: (memory|ephemeral-storage|nodefs|imagefs|inodes|pids)\.|The node had condition: \[[^\]]*(MemoryPressure|DiskPressure|PIDPressure)`)
 
 // checkEvicted: the kubelet evicted the pod for what the pod itself did
 // (a container over its ephemeral-storage limit, an emptyDir over its size

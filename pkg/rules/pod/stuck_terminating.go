@@ -125,7 +125,7 @@ func nodeGone(c *rule.Pass, name string) (string, string) {
 }
 
 // nodeNotReadyNow: the node exists but is not Ready. The node rules
-// (nodes.go) explain a pod on such a node, stuck Terminating included.
+// (package node) explain a pod on such a node, stuck Terminating included.
 func nodeNotReadyNow(c *rule.Pass, name string) bool {
 	n := c.B.Node(name)
 	if n == nil {

@@ -37,13 +37,13 @@ const NoProvisioner = "kubernetes.io/no-provisioner"
 
 const storageClassesCommand = "kubectl get storageclass"
 
-const // provisionerSilence is how long a claim may wait for an external
+// provisionerSilence is how long a claim may wait for an external
 // provisioner before its silence is a finding rather than a delay.
-provisionerSilence = 2 * time.Minute
+const provisionerSilence = 2 * time.Minute
 
-var // "Waiting for a volume to be created either by the external provisioner 'x' or manually by the system administrator. …"
+// "Waiting for a volume to be created either by the external provisioner 'x' or manually by the system administrator. …"
 // and the older `waiting for a volume to be created, either by external provisioner "x" or manually created by system administrator`.
-externalProvisionerRe = regexp.MustCompile(`(?i)waiting for a volume to be created,? either by (?:the )?external provisioner ['"]([^'"]+)['"]`)
+var externalProvisionerRe = regexp.MustCompile(`(?i)waiting for a volume to be created,? either by (?:the )?external provisioner ['"]([^'"]+)['"]`)
 
 var classNotFoundRe = regexp.MustCompile(`storageclass\.storage\.k8s\.io "([^"]+)" not found`)
 
