@@ -236,7 +236,7 @@ func cronBlocked(c *rule.Pass, cj *batchv1.CronJob, sched *cronSchedule, evidenc
 			if p.Status.Phase == corev1.PodRunning && p.Status.StartTime != nil {
 				verb, state = "has been", fmt.Sprintf("running since %s", kube.Since(c, p.Status.StartTime.Time))
 				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod %s of job %s has been running since %s", p.Name, job.Name, kube.Stamp(p.Status.StartTime.Time)),
-					kube.PodRef(p)+" .status.startTime", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, kube.NsFlag(p))))
+					kube.PodRef(p)+" .status.startTime", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, kube.NSFlag(p))))
 			}
 			why = fmt.Sprintf("its pod %s %s %s and has not completed", p.Name, verb, state)
 			for _, cs := range kube.AllStatuses(p) {

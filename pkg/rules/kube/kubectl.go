@@ -9,10 +9,10 @@ import (
 
 func PodRef(p *corev1.Pod) string { return "pod/" + p.Name }
 
-func NsFlag(p *corev1.Pod) string { return "-n " + p.Namespace }
+func NSFlag(p *corev1.Pod) string { return "-n " + p.Namespace }
 
 func StatusCmd(p *corev1.Pod, container, field string) string {
-	return fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.containerStatuses[?(@.name=="%s")].%s}'`, p.Name, NsFlag(p), container, field)
+	return fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.containerStatuses[?(@.name=="%s")].%s}'`, p.Name, NSFlag(p), container, field)
 }
 
 func LogsCmd(p *corev1.Pod, container string, previous bool) string {
@@ -20,7 +20,7 @@ func LogsCmd(p *corev1.Pod, container string, previous bool) string {
 	if previous {
 		prev = " --previous"
 	}
-	return fmt.Sprintf("kubectl logs %s %s -c %s%s --tail=50", p.Name, NsFlag(p), container, prev)
+	return fmt.Sprintf("kubectl logs %s %s -c %s%s --tail=50", p.Name, NSFlag(p), container, prev)
 }
 
 // RunCronJobNow starts a run of a CronJob outside its schedule.

@@ -28,7 +28,7 @@ func ProbeFailure(c *rule.Pass, p *corev1.Pod) *corev1.Event {
 // alone, and registers the evidence for it.
 func DescribePod(c *rule.Pass, p *corev1.Pod) (string, []string) {
 	src := PodRef(p) + " .status"
-	cmd := fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, NsFlag(p))
+	cmd := fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, NSFlag(p))
 	ev := func(fact string) []string { return []string{c.Evidence(fact, src, cmd)} }
 	switch p.Status.Phase {
 	case corev1.PodSucceeded:

@@ -321,11 +321,11 @@ func podsNotReadyFinding(c *rule.Pass, svc *corev1.Service, hyp string, pods []*
 		state := podNotReadyReason(p)
 		states = append(states, fmt.Sprintf("%s: %s", p.Name, state))
 		evidence = append(evidence, c.Evidence(fmt.Sprintf("Pod %s matches the selector and is not Ready (%s)", p.Name, state),
-			kube.PodRef(p)+" .status", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, kube.NsFlag(p))))
+			kube.PodRef(p)+" .status", fmt.Sprintf("kubectl get pod %s %s -o wide", p.Name, kube.NSFlag(p))))
 		for _, e := range c.B.EventsFor(string(p.UID)) {
 			if e.Reason == "Unhealthy" && strings.HasPrefix(e.Message, "Readiness probe") {
 				evidence = append(evidence, c.Evidence(fmt.Sprintf("Event Unhealthy ×%d: %s", max(e.Count, 1), e.Message), "event on "+kube.PodRef(p),
-					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", kube.NsFlag(p), p.Name)))
+					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", kube.NSFlag(p), p.Name)))
 				if probe == "" {
 					probe = fmt.Sprintf("%s (%s)", e.Message, p.Name)
 				}
@@ -353,7 +353,7 @@ func podsNotReadyFinding(c *rule.Pass, svc *corev1.Service, hyp string, pods []*
 		f.Culprit = fmt.Sprintf("readiness probe of the pods of %s: %s", svcRef(svc), probe)
 		f.Mechanism += " The kubelet runs the readiness probe and marks the pod not Ready while it fails; the application is up but answers the probe with an error, or the probe points at the wrong path or port."
 		f.Actions = append([]report.Action{{Kind: report.Immediate, Description: "Compare the readiness probe (path, port, timeouts) with what the application serves, and read its logs for why it reports unready.",
-			Commands: []string{fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{range .spec.containers[*]}{.name}: {.readinessProbe}{"\n"}{end}'`, pods[0].Name, kube.NsFlag(pods[0])), fmt.Sprintf("kubectl logs %s %s --all-containers --tail=50", pods[0].Name, kube.NsFlag(pods[0]))}}}, f.Actions...)
+			Commands: []string{fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{range .spec.containers[*]}{.name}: {.readinessProbe}{"\n"}{end}'`, pods[0].Name, kube.NSFlag(pods[0])), fmt.Sprintf("kubectl logs %s %s --all-containers --tail=50", pods[0].Name, kube.NSFlag(pods[0]))}}}, f.Actions...)
 	}
 	return f
 }

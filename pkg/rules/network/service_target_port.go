@@ -69,7 +69,7 @@ func checkServiceTargetPort(c *rule.Pass) []rule.Finding {
 			Hypothesis: fmt.Sprintf("Service %s sends traffic to a port its pods do not declare", svc.Name),
 			Evidence: []string{c.Evidence(fmt.Sprintf("Selected pods declare %s", strings.Join(declared, ", ")),
 				kube.PodRef(pods[0])+" .spec.containers[*].ports",
-				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NsFlag(pods[0])))},
+				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NSFlag(pods[0])))},
 		})
 	}
 	return out
@@ -87,7 +87,7 @@ func namedPortFinding(c *rule.Pass, svc *corev1.Service, pods []*corev1.Pod, pp 
 			fmt.Sprintf("kubectl get service %s %s -o jsonpath='{.spec.ports}'", svc.Name, svcNS(svc))),
 		c.Evidence(fmt.Sprintf("The selected pods declare %s; none is named %q", declared, name),
 			kube.PodRef(pods[0])+" .spec.containers[*].ports",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NsFlag(pods[0]))),
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NSFlag(pods[0]))),
 	}
 	f := rule.Finding{
 		Category: rule.Service.Sub("TargetPort", "NamedPortMissing"), Verdict: report.Validated, Confidence: rule.Strong,
@@ -145,7 +145,7 @@ func numericPortFinding(c *rule.Pass, svc *corev1.Service, index int, sp corev1.
 			fmt.Sprintf("kubectl get service %s %s -o jsonpath='{.spec.ports}'", svc.Name, svcNS(svc))),
 		c.Evidence(fmt.Sprintf("The selected pods declare %s, not %d", strings.Join(declared, ", "), target),
 			kube.PodRef(pods[0])+" .spec.containers[*].ports",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NsFlag(pods[0]))),
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].ports}'`, pods[0].Name, kube.NSFlag(pods[0]))),
 	}
 	f := rule.Finding{
 		Category: rule.Service.Sub("TargetPort", "NotDeclared"), Verdict: report.Validated, Confidence: rule.Even,
@@ -160,7 +160,7 @@ func numericPortFinding(c *rule.Pass, svc *corev1.Service, index int, sp corev1.
 			"Containers need not declare the ports they listen on: confirm the listening port from inside a pod before changing the Service."},
 		Actions: []report.Action{
 			{Kind: report.Check, Description: "Confirm which port the application listens on.",
-				Commands: []string{fmt.Sprintf("kubectl exec %s %s -- sh -c 'netstat -tln 2>/dev/null || ss -tln'", pods[0].Name, kube.NsFlag(pods[0]))}},
+				Commands: []string{fmt.Sprintf("kubectl exec %s %s -- sh -c 'netstat -tln 2>/dev/null || ss -tln'", pods[0].Name, kube.NSFlag(pods[0]))}},
 		},
 	}
 	if s := suggestPort(pods, sp.Protocol); s != "" {

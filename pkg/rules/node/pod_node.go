@@ -118,7 +118,7 @@ func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 	}
 	node := p.Spec.NodeName
 	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg), kube.PodRef(p)+" .status.reason/.status.message",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, kube.NsFlag(p)))}
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, kube.NSFlag(p)))}
 	f := rule.Finding{
 		Verdict: report.Validated, Confidence: rule.Definitive, Strength: rule.Explained, Subject: p.Name, Evidence: evidence,
 		Mechanism: fmt.Sprintf("When a node runs low on %s, the kubelet evicts pods to reclaim it: first those using more than they request, ranked by priority and by how far they exceed their request. "+
@@ -172,11 +172,11 @@ func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 			f.Culprit = fmt.Sprintf("%s container %s resources.requests.%s (%s; it used %s when node %s ran low)", kind+"/"+owner, ctr, res, req, used, nodeName)
 			set := report.Action{Kind: report.Immediate,
 				Description: fmt.Sprintf("Make container %s request what it really uses, so the scheduler reserves it and the kubelet stops picking it first.", ctr),
-				Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=%s", podWorkload(c, p), kube.NsFlag(p), ctr, res, used)},
+				Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=%s", podWorkload(c, p), kube.NSFlag(p), ctr, res, used)},
 				Risk:        "a larger request needs room on the nodes; " + kube.TemplateRisk(kind, "the change starts a rollout")}
 			set.Commands = kube.TemplateCommands(kind, owner, p.Namespace, set.Commands, fmt.Sprintf("set resources.requests.%s: %s for container %s", res, used, ctr), "")
 			if kind == "pod" {
-				set.Commands = []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.requests.%s: %s for container %s", p.Name, kube.NsFlag(p), p.Name, res, used, ctr),
+				set.Commands = []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.requests.%s: %s for container %s", p.Name, kube.NSFlag(p), p.Name, res, used, ctr),
 					fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}
 				set.Risk = kube.RecreateRisk
 			}
@@ -184,7 +184,7 @@ func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 		}
 	}
 	f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Evicted pods stay listed as Failed: delete them once their cause is understood.",
-		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NsFlag(p))}})
+		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NSFlag(p))}})
 	f.Evidence = evidence
 	return f, true
 }
@@ -192,7 +192,7 @@ func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 func shutdownFinding(c *rule.Pass, p *corev1.Pod) rule.Finding {
 	node := kube.ValueOr(p.Spec.NodeName, "its node")
 	evidence := []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason %s: %s", kube.OrDash(p.Status.Reason), p.Status.Message), kube.PodRef(p)+" .status.reason/.status.message",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, kube.NsFlag(p)))}
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.status.reason}{\": \"}{.status.message}'", p.Name, kube.NSFlag(p)))}
 	for _, e := range nodeEvents(c, p.Spec.NodeName, "Rebooted", "NodeShutdown", "NodeNotReady", "Starting") {
 		evidence = append(evidence, nodeEventEvidence(c, e))
 	}
@@ -208,7 +208,7 @@ func shutdownFinding(c *rule.Pass, p *corev1.Pod) rule.Finding {
 			{Kind: report.Check, Description: "See why the node shut down (maintenance, spot interruption, crash) and whether it came back.",
 				Commands: []string{fmt.Sprintf("kubectl describe node %s", node), fmt.Sprintf("kubectl get events -n default --field-selector involvedObject.kind=Node,involvedObject.name=%s", node)}},
 			{Kind: report.LongTerm, Description: "Run the workload with a controller and several replicas (with a PodDisruptionBudget) so a node shutdown does not take it down.",
-				Commands: []string{fmt.Sprintf("kubectl get pdb %s", kube.NsFlag(p))}},
+				Commands: []string{fmt.Sprintf("kubectl get pdb %s", kube.NSFlag(p))}},
 		},
 	}
 }
@@ -253,7 +253,7 @@ func podOnNotReadyNode(c *rule.Pass, p *corev1.Pod, n *corev1.Node, cond *corev1
 		f.Title = fmt.Sprintf("pod is stuck Terminating: its node %s %s", n.Name, state)
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate,
 			Description: "Once the node is known to be down, force the deletion so a replacement can start (the kubelet cannot confirm it).",
-			Commands:    []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, kube.NsFlag(p))},
+			Commands:    []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, kube.NSFlag(p))},
 			Risk:        "if the node is only partitioned the old pod keeps running: a StatefulSet pod could then run twice"})
 	}
 	if ready := kube.PodReadyCondition(p); ready != nil && ready.Status == corev1.ConditionTrue {
@@ -281,7 +281,7 @@ func podOnNetworklessNode(c *rule.Pass, p *corev1.Pod, n *corev1.Node) rule.Find
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if e.Reason == "FailedCreatePodSandBox" && sandboxNetworkRe.MatchString(e.Message) {
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Event FailedCreatePodSandBox ×%d: %s", max(e.Count, 1), kube.FirstLine(e.Message)),
-				"event on "+kube.PodRef(p), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", kube.NsFlag(p), p.Name)))
+				"event on "+kube.PodRef(p), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", kube.NSFlag(p), p.Name)))
 			f.Verdict, f.Confidence = report.Validated, rule.High
 		}
 	}

@@ -168,7 +168,7 @@ func configErrorFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 		f.Title = fmt.Sprintf("container %s cannot be created: %s", st.Name, text)
 		f.Summary = fmt.Sprintf("The kubelet refuses to create container %s of pod %s: %s.", st.Name, p.Name, text)
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the kubelet's full message and the container's env, envFrom and securityContext.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
 		return f
 	}
 	f.Category = rule.CreateContainerConfigError.Sub(row.Class)

@@ -214,7 +214,7 @@ func configSourceFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, na
 			Commands: []string{kube.RunCronJobNow(owner, p.Namespace)}, Risk: "runs the CronJob's work once more: make sure an extra run is safe"})
 	default:
 		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: "Restart the pods so they read the fixed ConfigMap (environment variables are read only at container start).",
-			Commands: []string{fmt.Sprintf("kubectl rollout restart %s/%s %s", kind, owner, kube.NsFlag(p))}, Risk: "replaces the pods one by one"})
+			Commands: []string{fmt.Sprintf("kubectl rollout restart %s/%s %s", kind, owner, kube.NSFlag(p))}, Risk: "replaces the pods one by one"})
 	}
 	f.Actions = append(f.Actions, report.Action{Kind: report.Check, Description: "Compare what the application reads with the ConfigMap's keys.",
 		Commands: []string{getCmd}})

@@ -153,7 +153,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Culprit = fmt.Sprintf("%s container %s command/args", kube.PodRef(p), st.Name)
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Make the container's command run in the foreground (no `&`, no daemonizing) or, for a one-off task, run it as a Job instead of a Deployment.",
-				Commands: []string{fmt.Sprintf(`kubectl get %s/%s %s -o jsonpath='{.spec.template.spec.containers[?(@.name=="%s")].command}'`, kind, owner, kube.NsFlag(p), st.Name)}},
+				Commands: []string{fmt.Sprintf(`kubectl get %s/%s %s -o jsonpath='{.spec.template.spec.containers[?(@.name=="%s")].command}'`, kind, owner, kube.NSFlag(p), st.Name)}},
 		}
 	case dec != nil && dec.Pattern.Priority > 10:
 		logEv := c.Evidence(fmt.Sprintf("Log line: %q", dec.Line),
@@ -178,9 +178,9 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Strength = rule.Explained
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: dec.Pattern.Fix,
-				Commands: []string{kube.LogsCmd(p, st.Name, fromPrev), fmt.Sprintf("kubectl describe %s %s %s", kind, owner, kube.NsFlag(p))}},
+				Commands: []string{kube.LogsCmd(p, st.Name, fromPrev), fmt.Sprintf("kubectl describe %s %s %s", kind, owner, kube.NSFlag(p))}},
 			{Kind: report.LongTerm, Description: "If a recent rollout introduced this, roll back while the fix is prepared.",
-				Commands: []string{fmt.Sprintf("kubectl rollout undo %s/%s %s", kind, owner, kube.NsFlag(p))},
+				Commands: []string{fmt.Sprintf("kubectl rollout undo %s/%s %s", kind, owner, kube.NSFlag(p))},
 				Risk:     "rolls the whole workload back to the previous revision"},
 		}
 		if kind == "pod" || kind == "job" || kind == "cronjob" || kind == "replicaset" { // nothing to roll back
@@ -211,7 +211,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Culprit = fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name)
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Read the full log of the previous run and the container's command; run the image locally with the same arguments to reproduce.",
-				Commands: []string{kube.LogsCmd(p, st.Name, true), fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NsFlag(p), st.Name)}},
+				Commands: []string{kube.LogsCmd(p, st.Name, true), fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)}},
 		}
 	}
 	f.Evidence = evidence

@@ -77,7 +77,7 @@ func evictedFinding(c *rule.Pass, p *corev1.Pod, msg string) rule.Finding {
 	if p.Status.Reason == "Evicted" {
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod phase Failed, reason Evicted: %s", msg),
 			kube.PodRef(p)+" .status.reason/.status.message",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.reason}{": "}{.status.message}'`, p.Name, kube.NsFlag(p))))
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.reason}{": "}{.status.message}'`, p.Name, kube.NSFlag(p))))
 	}
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if e.Reason == "Evicted" {
@@ -99,14 +99,14 @@ func evictedFinding(c *rule.Pass, p *corev1.Pod, msg string) rule.Finding {
 		f.Title = fmt.Sprintf("pod was evicted: its local storage exceeded the containers' total ephemeral-storage limit %s", m[1])
 		f.Culprit = fmt.Sprintf("%s resources.limits.ephemeral-storage (total %s)", kube.PodRef(p), m[1])
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Raise the containers' ephemeral-storage limits or move the data written locally to a PVC.",
-			Commands: []string{fmt.Sprintf("kubectl describe %s %s %s", kind, owner, kube.NsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe %s %s %s", kind, owner, kube.NSFlag(p))}}}
 	case evictEmptyDirRe.MatchString(msg):
 		m := evictEmptyDirRe.FindStringSubmatch(msg)
 		f.Category = rule.Evicted.Sub("EmptyDirLimit")
 		f.Title = fmt.Sprintf("pod was evicted: emptyDir volume %s exceeded its sizeLimit %s", m[1], m[2])
 		f.Culprit = fmt.Sprintf("%s volume %s emptyDir.sizeLimit (%s)", kube.PodRef(p), m[1], m[2])
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Raise emptyDir %s's sizeLimit or make the application clean up what it writes there.", m[1]),
-			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", p.Name, kube.NsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", p.Name, kube.NSFlag(p))}}}
 	default:
 		f.Category = rule.Evicted.Sub("Other")
 		f.Confidence = rule.Plausible
@@ -122,6 +122,6 @@ func evictedFinding(c *rule.Pass, p *corev1.Pod, msg string) rule.Finding {
 		f.Summary += " The pod is a leftover: its controller has replaced it."
 	}
 	f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Delete the evicted pod once understood (evicted pods are kept for inspection and are not restarted).",
-		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NsFlag(p))}})
+		Commands: []string{fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NSFlag(p))}})
 	return f
 }

@@ -86,7 +86,7 @@ func checkImagePull(c *rule.Pass) []rule.Finding {
 					evidence = append(evidence, c.Evidence(
 						fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
 						fmt.Sprintf("event on %s", kube.PodRef(p)),
-						fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason)))
+						fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason)))
 				}
 			}
 			out = append(out, pullFinding(c, p, st, image, text, evidence))
@@ -109,7 +109,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 			break
 		}
 	}
-	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, kube.NsFlag(p), st.Name)
+	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, kube.NSFlag(p), st.Name)
 	if match == nil {
 		f.Category = f.Category.Sub("Unknown")
 		f.Hypothesis = fmt.Sprintf("Image %s cannot be pulled", image)
@@ -118,7 +118,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 		f.Mechanism = "The kubelet retries the pull with growing back-off (ImagePullBackOff); the container cannot start until the pull succeeds."
 		f.Confidence = rule.Moderate
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the full pull error in the pod's events.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
 		return f
 	}
 	f.Category = f.Category.Sub(match.Class)
@@ -139,15 +139,15 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
 		return f
 	case "Unreachable":
-		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}
+		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}
 	case "NeverPull":
 		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace,
-			[]string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NsFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(fmt.Sprintf(`{"containers":[{"name":%q,"imagePullPolicy":"IfNotPresent"}]}`, st.Name)))},
+			[]string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NSFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(fmt.Sprintf(`{"containers":[{"name":%q,"imagePullPolicy":"IfNotPresent"}]}`, st.Name)))},
 			fmt.Sprintf("set imagePullPolicy: IfNotPresent on container %s", st.Name), kube.PodRun(p))
 		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout that pulls the image from its registry")
 		if kind == "pod" { // a pod's containers are immutable: replace it
 			fix.Commands = []string{
-				fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set imagePullPolicy: IfNotPresent on container %s", p.Name, kube.NsFlag(p), p.Name, st.Name),
+				fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set imagePullPolicy: IfNotPresent on container %s", p.Name, kube.NSFlag(p), p.Name, st.Name),
 				fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}
 			fix.Risk = "deletes and recreates the pod"
 		}
@@ -192,17 +192,17 @@ func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Findin
 		saSecrets = secretNames(sa.ImagePullSecrets)
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ServiceAccount %s has imagePullSecrets: %s", saName, kube.OrDash(strings.Join(saSecrets, ", "))),
 			"serviceaccount/"+saName+" .imagePullSecrets",
-			fmt.Sprintf("kubectl get serviceaccount %s %s -o jsonpath='{.imagePullSecrets}'", saName, kube.NsFlag(p))))
+			fmt.Sprintf("kubectl get serviceaccount %s %s -o jsonpath='{.imagePullSecrets}'", saName, kube.NSFlag(p))))
 	}
 	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod has imagePullSecrets: %s", kube.OrDash(strings.Join(podSecrets, ", "))),
 		kube.PodRef(p)+" .spec.imagePullSecrets",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, kube.NsFlag(p))))
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, kube.NSFlag(p))))
 	var missing []string
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		if m := unableSecretsRe.FindStringSubmatch(e.Message); e.Reason == "FailedToRetrieveImagePullSecret" || m != nil {
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
 				fmt.Sprintf("event on %s", kube.PodRef(p)),
-				fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason)))
+				fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason)))
 			if m != nil {
 				for _, n := range strings.Split(m[1], ",") {
 					if n = strings.Trim(strings.TrimSpace(n), "<>"); n != "" {
@@ -212,10 +212,10 @@ func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Findin
 			}
 		}
 	}
-	create := fmt.Sprintf("kubectl create secret docker-registry %%s %s --docker-server=%s --docker-username=<user> --docker-password=<token>", kube.NsFlag(p), registryOf(image))
-	usePod := []string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NsFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(`{"imagePullSecrets":[{"name":"regcred"}]}`))}
+	create := fmt.Sprintf("kubectl create secret docker-registry %%s %s --docker-server=%s --docker-username=<user> --docker-password=<token>", kube.NSFlag(p), registryOf(image))
+	usePod := []string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NSFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(`{"imagePullSecrets":[{"name":"regcred"}]}`))}
 	if kind == "pod" {
-		usePod = []string{fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, kube.NsFlag(p), p.Name)}
+		usePod = []string{fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, kube.NSFlag(p), p.Name)}
 	}
 	usePod = kube.TemplateCommands(kind, owner, p.Namespace, usePod, "set spec.template.spec.imagePullSecrets: [{name: regcred}]", kube.PodRun(p))
 	switch {
@@ -246,7 +246,7 @@ func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Findin
 		f.Culprit = fmt.Sprintf("imagePullSecrets %s for image %s of %s", names, image, kube.PodRef(p))
 		f.Contributing = append(f.Contributing, fmt.Sprintf("Pull secret %s exists (the kubelet did not report it missing) but the registry refuses it: wrong or expired credentials, or credentials for another registry than %s. Secrets are not read by kubectl-triage, by design.", names, registryOf(image)))
 		fix.Description = fmt.Sprintf("Recreate pull secret %s with valid credentials for %s.", strings.Split(names, ", ")[0], registryOf(image))
-		fix.Commands = []string{fmt.Sprintf("kubectl delete secret %s %s && ", strings.Split(names, ", ")[0], kube.NsFlag(p)) + fmt.Sprintf(create, strings.Split(names, ", ")[0])}
+		fix.Commands = []string{fmt.Sprintf("kubectl delete secret %s %s && ", strings.Split(names, ", ")[0], kube.NSFlag(p)) + fmt.Sprintf(create, strings.Split(names, ", ")[0])}
 		fix.Risk = "the workload cannot pull between the delete and the create; stores registry credentials in the namespace"
 	default:
 		f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets; its ServiceAccount was not read, so it may still provide some.")

@@ -73,7 +73,7 @@ func initRunningFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 		Evidence: []string{c.Evidence(
 			fmt.Sprintf("Init container %s has been running since %s (%v) without exiting; the pod is %s", st.Name, r.StartedAt.UTC().Format("15:04:05"), age, status),
 			fmt.Sprintf("%s .status.initContainerStatuses[%s].state.running", kube.PodRef(p), st.Name),
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name=="%s")].state}'`, p.Name, kube.NsFlag(p), st.Name))},
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name=="%s")].state}'`, p.Name, kube.NSFlag(p), st.Name))},
 		Hypothesis: fmt.Sprintf("Init container %s never completes, so the app containers never start", st.Name),
 		Mechanism: "Init containers run one after another and must each exit 0 before the app containers start; this one is still running. " +
 			"A wait loop for a dependency (a database, a Service, a file) that never becomes available keeps it, and the pod, there forever; nothing fails, so nothing restarts.",
@@ -101,10 +101,10 @@ func initRunningFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 	if endpoint != "" {
 		host, _, _ := strings.Cut(endpoint, ":")
 		check.Description = fmt.Sprintf("Make %s reachable from the pod (the Service %s exists in namespace %s with ready endpoints, or the address is right), or fix the address the init container waits for.", endpoint, host, p.Namespace)
-		check.Commands = append(check.Commands, fmt.Sprintf("kubectl get service,endpointslices %s | grep %s", kube.NsFlag(p), host))
+		check.Commands = append(check.Commands, fmt.Sprintf("kubectl get service,endpointslices %s | grep %s", kube.NSFlag(p), host))
 	} else {
 		check.Description = fmt.Sprintf("Find out what init container %s waits for or hangs on (its command and log), and make it available or let the container exit.", st.Name)
-		check.Commands = append(check.Commands, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.initContainers[?(@.name=="%s")].command}'`, p.Name, kube.NsFlag(p), st.Name))
+		check.Commands = append(check.Commands, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.initContainers[?(@.name=="%s")].command}'`, p.Name, kube.NSFlag(p), st.Name))
 	}
 	f.Actions = []report.Action{check}
 	return f

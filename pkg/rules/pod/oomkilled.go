@@ -50,7 +50,7 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 				kube.StatusCmd(p, st.Name, "lastState.terminated"))
 			e2 := c.Evidence(fmt.Sprintf("Container %s has %s", st.Name, limit),
 				fmt.Sprintf("%s .spec.containers[%s].resources", kube.PodRef(p), st.Name),
-				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].resources}'`, p.Name, kube.NsFlag(p), st.Name))
+				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].resources}'`, p.Name, kube.NSFlag(p), st.Name))
 			kind, owner := kube.OwnerName(c, p)
 			newLimit := "<a higher limit, e.g. 2x the current one>"
 			if spec := kube.SpecOf(p, st.Name); spec != nil {
@@ -72,7 +72,7 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 				Actions: []report.Action{
 					raiseMemory(p, kind, owner, st.Name, newLimit),
 					{Kind: report.LongTerm, Description: "Measure the container's real memory use under load (kubectl top pod, or your metrics) and fix a leak or size the limit and any runtime heap setting (-Xmx, GOMEMLIMIT) to it.",
-						Commands: []string{fmt.Sprintf("kubectl top pod %s %s --containers", p.Name, kube.NsFlag(p))}},
+						Commands: []string{fmt.Sprintf("kubectl top pod %s %s --containers", p.Name, kube.NSFlag(p))}},
 				},
 				Current: current, Strength: rule.Explained, Subject: p.Name + "/" + st.Name,
 			})
@@ -87,13 +87,13 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 func raiseMemory(p *corev1.Pod, kind, owner, container, limit string) report.Action {
 	a := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Raise the memory limit of container %s so it fits the workload's peak.", container),
-		Commands:    []string{fmt.Sprintf("kubectl set resources %s/%s %s -c %s --limits=memory=%s", kind, owner, kube.NsFlag(p), container, limit)},
+		Commands:    []string{fmt.Sprintf("kubectl set resources %s/%s %s -c %s --limits=memory=%s", kind, owner, kube.NSFlag(p), container, limit)},
 		Risk:        kube.TemplateRisk(kind, "the pods restart with the new limit") + "; a higher limit needs room on the node and may leave a leak unfixed"}
 	a.Commands = kube.TemplateCommands(kind, owner, p.Namespace, a.Commands, fmt.Sprintf("set resources.limits.memory: %s for container %s", limit, container), "")
 	if kind == "pod" {
 		a.Description += " A bare pod's limits cannot be set in place: change the manifest and recreate the pod."
 		a.Commands = []string{
-			fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.limits.memory: %s for container %s", p.Name, kube.NsFlag(p), p.Name, limit, container),
+			fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.limits.memory: %s for container %s", p.Name, kube.NSFlag(p), p.Name, limit, container),
 			fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name),
 		}
 		a.Risk = "replace --force deletes and recreates the pod; a higher limit needs room on the node and may leave a leak unfixed"

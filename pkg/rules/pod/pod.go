@@ -19,7 +19,7 @@ import (
 func podEventEvidence(c *rule.Pass, p *corev1.Pod, e *corev1.Event) string {
 	return c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, bundle.EventCount(e), e.Message),
 		"event on "+kube.PodRef(p),
-		fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason))
+		fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason))
 }
 
 // eventAboutContainer: the event's fieldPath names this container, or names no
@@ -47,7 +47,7 @@ func containerSpecCmd(p *corev1.Pod, container, field string) string {
 	if isInitContainer(p, container) {
 		list = "initContainers"
 	}
-	return fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.%s[?(@.name=="%s")].%s}'`, p.Name, kube.NsFlag(p), list, container, field)
+	return fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.%s[?(@.name=="%s")].%s}'`, p.Name, kube.NSFlag(p), list, container, field)
 }
 
 // ContainerPatch proposes a change to one container of the pod's workload:
@@ -76,7 +76,7 @@ func ContainerPatch(c *rule.Pass, p *corev1.Pod, container string, fields map[st
 	change, _ := json.Marshal(fields)
 	if patch != nil {
 		data, _ := json.Marshal(patch)
-		a.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, kube.NsFlag(p), data)}, "", "")
+		a.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, kube.NSFlag(p), data)}, "", "")
 		if a.Risk == "" {
 			a.Risk = kube.TemplateRisk(kind, "the change starts a rollout of the workload")
 		} else if kind == "cronjob" {
@@ -88,7 +88,7 @@ func ContainerPatch(c *rule.Pass, p *corev1.Pod, container string, fields map[st
 	a.Description += fmt.Sprintf(" A %s's containers cannot be changed in place: edit the manifest and recreate it.", kind)
 	what := fmt.Sprintf("in %s %s set %s", list, container, change)
 	a.Commands = []string{
-		fmt.Sprintf("kubectl get %s %s %s -o yaml > %s.yaml   # %s", kind, owner, kube.NsFlag(p), owner, what),
+		fmt.Sprintf("kubectl get %s %s %s -o yaml > %s.yaml   # %s", kind, owner, kube.NSFlag(p), owner, what),
 		fmt.Sprintf("kubectl replace --force -f %s.yaml", owner),
 	}
 	a.Risk = "replace --force deletes and recreates the " + kind

@@ -476,7 +476,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 			Description: fmt.Sprintf("Find out why the application fails its %s check: read its log and run the check by hand.", lower),
 			Commands:    []string{kube.LogsCmd(p, ctr.Name, kind.restarts() && restarting)}}
 		if target.Handler == "exec" && pr.Exec != nil {
-			fix.Commands = append(fix.Commands, fmt.Sprintf("kubectl exec %s %s -c %s -- %s", p.Name, kube.NsFlag(p), ctr.Name, strings.Join(pr.Exec.Command, " ")))
+			fix.Commands = append(fix.Commands, fmt.Sprintf("kubectl exec %s %s -c %s -- %s", p.Name, kube.NSFlag(p), ctr.Name, strings.Join(pr.Exec.Command, " ")))
 		}
 		if kind.Name == "Liveness" && name == "Unhealthy" {
 			f.Contributing = append(f.Contributing, "A liveness endpoint that checks dependencies (database, downstream services) restarts healthy processes when a dependency fails: keep liveness to the process itself.")
@@ -484,7 +484,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	}
 	f.Actions = []report.Action{fix,
 		{Kind: report.Check, Description: fmt.Sprintf("Compare the %s probe with the container's ports and read the kubelet's probe events.", lower),
-			Commands: []string{containerSpecCmd(p, ctr.Name, kind.Field), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", kube.NsFlag(p), p.Name)}},
+			Commands: []string{containerSpecCmd(p, ctr.Name, kind.Field), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", kube.NSFlag(p), p.Name)}},
 	}
 	return f, true
 }

@@ -130,7 +130,7 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 		f.Summary = fmt.Sprintf("The container runtime fails to start container %s of pod %s (%s): %s.", st.Name, p.Name, reason, message)
 		f.Culprit = fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name)
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the runtime's full message in the pod's events and the container's command and mounts.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
 		return f
 	}
 	f.Category = area.Sub(row.Class)
@@ -175,7 +175,7 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 	f.Summary = fmt.Sprintf("The container runtime cannot start container %s of pod %s (%s) because %s%s. The runtime says: %q.", st.Name, p.Name, reason, row.Explains, detail, message)
 	f.Actions = []report.Action{
 		{Kind: report.Immediate, Description: row.Fix,
-			Commands: []string{containerSpecCmd(p, st.Name, "command"), fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}},
+			Commands: []string{containerSpecCmd(p, st.Name, "command"), fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}},
 	}
 	return f
 }

@@ -40,7 +40,7 @@ func checkStuckTerminating(c *rule.Pass) []rule.Finding {
 		deletion := c.Evidence(fmt.Sprintf("Pod %s was deleted: deletionTimestamp %s (%s overdue), grace period %ds",
 			p.Name, p.DeletionTimestamp.UTC().Format(time.RFC3339), overdue, derefOrZero(p.DeletionGracePeriodSeconds)),
 			kube.PodRef(p)+" .metadata.deletionTimestamp",
-			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.deletionTimestamp}'", p.Name, kube.NsFlag(p)))
+			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.deletionTimestamp}'", p.Name, kube.NSFlag(p)))
 		base := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name}
 		found := false
 		if len(p.Finalizers) > 0 {
@@ -53,7 +53,7 @@ func checkStuckTerminating(c *rule.Pass) []rule.Finding {
 				f.Confidence = rule.Strong
 			}
 			f.Evidence = []string{deletion, c.Evidence(fmt.Sprintf("Pod %s has finalizers: %s", p.Name, names), kube.PodRef(p)+" .metadata.finalizers",
-				fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}'", p.Name, kube.NsFlag(p)))}
+				fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}'", p.Name, kube.NSFlag(p)))}
 			f.Hypothesis = fmt.Sprintf("Finalizer %s keeps the deleted pod from going away", names)
 			f.Title = fmt.Sprintf("pod is stuck Terminating: finalizer %s has not been removed", names)
 			f.Summary = fmt.Sprintf("Pod %s was deleted and its grace period ended %s ago, but it still exists: its finalizer(s) %s must be removed by the controller that added them, and that has not happened.", p.Name, overdue, names)
@@ -61,9 +61,9 @@ func checkStuckTerminating(c *rule.Pass) []rule.Finding {
 			f.Culprit = fmt.Sprintf("%s metadata.finalizers (%s)", kube.PodRef(p), names)
 			f.Actions = []report.Action{
 				{Kind: report.Check, Description: fmt.Sprintf("Find the controller that owns finalizer %s and why it does not finish (its logs, its permissions).", names),
-					Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}{\"\\n\"}{.metadata.ownerReferences}'", p.Name, kube.NsFlag(p))}},
+					Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.metadata.finalizers}{\"\\n\"}{.metadata.ownerReferences}'", p.Name, kube.NSFlag(p))}},
 				{Kind: report.Immediate, Description: "Only if the cleanup the finalizer guards is done or not needed: remove the finalizers by hand.",
-					Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'`, p.Name, kube.NsFlag(p))},
+					Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'`, p.Name, kube.NSFlag(p))},
 					Risk:     "skips the cleanup the finalizer's controller was meant to do (external resources may leak)"},
 			}
 			out = append(out, f)
@@ -84,7 +84,7 @@ func checkStuckTerminating(c *rule.Pass) []rule.Finding {
 					{Kind: report.Check, Description: fmt.Sprintf("Check whether node %s will come back.", n),
 						Commands: []string{fmt.Sprintf("kubectl get node %s -o wide", n)}},
 					{Kind: report.Immediate, Description: "If the node is gone for good (or its containers are known to be stopped), force-delete the pod so its controller can replace it.",
-						Commands: []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, kube.NsFlag(p))},
+						Commands: []string{fmt.Sprintf("kubectl delete pod %s %s --grace-period=0 --force", p.Name, kube.NSFlag(p))},
 						Risk:     "if the node is in fact still running the containers, two copies may run at once (dangerous for StatefulSets and anything holding a lock or volume)"},
 				}
 				out = append(out, f)

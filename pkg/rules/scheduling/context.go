@@ -161,7 +161,7 @@ func (e *schedContext) replacePendingPods(actions []report.Action) {
 	if e.kind != "replicaset" || rs == nil || rs.Spec.Selector == nil {
 		return
 	}
-	cmd := fmt.Sprintf("kubectl delete pods %s -l '%s' --field-selector=status.phase=Pending", kube.NsFlag(e.p), metav1.FormatLabelSelector(rs.Spec.Selector))
+	cmd := fmt.Sprintf("kubectl delete pods %s -l '%s' --field-selector=status.phase=Pending", kube.NSFlag(e.p), metav1.FormatLabelSelector(rs.Spec.Selector))
 	for i := range actions {
 		if strings.Contains(actions[i].Risk, kube.ReplicaSetPendingRisk) && !slices.Contains(actions[i].Commands, cmd) {
 			actions[i].Commands = append(slices.Clip(actions[i].Commands), cmd)
@@ -209,7 +209,7 @@ func (e *schedContext) replicas() int32 {
 // recreate is the fix for a field of a bare pod that cannot change in place.
 func (e *schedContext) recreate(what string) []string {
 	return []string{
-		fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # %s", e.p.Name, kube.NsFlag(e.p), e.p.Name, what),
+		fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # %s", e.p.Name, kube.NSFlag(e.p), e.p.Name, what),
 		fmt.Sprintf("kubectl replace --force -f %s.yaml", e.p.Name),
 	}
 }

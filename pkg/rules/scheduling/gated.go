@@ -21,7 +21,7 @@ func gatedFinding(c *rule.Pass, p *corev1.Pod, cond *corev1.PodCondition) rule.F
 	if cond != nil {
 		fact = fmt.Sprintf("PodScheduled=False (%s): %s; scheduling gate(s): %s", cond.Reason, cond.Message, strings.Join(gates, ", "))
 	}
-	ev := c.Evidence(fact, kube.PodRef(p)+" .spec.schedulingGates", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}'", p.Name, kube.NsFlag(p)))
+	ev := c.Evidence(fact, kube.PodRef(p)+" .spec.schedulingGates", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}'", p.Name, kube.NSFlag(p)))
 	return rule.Finding{
 		Category: rule.Unschedulable.Sub("SchedulingGated"), Verdict: report.Validated, Confidence: rule.Definitive, Evidence: []string{ev},
 		Hypothesis: "The pod is held back from scheduling by scheduling gates",
@@ -32,9 +32,9 @@ func gatedFinding(c *rule.Pass, p *corev1.Pod, cond *corev1.PodCondition) rule.F
 		Culprit: fmt.Sprintf("%s .spec.schedulingGates (%s)", kube.PodRef(p), strings.Join(gates, ", ")),
 		Actions: []report.Action{
 			{Kind: report.Check, Description: "Find the controller that owns the gate (its name usually says which) and why it has not admitted the pod: quota, queue order, a missing resource.",
-				Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}{\"\\n\"}{.metadata.annotations}'", p.Name, kube.NsFlag(p))}},
+				Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulingGates}{\"\\n\"}{.metadata.annotations}'", p.Name, kube.NSFlag(p))}},
 			{Kind: report.Immediate, Description: "Remove the gates by hand only if the controller that set them is gone.",
-				Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'`, p.Name, kube.NsFlag(p))},
+				Commands: []string{fmt.Sprintf(`kubectl patch pod %s %s --type=json -p '[{"op":"remove","path":"/spec/schedulingGates"}]'`, p.Name, kube.NSFlag(p))},
 				Risk:     "bypasses the quota or ordering the gating controller enforces"},
 		},
 		Current: true, Strength: rule.Explained, Subject: p.Name,
@@ -58,7 +58,7 @@ func noSchedulerFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 	}
 	ev := c.Evidence(fmt.Sprintf("Pod is Pending for %s with no node, no PodScheduled condition and no FailedScheduling event; schedulerName %s", age.Round(time.Second), name),
 		kube.PodRef(p)+" .spec.schedulerName, .status.conditions",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulerName}{\"\\n\"}{.status.conditions}'", p.Name, kube.NsFlag(p)))
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.schedulerName}{\"\\n\"}{.status.conditions}'", p.Name, kube.NSFlag(p)))
 	f := rule.Finding{
 		Category: rule.Unschedulable.Sub("NoScheduler"), Verdict: report.Validated, Evidence: []string{ev},
 		Hypothesis: fmt.Sprintf("No scheduler named %s is processing the pod", name),
@@ -82,7 +82,7 @@ func noSchedulerFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 		{Kind: report.Check, Description: fmt.Sprintf("Find the scheduler deployment that serves %q.", name),
 			Commands: []string{"kubectl get pods -A -o wide | grep -i scheduler"}},
 		{Kind: report.Immediate, Description: "If the name is a mistake, use the default scheduler.",
-			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set spec.schedulerName: default-scheduler (or fix the workload template)", p.Name, kube.NsFlag(p), p.Name)},
+			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set spec.schedulerName: default-scheduler (or fix the workload template)", p.Name, kube.NSFlag(p), p.Name)},
 			Risk:     "the pod must be recreated for a new schedulerName"},
 	}
 	return f, true

@@ -37,7 +37,7 @@ func (e *schedContext) hostPort(part schedReason, _ []string) schedCause {
 	}
 	cause.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Drop the hostPort and expose the pods through a Service, or run no more replicas than nodes.",
-		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.containers[*].ports[*].hostPort", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
+		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.containers[*].ports[*].hostPort", e.workload(), kube.NSFlag(e.p), podTemplatePath(e.kind))},
 			"drop "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".containers[*].ports[*].hostPort"),
 		Risk: e.templateRisk("starts a rollout") + "; clients using the node's port must switch to the Service"}}
 	return cause

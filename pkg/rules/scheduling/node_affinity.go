@@ -203,14 +203,14 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		checkCmd = "kubectl get nodes -L " + strings.Join(keys, ",")
 	}
 	check := report.Action{Kind: report.Check, Description: "Compare the labels the pod asks for with the nodes' labels.",
-		Commands: []string{checkCmd, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}{"\n"}{.spec.affinity.nodeAffinity}'`, e.p.Name, kube.NsFlag(e.p))}}
+		Commands: []string{checkCmd, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}{"\n"}{.spec.affinity.nodeAffinity}'`, e.p.Name, kube.NSFlag(e.p))}}
 	if len(sel.Reqs) > 0 {
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod nodeSelector: %s", nodeReqsString(sel.Reqs)),
-			kube.PodRef(e.p)+" .spec.nodeSelector", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}'", e.p.Name, kube.NsFlag(e.p))))
+			kube.PodRef(e.p)+" .spec.nodeSelector", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.nodeSelector}'", e.p.Name, kube.NSFlag(e.p))))
 	}
 	for _, t := range terms {
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires node affinity %s: %s", termLabel(t.Where), nodeReqsString(t.Reqs)),
-			kube.PodRef(e.p)+" .spec."+t.Where, fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.nodeAffinity}'", e.p.Name, kube.NsFlag(e.p))))
+			kube.PodRef(e.p)+" .spec."+t.Where, fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.nodeAffinity}'", e.p.Name, kube.NSFlag(e.p))))
 	}
 	if len(nodes) == 0 || (len(sel.Reqs) == 0 && len(terms) == 0) {
 		cause.Text = withCount(part)
@@ -339,7 +339,7 @@ func (e *schedContext) fixSelectorAction(miss nodeReq, closest *corev1.Node) rep
 	a := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Correct nodeSelector %s to a label the intended nodes carry.", miss.String()),
 		Commands: []string{fmt.Sprintf(`kubectl patch %s %s -p '{"spec":{"template":{"spec":{"nodeSelector":{"%s":"%s"}}}}}'`,
-			e.workload(), kube.NsFlag(e.p), miss.Key, value)},
+			e.workload(), kube.NSFlag(e.p), miss.Key, value)},
 		Risk: e.templateRisk("starts a rollout") + "; the pods then run on the nodes that carry the label"}
 	switch e.kind {
 	case "pod":
@@ -348,7 +348,7 @@ func (e *schedContext) fixSelectorAction(miss nodeReq, closest *corev1.Node) rep
 		a.Risk = kube.RecreateRisk
 	case "cronjob":
 		a.Commands = []string{fmt.Sprintf(`kubectl patch %s %s -p '{"spec":{"jobTemplate":{"spec":{"template":{"spec":{"nodeSelector":{"%s":"%s"}}}}}}}'`,
-			e.workload(), kube.NsFlag(e.p), miss.Key, value)}
+			e.workload(), kube.NSFlag(e.p), miss.Key, value)}
 	}
 	if e.kind != "pod" {
 		a.Commands = e.templateCommands(a.Commands, fmt.Sprintf("set spec.template.spec.nodeSelector.%s: %s", miss.Key, value))
@@ -359,7 +359,7 @@ func (e *schedContext) fixSelectorAction(miss nodeReq, closest *corev1.Node) rep
 func (e *schedContext) editAffinityAction() report.Action {
 	a := report.Action{Kind: report.Immediate,
 		Description: "Correct the required node affinity so that it matches the labels of the intended nodes.",
-		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.nodeAffinity", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
+		Commands:    []string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.nodeAffinity", e.workload(), kube.NSFlag(e.p), podTemplatePath(e.kind))},
 		Risk:        e.templateRisk("starts a rollout")}
 	a.Commands = e.templateCommands(a.Commands, "fix spec.template.spec.affinity.nodeAffinity")
 	if e.kind == "pod" {

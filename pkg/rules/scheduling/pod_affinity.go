@@ -81,11 +81,11 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 	cause := schedCause{Confidence: rule.Probable}
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires anti-affinity: at most one of %s", describePodTerm(t)),
 		kube.PodRef(e.p)+" .spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAntiAffinity}'", e.p.Name, kube.NsFlag(e.p))))
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAntiAffinity}'", e.p.Name, kube.NSFlag(e.p))))
 	domains, _, _ := topologyDomains(e.c.B.Nodes, t.TopologyKey)
 	replicas := e.replicas()
 	check := report.Action{Kind: report.Check, Description: "See where the pods the term selects run, and the nodes' topology labels.",
-		Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", kube.NsFlag(e.p), metav1.FormatLabelSelector(t.LabelSelector)), "kubectl get nodes -L " + t.TopologyKey}}
+		Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", kube.NSFlag(e.p), metav1.FormatLabelSelector(t.LabelSelector)), "kubectl get nodes -L " + t.TopologyKey}}
 	if selectsSelf(e.p, t) && replicas > 0 && len(domains) > 0 && int(replicas) > len(domains) {
 		cause.Definitive, cause.Confidence = true, rule.Strong
 		cause.Text = fmt.Sprintf("%s — required anti-affinity allows one of %s, and %s wants %d replicas for only %d %s domain(s)",
@@ -93,13 +93,13 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 		cause.Culprit = fmt.Sprintf("%s (required, one of %s): %d replicas for %d domain(s)",
 			e.spec("affinity.podAntiAffinity"), describePodTerm(t), replicas, len(domains))
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("%s wants %d replicas; the nodes form %d %s domain(s)", e.workload(), replicas, len(domains), t.TopologyKey),
-			e.workload()+" .spec.replicas", fmt.Sprintf("kubectl get %s %s -o jsonpath='{.spec.replicas}'", e.workload(), kube.NsFlag(e.p))))
+			e.workload()+" .spec.replicas", fmt.Sprintf("kubectl get %s %s -o jsonpath='{.spec.replicas}'", e.workload(), kube.NSFlag(e.p))))
 		cause.Actions = []report.Action{
 			{Kind: report.Immediate, Description: fmt.Sprintf("Run no more replicas than there are %s domains, or add nodes.", t.TopologyKey),
-				Commands: []string{fmt.Sprintf("kubectl scale %s %s --replicas=%d", e.workload(), kube.NsFlag(e.p), len(domains))},
+				Commands: []string{fmt.Sprintf("kubectl scale %s %s --replicas=%d", e.workload(), kube.NSFlag(e.p), len(domains))},
 				Risk:     "fewer replicas means less capacity and redundancy"},
 			{Kind: report.LongTerm, Description: "If spreading is a wish rather than a rule, move the term to preferredDuringSchedulingIgnoredDuringExecution.",
-				Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAntiAffinity", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
+				Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAntiAffinity", e.workload(), kube.NSFlag(e.p), podTemplatePath(e.kind))},
 					"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".affinity.podAntiAffinity"),
 				Risk: e.templateRisk("starts a rollout") + "; two replicas may then share a node or zone"},
 			check,
@@ -126,17 +126,17 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 		cause.Culprit = e.spec("affinity") + " (pod affinity/anti-affinity)"
 		cause.Confidence = rule.Moderate
 		cause.Actions = []report.Action{{Kind: report.Check, Description: "Read the pod's affinity terms and find the pods they select.",
-			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity}'", e.p.Name, kube.NsFlag(e.p))}}}
+			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity}'", e.p.Name, kube.NSFlag(e.p))}}}
 		return cause
 	}
 	t := terms[0]
 	sel := metav1.FormatLabelSelector(t.LabelSelector)
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires affinity: to run next to %s", describePodTerm(t)),
 		kube.PodRef(e.p)+" .spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAffinity}'", e.p.Name, kube.NsFlag(e.p))))
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.podAffinity}'", e.p.Name, kube.NSFlag(e.p))))
 	cause.Text = fmt.Sprintf("%s — the pod must share its %s with %s, and no such domain has a node that can take it", withCount(part), topologyKeyText(t.TopologyKey), strings.TrimSuffix(describePodTerm(t), " per "+topologyKeyText(t.TopologyKey)))
 	cause.Culprit = fmt.Sprintf("%s (required: next to %s)", e.spec("affinity.podAffinity"), describePodTerm(t))
-	nsArg := kube.NsFlag(e.p)
+	nsArg := kube.NSFlag(e.p)
 	if len(t.Namespaces) > 0 || t.NamespaceSelector != nil {
 		nsArg = "-A"
 	}
@@ -144,7 +144,7 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 		{Kind: report.Check, Description: "Find the pods the affinity term points at: none running, or running only where the pod cannot go, explains it.",
 			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", nsArg, sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Start the pods the term needs first, or relax the term to preferredDuringSchedulingIgnoredDuringExecution.",
-			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAffinity", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
+			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.affinity.podAffinity", e.workload(), kube.NSFlag(e.p), podTemplatePath(e.kind))},
 				"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".affinity.podAffinity"),
 			Risk: e.templateRisk("starts a rollout")},
 	}
@@ -202,7 +202,7 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 	where := e.spec(fmt.Sprintf("topologySpreadConstraints[%d]", idx[0]))
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod topology spread constraint: %s, whenUnsatisfiable DoNotSchedule", desc),
 		kube.PodRef(e.p)+fmt.Sprintf(" .spec.topologySpreadConstraints[%d]", idx[0]),
-		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.topologySpreadConstraints}'", e.p.Name, kube.NsFlag(e.p))))
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.topologySpreadConstraints}'", e.p.Name, kube.NSFlag(e.p))))
 	domainInfo := ""
 	if len(ds) > 0 {
 		domainInfo = "; domains: " + strings.Join(ds, "; ")
@@ -223,9 +223,9 @@ func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
 	}
 	cause.Actions = []report.Action{
 		{Kind: report.Check, Description: "See how the matching pods spread over the domains, and which nodes form each domain.",
-			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", kube.NsFlag(e.p), sel), "kubectl get nodes -L " + t.TopologyKey}},
+			Commands: []string{fmt.Sprintf("kubectl get pods %s -l '%s' -o wide", kube.NSFlag(e.p), sel), "kubectl get nodes -L " + t.TopologyKey}},
 		{Kind: report.Immediate, Description: "Give the domain with the fewest pods room for one more (capacity, taints, cordons), or relax the constraint: whenUnsatisfiable ScheduleAnyway or a larger maxSkew.",
-			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.topologySpreadConstraints", e.workload(), kube.NsFlag(e.p), podTemplatePath(e.kind))},
+			Commands: e.templateCommands([]string{fmt.Sprintf("kubectl edit %s %s   # %s.topologySpreadConstraints", e.workload(), kube.NSFlag(e.p), podTemplatePath(e.kind))},
 				"fix "+strings.TrimPrefix(podTemplatePath(e.kind), ".")+".topologySpreadConstraints"),
 			Risk: e.templateRisk("starts a rollout") + "; ScheduleAnyway lets pods pile up in one domain"},
 	}

@@ -61,7 +61,7 @@ func (e *schedContext) lowerRequest(res corev1.ResourceName) report.Action {
 	ctr := biggestRequester(e.p, res)
 	a := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Lower the %s request of container %s to what the workload needs and a node can offer.", res, ctr),
-		Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<amount that fits>", e.workload(), kube.NsFlag(e.p), ctr, res)},
+		Commands:    []string{fmt.Sprintf("kubectl set resources %s %s -c %s --requests=%s=<amount that fits>", e.workload(), kube.NSFlag(e.p), ctr, res)},
 		Risk:        "a request below real usage lets the node overcommit; " + e.templateRisk("the change starts a rollout")}
 	a.Commands = e.templateCommands(a.Commands, fmt.Sprintf("lower resources.requests.%s of container %s to an amount that fits", res, ctr))
 	if e.kind == "pod" {
@@ -104,7 +104,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 		cause.Culprit = fmt.Sprintf("%s resources.requests.%s", e.spec("containers[*]"), res)
 		cause.Confidence = rule.Plausible
 		cause.Actions = []report.Action{{Kind: report.Check, Description: fmt.Sprintf("Compare the %s requested by the pod with what the nodes have left.", res),
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, kube.NsFlag(e.p)), "kubectl describe nodes"}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, kube.NSFlag(e.p)), "kubectl describe nodes"}}}
 		return cause
 	}
 	breakdown := ""
@@ -113,7 +113,7 @@ func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
 	}
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requests %s %s in total%s", res, q.String(), breakdown),
 		kube.PodRef(e.p)+" .spec.containers[*].resources.requests",
-		fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].resources.requests}'`, e.p.Name, kube.NsFlag(e.p))))
+		fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[*].resources.requests}'`, e.p.Name, kube.NSFlag(e.p))))
 	nodes := e.c.B.Nodes
 	largest, largestQ := largestAllocatable(nodes, res)
 	// The scheduler checks resources only on nodes that passed its

@@ -139,7 +139,7 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Node %s has taint %s", names[0], kube.TaintSpec(t)),
 		"node/"+names[0]+" .spec.taints", fmt.Sprintf("kubectl get node %s -o jsonpath='{.spec.taints}'", names[0])))
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod tolerations: %s", tolerationsText(e.p.Spec.Tolerations)),
-		kube.PodRef(e.p)+" .spec.tolerations", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, kube.NsFlag(e.p))))
+		kube.PodRef(e.p)+" .spec.tolerations", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, kube.NSFlag(e.p))))
 	known, isKnown := knownTaints[t.Key]
 	switch {
 	case known.Expected:
@@ -205,7 +205,7 @@ func tolerationsText(tols []corev1.Toleration) string {
 func (e *schedContext) listTaintsAction() report.Action {
 	return report.Action{Kind: report.Check, Description: "List the nodes' taints and compare them with the pod's tolerations.",
 		Commands: []string{"kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints",
-			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, kube.NsFlag(e.p))}}
+			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, kube.NSFlag(e.p))}}
 }
 
 // tolerationAction appends a toleration with a JSON patch: a strategic merge
@@ -229,7 +229,7 @@ func (e *schedContext) tolerationAction(t corev1.Taint) report.Action {
 	}
 	return report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("If the pod belongs on the tainted nodes, add a toleration for %s.", kube.TaintSpec(t)),
-		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl patch %s %s --type=json -p '%s'", e.workload(), kube.NsFlag(e.p), patch)},
+		Commands: e.templateCommands([]string{fmt.Sprintf("kubectl patch %s %s --type=json -p '%s'", e.workload(), kube.NSFlag(e.p), patch)},
 			fmt.Sprintf("add %s to %s.tolerations", tol, strings.TrimPrefix(podTemplatePath(e.kind), "."))),
 		Risk: risk}
 }

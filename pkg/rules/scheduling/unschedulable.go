@@ -52,14 +52,14 @@ func checkUnschedulable(c *rule.Pass) []rule.Finding {
 			evidence = append(evidence, c.Evidence(
 				fmt.Sprintf("PodScheduled=False (%s): %s", cond.Reason, cond.Message),
 				kube.PodRef(p)+" .status.conditions[PodScheduled]",
-				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")]}'`, p.Name, kube.NsFlag(p))))
+				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")]}'`, p.Name, kube.NSFlag(p))))
 		}
 		for _, e := range c.B.EventsFor(string(p.UID)) {
 			if e.Reason == "FailedScheduling" {
 				evidence = append(evidence, c.Evidence(
 					fmt.Sprintf("Event FailedScheduling ×%d: %s", max(e.Count, 1), e.Message),
 					"event on "+kube.PodRef(p),
-					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedScheduling", kube.NsFlag(p), p.Name)))
+					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=FailedScheduling", kube.NSFlag(p), p.Name)))
 				if msg == "" || cond == nil {
 					msg = e.Message // the newest event: events are sorted oldest first
 				}
@@ -103,7 +103,7 @@ func schedulingFinding(c *rule.Pass, p *corev1.Pod, msg string, evidence []strin
 		f.Confidence = rule.Even
 		f.Evidence = evidence
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the scheduler's full message and compare the pod's constraints with the nodes.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p)), "kubectl describe nodes"}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p)), "kubectl describe nodes"}}}
 		return []rule.Finding{f}
 	}
 	sort.SliceStable(causes, func(i, j int) bool {
@@ -151,7 +151,7 @@ func schedulingFinding(c *rule.Pass, p *corev1.Pod, msg string, evidence []strin
 	}
 	if len(f.Actions) == 0 {
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the scheduler's full message and compare the pod's constraints with the nodes.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p)), "kubectl describe nodes"}}}
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p)), "kubectl describe nodes"}}}
 	}
 	e.replacePendingPods(f.Actions)
 	f.Evidence = evidence
@@ -228,7 +228,7 @@ func (e *schedContext) explain(part schedReason) schedCause {
 		Class: "Other", Text: withCount(part), Confidence: rule.Plausible, blocked: part.Nodes,
 		Culprit: kube.PodRef(e.p) + " scheduling constraints (" + part.Text + ")",
 		Actions: []report.Action{{Kind: report.Check, Description: "Compare the pod's scheduling constraints with the nodes the scheduler rejected.",
-			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, kube.NsFlag(e.p)), "kubectl describe nodes"}}},
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, kube.NSFlag(e.p)), "kubectl describe nodes"}}},
 	}
 }
 
@@ -240,7 +240,7 @@ func (e *schedContext) tableOnly(cl *schedClass, part schedReason) schedCause {
 		Culprit:    fmt.Sprintf("%s volumes (claims %s)", e.spec("volumes"), strings.Join(claims, ", ")),
 		Confidence: rule.Probable,
 		Actions: []report.Action{{Kind: report.Immediate, Description: cl.Fix,
-			Commands: []string{fmt.Sprintf("kubectl describe pvc %s", kube.NsFlag(e.p)), "kubectl get pv,storageclass"}}},
+			Commands: []string{fmt.Sprintf("kubectl describe pvc %s", kube.NSFlag(e.p)), "kubectl get pv,storageclass"}}},
 	}
 }
 

@@ -35,10 +35,10 @@ func (e *schedContext) missingPVC(part schedReason, m []string) schedCause {
 		Text:    fmt.Sprintf("%s — the pod mounts claim %s, which does not exist in namespace %s", part.Text, claim, e.p.Namespace),
 		Culprit: fmt.Sprintf("%s persistentVolumeClaim.claimName %s (no such PersistentVolumeClaim)", e.spec("volumes[*]"), claim),
 		Evidence: []string{e.c.Evidence(fmt.Sprintf("Pod mounts PersistentVolumeClaim %s", claim), kube.PodRef(e.p)+" .spec.volumes",
-			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", e.p.Name, kube.NsFlag(e.p)))},
+			fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", e.p.Name, kube.NSFlag(e.p)))},
 		Actions: []report.Action{
 			{Kind: report.Immediate, Description: fmt.Sprintf("Create PersistentVolumeClaim %s, or point the volume at the claim that holds the data.", claim),
-				Commands: []string{fmt.Sprintf("kubectl get pvc %s", kube.NsFlag(e.p))}},
+				Commands: []string{fmt.Sprintf("kubectl get pvc %s", kube.NSFlag(e.p))}},
 		},
 	}
 }
@@ -74,7 +74,7 @@ func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
 	}
 	cause.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Make the claim bindable: an existing StorageClass with a running provisioner, or a PersistentVolume matching its class, size and access modes.",
-		Commands:    []string{fmt.Sprintf("kubectl describe pvc %s", kube.NsFlag(e.p)), "kubectl get storageclass", "kubectl get pv"}}}
+		Commands:    []string{fmt.Sprintf("kubectl describe pvc %s", kube.NSFlag(e.p)), "kubectl get storageclass", "kubectl get pv"}}}
 	return cause
 }
 
@@ -109,11 +109,11 @@ func (e *schedContext) claimState(pvc *corev1.PersistentVolumeClaim) (string, []
 			desc += fmt.Sprintf(" (storageClass %s)", class)
 		}
 	}
-	ev := []string{e.c.Evidence(fact, "pvc/"+pvc.Name+" .status.phase", fmt.Sprintf("kubectl get pvc %s %s", pvc.Name, kube.NsFlag(e.p)))}
+	ev := []string{e.c.Evidence(fact, "pvc/"+pvc.Name+" .status.phase", fmt.Sprintf("kubectl get pvc %s %s", pvc.Name, kube.NSFlag(e.p)))}
 	if w := lastWarningAbout(b, "PersistentVolumeClaim", pvc.Namespace, pvc.Name); w != nil {
 		desc += ": " + kube.FirstLine(w.Message)
 		ev = append(ev, e.c.Evidence(fmt.Sprintf("Event %s ×%d on pvc/%s: %s", w.Reason, max(w.Count, 1), pvc.Name, w.Message),
-			"event on pvc/"+pvc.Name, fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s", kube.NsFlag(e.p), pvc.Name)))
+			"event on pvc/"+pvc.Name, fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s", kube.NSFlag(e.p), pvc.Name)))
 	}
 	return desc, ev
 }
@@ -161,7 +161,7 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 				{Kind: report.Immediate, Description: fmt.Sprintf("Bring back a node where pv/%s can attach (a node group in that zone, or the node of a local volume).", pv.Name),
 					Commands: []string{"kubectl get nodes -L topology.kubernetes.io/zone", fmt.Sprintf("kubectl get pv %s -o jsonpath='{.spec.nodeAffinity}'", pv.Name)}},
 				{Kind: report.Immediate, Description: fmt.Sprintf("Or, if the data can be recreated, delete claim %s so that a new volume is provisioned where the pod can run.", name),
-					Commands: []string{fmt.Sprintf("kubectl delete pvc %s %s", name, kube.NsFlag(e.p))},
+					Commands: []string{fmt.Sprintf("kubectl delete pvc %s %s", name, kube.NSFlag(e.p))},
 					Risk:     "destroys the data of the volume if its reclaim policy is Delete"},
 				{Kind: report.LongTerm, Description: "Use volumeBindingMode WaitForFirstConsumer in the StorageClass, so volumes are created where the pod is scheduled.",
 					Commands: []string{"kubectl get storageclass -o custom-columns=NAME:.metadata.name,BINDING:.volumeBindingMode"}},
@@ -180,7 +180,7 @@ func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCau
 	cause.Text = fmt.Sprintf("%s (claims %s)", withCount(part), claims)
 	cause.Culprit = fmt.Sprintf("node affinity of the PersistentVolume(s) bound to claim(s) %s", claims)
 	cause.Actions = []report.Action{{Kind: report.Check, Description: "Compare the node affinity of the claims' volumes with the nodes' labels.",
-		Commands: []string{fmt.Sprintf("kubectl get pvc %s -o custom-columns=NAME:.metadata.name,VOLUME:.spec.volumeName", kube.NsFlag(e.p)),
+		Commands: []string{fmt.Sprintf("kubectl get pvc %s -o custom-columns=NAME:.metadata.name,VOLUME:.spec.volumeName", kube.NSFlag(e.p)),
 			"kubectl get pv -o custom-columns=NAME:.metadata.name,AFFINITY:.spec.nodeAffinity.required", "kubectl get nodes -L topology.kubernetes.io/zone"}}}
 	return cause
 }

@@ -434,7 +434,7 @@ func staticClaimFinding(c *rule.Pass, cc claimCase, f rule.Finding, ev claimEven
 		for _, cond := range cc.pod.Status.Conditions {
 			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
 				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod %s PodScheduled=False: %s", cc.pod.Name, cond.Message), kube.PodRef(cc.pod)+" .status.conditions[PodScheduled]",
-					fmt.Sprintf("kubectl describe pod %s %s", cc.pod.Name, kube.NsFlag(cc.pod))))
+					fmt.Sprintf("kubectl describe pod %s %s", cc.pod.Name, kube.NSFlag(cc.pod))))
 				f.Confidence = rule.Strong
 			}
 		}

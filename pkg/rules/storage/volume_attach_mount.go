@@ -221,7 +221,7 @@ func checkVolumeEvents(c *rule.Pass) []rule.Finding {
 		for _, h := range hits {
 			if h.vf.Class == "Mount/Timeout" {
 				timeouts = append(timeouts, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", h.e.Reason, max(h.e.Count, 1), kube.FirstLine(h.e.Message)), "event on "+kube.PodRef(p),
-					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, h.e.Reason)))
+					fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, h.e.Reason)))
 			}
 		}
 		for _, h := range hits {
@@ -267,7 +267,7 @@ func volumeFinding(c *rule.Pass, p *corev1.Pod, vf *volumeFailure, e corev1.Even
 		Category: rule.Volume.Sub(vf.Class), Verdict: report.Validated, Confidence: vf.Conf, Strength: vf.Strength,
 		Current: podStuck(p), Subject: p.Name + "/" + podVol,
 		Evidence: []string{c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), kube.FirstLine(e.Message)), "event on "+kube.PodRef(p),
-			fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NsFlag(p), p.Name, e.Reason))},
+			fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason))},
 		Hypothesis: fmt.Sprintf("Pod %s cannot start because %s", p.Name, title),
 		Title:      title,
 		Summary:    fmt.Sprintf("Pod %s cannot start its containers because %s.", p.Name, title),
@@ -276,7 +276,7 @@ func volumeFinding(c *rule.Pass, p *corev1.Pod, vf *volumeFailure, e corev1.Even
 	}
 	if source != "" {
 		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod volume %s comes from %s", podVol, source), kube.PodRef(p)+" .spec.volumes["+podVol+"]",
-			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.volumes[?(@.name=="%s")]}'`, p.Name, kube.NsFlag(p), podVol)))
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.volumes[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), podVol)))
 	}
 	if !f.Current {
 		// Volumes are set up before any container starts: a pod that runs
@@ -285,29 +285,29 @@ func volumeFinding(c *rule.Pass, p *corev1.Pod, vf *volumeFailure, e corev1.Even
 		f.Hypothesis += " (resolved: the pod has started since)"
 	}
 	fix := report.Action{Kind: report.Immediate, Description: vf.Fix,
-		Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NsFlag(p))}}
+		Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}
 	switch vf.Class {
 	case "Mount/ConfigMapMissing":
 		if c.B.IsMissing("ConfigMap", p.Namespace, detail) {
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ConfigMap %s/%s does not exist (404)", p.Namespace, detail), "configmap/"+detail,
-				fmt.Sprintf("kubectl get configmap %s %s", detail, kube.NsFlag(p))))
+				fmt.Sprintf("kubectl get configmap %s %s", detail, kube.NSFlag(p))))
 		}
 		f.Culprit = fmt.Sprintf("%s volume %s → configmap %s (not found)", kube.PodRef(p), podVol, detail)
-		fix.Commands = []string{fmt.Sprintf("kubectl get configmaps %s", kube.NsFlag(p)), fmt.Sprintf("kubectl create configmap %s %s --from-file=<file>", detail, kube.NsFlag(p))}
+		fix.Commands = []string{fmt.Sprintf("kubectl get configmaps %s", kube.NSFlag(p)), fmt.Sprintf("kubectl create configmap %s %s --from-file=<file>", detail, kube.NSFlag(p))}
 		fix.Risk = "the pod starts with whatever the new ConfigMap holds"
 	case "Mount/SecretMissing":
 		f.Culprit = fmt.Sprintf("%s volume %s → secret %s (not found)", kube.PodRef(p), podVol, detail)
-		fix.Commands = []string{fmt.Sprintf("kubectl get secrets %s", kube.NsFlag(p)), fmt.Sprintf("kubectl create secret generic %s %s --from-file=<file>", detail, kube.NsFlag(p))}
+		fix.Commands = []string{fmt.Sprintf("kubectl get secrets %s", kube.NSFlag(p)), fmt.Sprintf("kubectl create secret generic %s %s --from-file=<file>", detail, kube.NSFlag(p))}
 		fix.Risk = "the pod starts with whatever the new Secret holds"
 	case "Attach/MultiAttach":
 		pvName := vol
 		fix.Commands = []string{
 			fmt.Sprintf("kubectl get volumeattachments -o custom-columns=NAME:.metadata.name,PV:.spec.source.persistentVolumeName,NODE:.spec.nodeName,ATTACHED:.status.attached | grep -E 'NAME|%s'", pvName),
-			fmt.Sprintf("kubectl get pods %s -o wide", kube.NsFlag(p)),
+			fmt.Sprintf("kubectl get pods %s -o wide", kube.NSFlag(p)),
 		}
 		fix.Risk = "never force-detach a volume a running pod still writes to: it corrupts the filesystem"
 		f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Use a rollout strategy that stops the old pod before starting the new one for ReadWriteOnce volumes.",
-			Commands: []string{fmt.Sprintf(`kubectl patch %s/%s %s --type=merge -p '{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}'`, kind, owner, kube.NsFlag(p))},
+			Commands: []string{fmt.Sprintf(`kubectl patch %s/%s %s --type=merge -p '{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}'`, kind, owner, kube.NSFlag(p))},
 			Risk:     "Recreate means a short outage at each rollout"})
 		if kind != "deployment" {
 			f.Actions = nil
@@ -319,7 +319,7 @@ func volumeFinding(c *rule.Pass, p *corev1.Pod, vf *volumeFailure, e corev1.Even
 		f.Culprit = fmt.Sprintf("%s volumes %s", kube.PodRef(p), named)
 	case "ClaimMissing":
 		f.Culprit = fmt.Sprintf("%s .spec.volumes[*].persistentVolumeClaim.claimName %s (not found)", kube.PodRef(p), vol)
-		fix.Commands = []string{fmt.Sprintf("kubectl get pvc %s", kube.NsFlag(p))}
+		fix.Commands = []string{fmt.Sprintf("kubectl get pvc %s", kube.NSFlag(p))}
 	}
 	f.Actions = append([]report.Action{fix}, f.Actions...)
 	return f
