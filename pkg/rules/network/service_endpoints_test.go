@@ -42,7 +42,9 @@ func TestServiceEndpoints(t *testing.T) {
 		t.Errorf("culprit %q does not name the selector and the closest labels", f.Culprit)
 	}
 
-	fs := ruletest.Run(ServiceEndpoints, target(svc(func(s *corev1.Service) { s.Spec.Type, s.Spec.ExternalName = corev1.ServiceTypeExternalName, "db.example.com" })), now)
+	fs := ruletest.Run(ServiceEndpoints, target(svc(func(s *corev1.Service) {
+		s.Spec.Type, s.Spec.ExternalName = corev1.ServiceTypeExternalName, "db.example.com"
+	})), now)
 	if len(fs) != 1 || fs[0].Verdict != report.Refuted {
 		t.Errorf("ExternalName: %+v", fs)
 	}

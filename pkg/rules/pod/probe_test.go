@@ -23,7 +23,7 @@ func TestProbe(t *testing.T) {
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "p1"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop/api:1",
-			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
+			Ports:          []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
 			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt(9090)}}}}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Ready: false,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now.Add(-10 * time.Minute))}}}}}}

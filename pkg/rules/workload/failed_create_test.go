@@ -24,7 +24,7 @@ func TestFailedCreate(t *testing.T) {
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "d1"}, Spec: appsv1.DeploymentSpec{Replicas: &three}}
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-5d8f", Namespace: "shop", UID: "rs1",
 		OwnerReferences: []metav1.OwnerReference{{Kind: "Deployment", Name: "web", UID: "d1", Controller: &yes}}},
-		Spec: appsv1.ReplicaSetSpec{Replicas: &three, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop/web:1"}}}}},
+		Spec:   appsv1.ReplicaSetSpec{Replicas: &three, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop/web:1"}}}}},
 		Status: appsv1.ReplicaSetStatus{Replicas: 2}}
 	e := corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "web-5d8f.1", Namespace: "shop"}, Type: corev1.EventTypeWarning, Reason: "FailedCreate", Count: 12,
 		Message:        `Error creating: pods "web-5d8f-x2k9p" is forbidden: exceeded quota: pods-cap, requested: pods=1, used: pods=2, limited: pods=2`,
