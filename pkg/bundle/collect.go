@@ -35,6 +35,9 @@ type Options struct {
 	LimitBytes  int64 // bytes of log per container and instance
 	MaxPods     int   // pods of a workload whose events and logs are read
 	Concurrency int   // requests in flight at once
+	// Needs is the plan: the evidence to fetch beyond the target, its
+	// owners and its pods. Nil fetches everything the target's kind has.
+	Needs []Need
 }
 
 // DefaultOptions are tuned for a report a human reads and an agent can
@@ -539,7 +542,8 @@ func (c *collector) parallel(ctx context.Context) {
 	pods := append([]*corev1.Pod(nil), c.b.Pods...)
 	c.mu.Unlock()
 
-	if unscheduled(pods) {
+	wantNodes := c.opts.wants(NeedNodes)
+	if wantNodes && unscheduled(pods) {
 		// The scheduler's "Insufficient cpu" only means something next to
 		// what the nodes offer; one list of nodes, bounded.
 		c.nodes(ctx)
@@ -551,12 +555,15 @@ func (c *collector) parallel(ctx context.Context) {
 	for _, p := range pods {
 		if n := p.Spec.NodeName; n != "" && !podNodes[n] {
 			podNodes[n] = true
-			if c.b.Node(n) == nil {
+			if wantNodes && c.b.Node(n) == nil {
 				tasks = append(tasks, func() { c.node(ctx, n) })
 			}
 		}
 	}
 	for _, p := range pods {
+		if !c.opts.wants(NeedLogs) {
+			break
+		}
 		for _, l := range logRequests(p) {
 			tasks = append(tasks, func() { c.log(ctx, p.Namespace, p.Name, l) })
 		}
@@ -566,6 +573,9 @@ func (c *collector) parallel(ctx context.Context) {
 	tasks = nil
 	quiet := idleOldReplicaSets(c.b.ReplicaSets)
 	for _, ref := range c.involved() {
+		if !c.opts.wants(NeedEvents) {
+			break
+		}
 		if ref.UID == "" || quiet[ref.UID] || (!eventWorthy[ref.Kind] && ref.UID != c.b.Target.UID) {
 			continue
 		}

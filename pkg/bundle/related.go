@@ -43,13 +43,15 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 			return
 		}
 		c.b.Services = append(c.b.Services, &svc)
-		c.endpointSlices(ctx, ns, svc.Name)
+		if c.opts.wants(NeedEndpointSlices) {
+			c.endpointSlices(ctx, ns, svc.Name)
+		}
 		if len(svc.Spec.Selector) == 0 {
 			return
 		}
 		sel := labels.SelectorFromSet(svc.Spec.Selector).String()
 		c.pods(ctx, ns, sel, func(*corev1.Pod) bool { return true })
-		if len(c.b.Pods) == 0 {
+		if len(c.b.Pods) == 0 && c.opts.wants(NeedCandidates) {
 			c.count()
 			list, err := c.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: maxCandidates})
 			if err != nil {
@@ -69,9 +71,15 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 		}
 		c.b.Ingresses = append(c.b.Ingresses, &ing)
 		for _, name := range ingressBackends(&ing) {
-			if svc := c.getService(ctx, ns, name, "ingress/"+ing.Name); svc != nil {
+			if !c.opts.wants(NeedServices) {
+				break
+			}
+			if svc := c.getService(ctx, ns, name, "ingress/"+ing.Name); svc != nil && c.opts.wants(NeedEndpointSlices) {
 				c.endpointSlices(ctx, ns, name)
 			}
+		}
+		if !c.opts.wants(NeedIngressClasses) {
+			return
 		}
 		c.count()
 		classes, err := c.cs.NetworkingV1().IngressClasses().List(ctx, metav1.ListOptions{Limit: 100})
@@ -88,7 +96,9 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 			return
 		}
 		c.b.PVCs = append(c.b.PVCs, &pvc)
-		c.claimDetails(ctx, &pvc)
+		if c.opts.wants(NeedClaims) {
+			c.claimDetails(ctx, &pvc)
+		}
 	case "HorizontalPodAutoscaler":
 		var hpa autoscalingv2.HorizontalPodAutoscaler
 		if conv.FromUnstructured(target.Object, &hpa) != nil {
@@ -97,6 +107,9 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 		c.b.HPAs = append(c.b.HPAs, &hpa)
 		c.scaleTarget(ctx, ns, hpa.Spec.ScaleTargetRef)
 	case "Node":
+		if !c.opts.wants(NeedNodePods) {
+			return
+		}
 		c.count()
 		sel := fields.OneTermEqualSelector("spec.nodeName", c.b.Target.Name).String()
 		list, err := c.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: sel, Limit: maxNodePods})
@@ -108,7 +121,9 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 			c.b.NodePods = append(c.b.NodePods, redacted(&list.Items[i], gvkPod))
 		}
 	case "DaemonSet":
-		c.nodes(ctx) // which nodes should run a pod and which do not
+		if c.opts.wants(NeedNodes) {
+			c.nodes(ctx) // which nodes should run a pod and which do not
+		}
 	}
 }
 
@@ -261,6 +276,15 @@ func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod, tmpl []t
 	}
 	for _, t := range tmpl {
 		add(&sas, "sa", t.Namespace, t.ServiceAccount, t.By)
+	}
+	if !c.opts.wants(NeedConfigMaps) {
+		cms = nil
+	}
+	if !c.opts.wants(NeedServiceAccounts) {
+		sas = nil
+	}
+	if !c.opts.wants(NeedClaims) {
+		pvcs = nil
 	}
 	c.fanOut(ctx, len(cms), func(i int) {
 		r := cms[i]
@@ -518,11 +542,15 @@ func (c *collector) namespaceAndQuotas(ctx context.Context) {
 	tasks := []func(){func() { c.namespace(ctx, ns) }}
 	switch c.b.Target.Kind {
 	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob":
-		tasks = append(tasks, func() { c.resourceQuotas(ctx, ns) }, func() { c.limitRanges(ctx, ns) })
+		if c.opts.wants(NeedQuotas) {
+			tasks = append(tasks, func() { c.resourceQuotas(ctx, ns) }, func() { c.limitRanges(ctx, ns) })
+		}
 	}
 	switch c.b.Target.Kind {
 	case "Deployment", "StatefulSet", "ReplicaSet":
-		tasks = append(tasks, func() { c.hpas(ctx, ns) })
+		if c.opts.wants(NeedHPAs) {
+			tasks = append(tasks, func() { c.hpas(ctx, ns) })
+		}
 	}
 	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
 }

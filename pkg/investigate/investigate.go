@@ -1,109 +1,23 @@
-// Package investigate is the builtin investigator: a deterministic catalogue
-// of rules that turn a context bundle into hypotheses with verdicts, and the
-// ranking that picks the root cause. It needs no AI and no network: only the
-// bundle.
+// Package investigate is the builtin investigator: it runs the catalogue of
+// rules (package registry; the contract is package rule) over a context
+// bundle, each rule once, merges their findings across a workload's pods,
+// picks the root cause by the contract's ranking and writes the report:
+// symptoms, timeline, hypotheses with verdicts, evidence and actions. It
+// needs no AI and no network: only the bundle.
 package investigate
 
 import (
 	"fmt"
-	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/safefix"
 )
-
-// Finding is one rule's verdict on one hypothesis.
-type Finding struct {
-	Rule       string
-	Category   string // root-cause class, e.g. "CrashLoop/MissingEnv", "OOMKilled"
-	Hypothesis string
-	Verdict    report.Verdict
-	Confidence float64
-	Evidence   []string // evidence IDs
-
-	// For validated findings: what the report says when this one wins.
-	Title        string
-	Summary      string
-	Mechanism    string
-	Culprit      string
-	Contributing []string
-	Actions      []report.Action
-
-	// Current is true when the finding explains the present state, false when
-	// it is history (an old event, a past restart).
-	Current bool
-	// Depth ranks causes over the symptoms they produce: a rule that explains
-	// another rule's symptom returns a higher depth.
-	Depth int
-	// Subject is what the finding is about (pod/container), for merging the
-	// same finding across a workload's pods.
-	Subject string
-	// Context marks a workload finding that defers to a pod's own cause
-	// (a rollout, a Job, a StatefulSet ordinal…): when another finding is
-	// the root cause, its contributing facts, evidence and immediate
-	// actions still reach the root cause, so the report says which
-	// revision introduced the fault or that a failed Job must be re-run.
-	Context bool
-}
-
-// Rule is one check of the catalogue.
-type Rule struct {
-	Name  string
-	Check func(*Context) []Finding
-}
-
-// Rules is the catalogue, in the order its hypotheses are reported. Each
-// area keeps its rules in its own file.
-var Rules = concat(goneRules, containerRules, containerMoreRules, initRules, schedulingRules, nodeRules, workloadRules, networkRules, storageRules)
-
-var containerRules = []Rule{
-	{"container-oomkilled", checkOOMKilled},
-	{"container-crashloop", checkCrashLoop},
-	{"container-image-pull", checkImagePull},
-}
-
-var schedulingRules = []Rule{
-	{"pod-unschedulable", checkUnschedulable},
-}
-
-func concat(lists ...[]Rule) []Rule {
-	var out []Rule
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	return out
-}
-
-// Context is what a rule sees: the bundle and an evidence registry.
-type Context struct {
-	B   *bundle.Bundle
-	Now time.Time
-
-	evidence []report.Evidence
-	byFact   map[string]string
-}
-
-// Evidence records a fact and returns its ID (E1, E2, …); the same fact from
-// the same source gets the same ID.
-func (c *Context) Evidence(fact, source, command string) string {
-	key := fact + "\x00" + source
-	if id, ok := c.byFact[key]; ok {
-		return id
-	}
-	id := fmt.Sprintf("E%d", len(c.evidence)+1)
-	c.evidence = append(c.evidence, report.Evidence{ID: id, Fact: fact, Source: source, Command: command})
-	c.byFact[key] = id
-	return id
-}
 
 // Options for an investigation.
 type Options struct {
@@ -118,7 +32,7 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	c := &Context{B: b, Now: opts.Now, byFact: map[string]string{}}
+	c := rule.NewPass(b, opts.Now, Rules)
 	r := &report.Report{
 		IncidentID: opts.IncidentID,
 		Cluster:    b.Cluster.Cluster,
@@ -139,14 +53,7 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 		r.Complete(report.ScopeAssessed)
 	}
 
-	var findings []Finding
-	for _, rule := range Rules {
-		for _, f := range rule.Check(c) {
-			f.Rule = rule.Name
-			findings = append(findings, f)
-		}
-	}
-	findings = merge(findings)
+	findings := merge(c.Run())
 
 	r.Timeline = timeline(c)
 	if len(r.Timeline) > 0 {
@@ -160,7 +67,7 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 
 	for _, f := range findings {
 		r.Hypotheses = append(r.Hypotheses, report.Hypothesis{
-			Statement: f.Hypothesis, Verdict: f.Verdict, Confidence: f.Confidence, Evidence: f.Evidence,
+			Statement: f.Hypothesis, Verdict: f.Verdict, Confidence: float64(f.Confidence), Evidence: f.Evidence,
 		})
 		if f.Verdict == report.Refuted {
 			r.RuledOut = append(r.RuledOut, f.Hypothesis)
@@ -187,52 +94,24 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 			r.DegradedReasons = append(r.DegradedReasons, fmt.Sprintf("could not read %s (%s)", p.What, p.Error))
 		}
 	}
-	r.Evidence = c.evidence
+	r.Evidence = c.EvidenceList()
 	pruneEvidence(r)
 	safefix.Apply(r, b, best != nil && !best.Current)
 	return r
 }
 
-// rank picks the root cause: validated findings only; one that explains the
-// present beats history; a cause beats the context findings around it; a
-// deeper cause beats the symptom it explains; then confidence.
-func rank(fs []Finding) *Finding {
-	var cands []*Finding
-	for i := range fs {
-		if fs[i].Verdict == report.Validated {
-			cands = append(cands, &fs[i])
-		}
-	}
-	if len(cands) == 0 {
-		return nil
-	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
-		if a.Current != b.Current {
-			return a.Current
-		}
-		// A context finding (a rollout, Job or workload around a pod's own
-		// cause) names that cause as the root; it never outranks it.
-		if a.Context != b.Context {
-			return b.Context
-		}
-		if a.Depth != b.Depth {
-			return a.Depth > b.Depth
-		}
-		return a.Confidence > b.Confidence
-	})
-	return cands[0]
-}
+// rank picks the root cause (see package rule for the order).
+func rank(fs []rule.Finding) *rule.Finding { return rule.Rank(fs) }
 
 // merge folds the same finding about several pods of a workload into one,
 // naming the pods it covers; the first pod's evidence stands for all.
-func merge(fs []Finding) []Finding {
-	var out []Finding
+func merge(fs []rule.Finding) []rule.Finding {
+	var out []rule.Finding
 	index := map[string]int{}
 	pods := map[string][]string{}
 	for _, f := range fs {
 		pod, _, _ := strings.Cut(f.Subject, "/")
-		key := f.Rule + "\x00" + f.Category + "\x00" + string(f.Verdict) + "\x00" + f.Hypothesis
+		key := f.Rule + "\x00" + string(f.Category) + "\x00" + string(f.Verdict) + "\x00" + f.Hypothesis
 		if pod != "" {
 			key += "\x00" + strings.ReplaceAll(f.Culprit, pod, "*")
 		} else {
@@ -293,32 +172,16 @@ func pruneEvidence(r *report.Report) {
 	r.RootCause.Evidence = fix(r.RootCause.Evidence)
 }
 
-func appendUnique(dst []string, src ...string) []string {
-	for _, s := range src {
-		found := false
-		for _, d := range dst {
-			if d == s {
-				found = true
-				break
-			}
-		}
-		if !found {
-			dst = append(dst, s)
-		}
-	}
-	return dst
-}
-
-func applyFinding(r *report.Report, f *Finding, s symptomSet) {
+func applyFinding(r *report.Report, f *rule.Finding, s symptomSet) {
 	r.Title = f.Title
 	r.Summary = f.Summary
-	r.SetConfidence(f.Confidence)
+	r.SetConfidence(float64(f.Confidence))
 	// Ongoing needs something observed now, a fault or an observation (an
 	// HPA at its limit, an Ingress without an address): a finding about
 	// the present on an object that shows nothing is history.
 	r.Ongoing = f.Current && len(s.lines) > 0
 	r.RootCause = report.RootCause{
-		Statement: f.Title, Mechanism: f.Mechanism, Culprit: f.Culprit, Category: f.Category,
+		Statement: f.Title, Mechanism: f.Mechanism, Culprit: f.Culprit, Category: string(f.Category),
 		Contributing: slices.Clone(f.Contributing), Evidence: slices.Clone(f.Evidence),
 	}
 	r.Actions = slices.Clone(f.Actions)
@@ -333,20 +196,20 @@ func applyFinding(r *report.Report, f *Finding, s symptomSet) {
 // that will not retry, a StatefulSet's blocked ordinals. Their facts are
 // prefixed with their area ("Rollout context: …"); facts that restate the
 // root cause itself are left out.
-func addContext(r *report.Report, best *Finding, fs []Finding) {
+func addContext(r *report.Report, best *rule.Finding, fs []rule.Finding) {
 	for i := range fs {
 		f := &fs[i]
 		if f == best || !f.Context || f.Verdict != report.Validated || !f.Current {
 			continue
 		}
-		area, _, _ := strings.Cut(f.Category, "/")
+		area := string(f.Category.Root())
 		for _, line := range f.Contributing {
 			if strings.Contains(line, best.Title) {
 				continue
 			}
-			r.RootCause.Contributing = appendUnique(r.RootCause.Contributing, area+" context: "+line)
+			r.RootCause.Contributing = kube.AppendUnique(r.RootCause.Contributing, area+" context: "+line)
 		}
-		r.RootCause.Evidence = appendUnique(r.RootCause.Evidence, f.Evidence...)
+		r.RootCause.Evidence = kube.AppendUnique(r.RootCause.Evidence, f.Evidence...)
 		for _, a := range f.Actions {
 			if a.Kind == report.Immediate {
 				r.Actions = addAction(r.Actions, a)
@@ -383,17 +246,17 @@ func refines(a, old report.Action) bool {
 	return true
 }
 
-func applyHealthy(r *report.Report, c *Context) {
+func applyHealthy(r *report.Report, c *rule.Pass) {
 	r.Healthy = true
 	r.Title = "healthy: no fault found"
 	r.Summary = fmt.Sprintf("%s looks healthy: no failing condition, waiting or crashing container, or warning event explains a fault.", r.Resource)
-	r.SetConfidence(0.9)
+	r.SetConfidence(float64(rule.Strong))
 	r.RootCause = report.RootCause{
 		Statement: "No fault found: the resource is healthy.",
 		Mechanism: "Every check in the catalogue came back negative; nothing needs fixing.",
-		Category:  "Healthy",
+		Category:  string(rule.Healthy),
 	}
-	if warn := warningEvents(c.B); len(warn) > 0 {
+	if warn := kube.WarningEvents(c.B); len(warn) > 0 {
 		r.RootCause.Contributing = append(r.RootCause.Contributing,
 			fmt.Sprintf("%d older warning event(s) exist but do not describe the current state.", len(warn)))
 	}
@@ -402,20 +265,20 @@ func applyHealthy(r *report.Report, c *Context) {
 
 // applyDegraded is the fallback when something is wrong but no rule explains
 // it: say so, list what was seen, and what a human should look at next.
-func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
+func applyDegraded(r *report.Report, c *rule.Pass, s symptomSet, fs []rule.Finding) {
 	r.Degraded = true
 	r.DegradedReasons = append(r.DegradedReasons, "no rule in the builtin catalogue explains the symptoms")
 	r.Ongoing = true
 	r.Title = "cause not determined: " + s.lines[0]
 	r.Summary = "The builtin investigator found symptoms but no rule explains them. The hypotheses below are speculation; the checks listed under recommended actions are where a human should look next."
-	best := 0.3
+	best := rule.Speculative
 	var evidence []string
 	for _, f := range fs {
 		if f.Verdict == report.Inconclusive && f.Confidence > 0 {
 			evidence = append(evidence, f.Evidence...)
 		}
 	}
-	for _, e := range warningEvents(c.B) {
+	for _, e := range kube.WarningEvents(c.B) {
 		count := e.Count
 		if count == 0 {
 			count = 1
@@ -425,11 +288,11 @@ func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
 			fmt.Sprintf("event on %s/%s", strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name),
 			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s", e.Namespace, e.InvolvedObject.Name)))
 	}
-	r.SetConfidence(best)
+	r.SetConfidence(float64(best))
 	r.RootCause = report.RootCause{
 		Statement: "Undetermined (speculation): " + s.lines[0],
 		Mechanism: "No rule validated a cause; see the symptoms and the warning events.",
-		Category:  "Unknown",
+		Category:  string(rule.Unknown),
 		Evidence:  evidence,
 	}
 	ref := r.Resource
@@ -451,64 +314,3 @@ func applyDegraded(r *report.Report, c *Context, s symptomSet, fs []Finding) {
 
 // ---------------------------------------------------------------------------
 // Helpers shared by the rule areas.
-
-// targetOf returns the target object from its typed list in the bundle or,
-// when the collector did not file it there, decoded from the raw object.
-func targetOf[T any, PT interface {
-	*T
-	metav1.Object
-}](c *Context, kind string, list []PT) PT {
-	t := c.B.Target
-	if t.Kind != kind {
-		return nil
-	}
-	for _, o := range list {
-		if (t.UID != "" && string(o.GetUID()) == t.UID) || (o.GetName() == t.Name && o.GetNamespace() == t.Namespace) {
-			return o
-		}
-	}
-	if c.B.Object == nil {
-		return nil
-	}
-	var v T
-	if runtime.DefaultUnstructuredConverter.FromUnstructured(c.B.Object.Object, &v) != nil {
-		return nil
-	}
-	return PT(&v)
-}
-
-func podReadyCondition(p *corev1.Pod) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == corev1.PodReady {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// isPodReady is the pod's Ready condition: what Services and controllers
-// count.
-func isPodReady(p *corev1.Pod) bool {
-	cond := podReadyCondition(p)
-	return cond != nil && cond.Status == corev1.ConditionTrue
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
-}
-
-// selectorString renders a selector the way kubectl -l takes it, sorted.
-func selectorString(sel map[string]string) string {
-	parts := make([]string, 0, len(sel))
-	for _, k := range sortedKeys(sel) {
-		parts = append(parts, k+"="+sel[k])
-	}
-	return strings.Join(parts, ",")
-}
-
-func valueOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}

@@ -13,12 +13,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 )
 
 // retryingJob is Job report, not finished, with failed pods so far.
 func retryingJob(failed, active, limit int32, mutate ...func(*batchv1.Job)) *batchv1.Job {
-	j := wlJob("report", "", "", failed, func(j *batchv1.Job) {
-		j.Spec.BackoffLimit = wlI32(limit)
+	j := newJob("report", "", "", failed, func(j *batchv1.Job) {
+		j.Spec.BackoffLimit = i32(limit)
 		j.Status.Active = active
 	})
 	for _, m := range mutate {
@@ -29,19 +31,19 @@ func retryingJob(failed, active, limit int32, mutate ...func(*batchv1.Job)) *bat
 
 func TestJobRetrying(t *testing.T) {
 	jobPod := func(name string, mutate ...func(*corev1.Pod)) *corev1.Pod {
-		return wlOwnedPod(name, wlCtrlRef("Job", "report"), mutate...)
+		return ownedPod(name, ctrlRef("Job", "report"), mutate...)
 	}
 	refused := "2026-11-21T14:40:01Z dial tcp 10.0.0.5:5432: connect: connection refused\n"
 	threeFailed := func(b *bundle.Bundle) {
 		b.Jobs = []*batchv1.Job{retryingJob(3, 1, 6)}
-		b.Pods = []*corev1.Pod{jobPod("report-aaaaa", wlFailedPod(1, "Error")), jobPod("report-bbbbb", wlFailedPod(1, "Error")),
-			jobPod("report-ccccc", wlFailedPod(1, "Error")), jobPod("report-ddddd", healthy)}
+		b.Pods = []*corev1.Pod{jobPod("report-aaaaa", failedPod(1, "Error")), jobPod("report-bbbbb", failedPod(1, "Error")),
+			jobPod("report-ccccc", failedPod(1, "Error")), jobPod("report-ddddd", healthy)}
 	}
-	logs := []func(*bundle.Bundle){wlPodLogs("report-aaaaa", refused), wlPodLogs("report-bbbbb", refused), wlPodLogs("report-ccccc", refused)}
-	wlRunWorkloadCases(t, []wlWorkloadCase{
+	logs := []func(*bundle.Bundle){podLogs("report-aaaaa", refused), podLogs("report-bbbbb", refused), podLogs("report-ccccc", refused)}
+	runWorkloadCases(t, []workloadCase{
 		{
 			name:         "the failed pods' own cause is the root cause, the Job its context",
-			bundle:       wlWorkloadBundle("Job", "report", append([]func(*bundle.Bundle){threeFailed}, logs...)...),
+			bundle:       workloadBundle("Job", "report", append([]func(*bundle.Bundle){threeFailed}, logs...)...),
 			wantCategory: "ContainerFailed/Exit1/ConnectionRefused",
 			wantCulprit:  []string{"10.0.0.5:5432"},
 			wantRule:     "Job/Retrying",
@@ -51,7 +53,7 @@ func TestJobRetrying(t *testing.T) {
 		},
 		{
 			name:         "without a pod rule the Job names the exit and the log line",
-			bundle:       wlWorkloadBundle("Job", "report", append([]func(*bundle.Bundle){threeFailed}, logs...)...),
+			bundle:       workloadBundle("Job", "report", append([]func(*bundle.Bundle){threeFailed}, logs...)...),
 			wantCategory: "Job/Retrying/ConnectionRefused",
 			wantCulprit:  []string{"log line of pod/report-", "10.0.0.5:5432"},
 			wantTitle:    []string{"job report is retrying (3 of the 6 failures its backoffLimit allows)", "exits with code 1"},
@@ -61,7 +63,7 @@ func TestJobRetrying(t *testing.T) {
 		},
 		{
 			name: "failed pods gone: the counts are all there is",
-			bundle: wlWorkloadBundle("Job", "report", func(b *bundle.Bundle) {
+			bundle: workloadBundle("Job", "report", func(b *bundle.Bundle) {
 				b.Jobs = []*batchv1.Job{retryingJob(2, 1, 3)}
 			}),
 			wantCategory: "Job/Retrying",
@@ -71,15 +73,15 @@ func TestJobRetrying(t *testing.T) {
 		},
 		{
 			name: "between two attempts, with a deadline",
-			bundle: wlWorkloadBundle("Job", "report", func(b *bundle.Bundle) {
-				b.Jobs = []*batchv1.Job{retryingJob(2, 0, 6, func(j *batchv1.Job) { j.Spec.ActiveDeadlineSeconds = wlI64(7200) })}
+			bundle: workloadBundle("Job", "report", func(b *bundle.Bundle) {
+				b.Jobs = []*batchv1.Job{retryingJob(2, 0, 6, func(j *batchv1.Job) { j.Spec.ActiveDeadlineSeconds = i64(7200) })}
 			}),
 			wantCategory: "Job/Retrying",
 			wantText:     []string{"no pod runs right now: the controller waits about 20s", "activeDeadlineSeconds (7200s) ends it at 2026-11-21 16:00:00 UTC (in 1h)"},
 		},
 		{
 			name: "restartPolicy OnFailure: the restarts of the running pod count",
-			bundle: wlWorkloadBundle("Job", "report", func(b *bundle.Bundle) {
+			bundle: workloadBundle("Job", "report", func(b *bundle.Bundle) {
 				b.Jobs = []*batchv1.Job{retryingJob(0, 1, 6, func(j *batchv1.Job) { j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure })}
 				b.Pods = []*corev1.Pod{jobPod("report-aaaaa", crashing(1, "Error"), func(p *corev1.Pod) {
 					p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
@@ -93,10 +95,10 @@ func TestJobRetrying(t *testing.T) {
 		},
 		{
 			name: "indexed job with a limit per index",
-			bundle: wlWorkloadBundle("Job", "report", func(b *bundle.Bundle) {
+			bundle: workloadBundle("Job", "report", func(b *bundle.Bundle) {
 				b.Jobs = []*batchv1.Job{retryingJob(1, 2, 6, func(j *batchv1.Job) {
 					mode := batchv1.IndexedCompletion
-					j.Spec.CompletionMode, j.Spec.BackoffLimitPerIndex, j.Spec.BackoffLimit = &mode, wlI32(1), nil
+					j.Spec.CompletionMode, j.Spec.BackoffLimitPerIndex, j.Spec.BackoffLimit = &mode, i32(1), nil
 					failed := "2"
 					j.Status.FailedIndexes = &failed
 				})}
@@ -106,8 +108,8 @@ func TestJobRetrying(t *testing.T) {
 		},
 		{
 			name: "a failed Job is not retrying",
-			bundle: wlWorkloadBundle("Job", "report", func(b *bundle.Bundle) {
-				b.Jobs = []*batchv1.Job{wlJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)}
+			bundle: workloadBundle("Job", "report", func(b *bundle.Bundle) {
+				b.Jobs = []*batchv1.Job{newJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)}
 			}),
 			wantRule: "Job/BackoffLimitExceeded",
 			noRule:   "Job/Retrying",
@@ -115,7 +117,7 @@ func TestJobRetrying(t *testing.T) {
 		},
 		{
 			name: "a Job the controller is failing is not retrying",
-			bundle: wlWorkloadBundle("Job", "report", func(b *bundle.Bundle) {
+			bundle: workloadBundle("Job", "report", func(b *bundle.Bundle) {
 				b.Jobs = []*batchv1.Job{retryingJob(4, 1, 3, func(j *batchv1.Job) {
 					j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded"}}
 				})}
@@ -125,7 +127,7 @@ func TestJobRetrying(t *testing.T) {
 		},
 		{
 			name: "a suspended Job is not retrying",
-			bundle: wlWorkloadBundle("Job", "report", func(b *bundle.Bundle) {
+			bundle: workloadBundle("Job", "report", func(b *bundle.Bundle) {
 				b.Jobs = []*batchv1.Job{retryingJob(2, 0, 6, func(j *batchv1.Job) { j.Spec.Suspend = boolPtr(true) })}
 			}),
 			noRule:  "Job/Retrying",
@@ -134,18 +136,10 @@ func TestJobRetrying(t *testing.T) {
 	})
 }
 
-func TestWlOrdinal(t *testing.T) {
-	for n, want := range map[int32]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 7: "7th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th"} {
-		if got := wlOrdinal(n); got != want {
-			t.Errorf("wlOrdinal(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestCronRunsPileUp(t *testing.T) {
-	cjRef := wlCtrlRef("CronJob", "nightly")
+	cjRef := ctrlRef("CronJob", "nightly")
 	run := func(name string, age time.Duration) *batchv1.Job {
-		j := wlCompleteJob(name, age, cjRef)
+		j := completeJob(name, age, cjRef)
 		j.Status.Succeeded, j.Status.Active, j.Status.Conditions = 0, 1, nil
 		return j
 	}
@@ -153,9 +147,9 @@ func TestCronRunsPileUp(t *testing.T) {
 	// all still active; the last one to complete took 38 minutes.
 	pileUp := func(policy batchv1.ConcurrencyPolicy, newestPod ...func(*corev1.Pod)) func(*bundle.Bundle) {
 		return func(b *bundle.Bundle) {
-			cj := wlCronJob("*/10 * * * *", func(cj *batchv1.CronJob) { cj.Spec.ConcurrencyPolicy = policy })
+			cj := newCronJob("*/10 * * * *", func(cj *batchv1.CronJob) { cj.Spec.ConcurrencyPolicy = policy })
 			cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-5 * time.Minute)}
-			done := wlCompleteJob("nightly-0", 75*time.Minute, cjRef)
+			done := completeJob("nightly-0", 75*time.Minute, cjRef)
 			done.Status.CompletionTime = &metav1.Time{Time: now.Add(-37 * time.Minute)}
 			b.Jobs = []*batchv1.Job{done}
 			for i, age := range []time.Duration{35, 25, 15, 5} {
@@ -164,14 +158,14 @@ func TestCronRunsPileUp(t *testing.T) {
 				cj.Status.Active = append(cj.Status.Active, corev1.ObjectReference{Kind: "Job", Namespace: "shop", Name: j.Name, UID: j.UID})
 			}
 			b.CronJobs = []*batchv1.CronJob{cj}
-			b.Pods = []*corev1.Pod{wlOwnedPod("nightly-4-aaaaa", wlCtrlRef("Job", "nightly-4"), append([]func(*corev1.Pod){healthy}, newestPod...)...)}
+			b.Pods = []*corev1.Pod{ownedPod("nightly-4-aaaaa", ctrlRef("Job", "nightly-4"), append([]func(*corev1.Pod){healthy}, newestPod...)...)}
 			b.Logs = []bundle.ContainerLog{{Namespace: "shop", Pod: "nightly-4-aaaaa", Container: "app", Text: "2026-11-21T14:59:00Z exporting page 41 of 300\n"}}
 		}
 	}
-	wlRunWorkloadCases(t, []wlWorkloadCase{
+	runWorkloadCases(t, []workloadCase{
 		{
 			name:         "runs outlive the period and pile up",
-			bundle:       wlWorkloadBundle("CronJob", "nightly", pileUp("")),
+			bundle:       workloadBundle("CronJob", "nightly", pileUp("")),
 			wantCategory: "CronJob/RunsPileUp",
 			wantCulprit:  []string{"concurrencyPolicy: Allow", `schedule "*/10 * * * *" (every 10m)`, "4 jobs active", "the oldest (nightly-1) for 35m"},
 			wantTitle:    []string{"4 jobs active at once, running for 35m, 25m, 15m and 5m", "starts one every 10m"},
@@ -182,12 +176,12 @@ func TestCronRunsPileUp(t *testing.T) {
 		},
 		{
 			name:         "explicit Allow",
-			bundle:       wlWorkloadBundle("CronJob", "nightly", pileUp(batchv1.AllowConcurrent)),
+			bundle:       workloadBundle("CronJob", "nightly", pileUp(batchv1.AllowConcurrent)),
 			wantCategory: "CronJob/RunsPileUp",
 		},
 		{
 			name: "a crash-looping run: the pod's cause wins, the pile-up is context",
-			bundle: wlWorkloadBundle("CronJob", "nightly", pileUp("", crashing(1, "Error"), func(p *corev1.Pod) {
+			bundle: workloadBundle("CronJob", "nightly", pileUp("", crashing(1, "Error"), func(p *corev1.Pod) {
 				p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
 				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
 			}), func(b *bundle.Bundle) {
@@ -202,7 +196,7 @@ func TestCronRunsPileUp(t *testing.T) {
 			// a pod cause there explains the pile-up, even when the newest
 			// run is busy and healthy.
 			name:         "the oldest run's pod crashes, the newest is busy: the crash wins",
-			bundle:       wlWorkloadBundle("CronJob", "nightly", pileUp(""), oldRunCrashes("nightly-1", "open /etc/export/config.yaml: no such file or directory\n")),
+			bundle:       workloadBundle("CronJob", "nightly", pileUp(""), oldRunCrashes("nightly-1", "open /etc/export/config.yaml: no such file or directory\n")),
 			wantCategory: "CrashLoop/Exit1/MissingFile",
 			wantCulprit:  []string{"/etc/export/config.yaml"},
 			wantRule:     "CronJob/RunsPileUp",
@@ -210,7 +204,7 @@ func TestCronRunsPileUp(t *testing.T) {
 		},
 		{
 			name: "two runs' pods fail: the pile-up quotes the oldest run's cause",
-			bundle: wlWorkloadBundle("CronJob", "nightly", pileUp(""),
+			bundle: workloadBundle("CronJob", "nightly", pileUp(""),
 				oldRunCrashes("nightly-3", "FATAL: EXPORT_BUCKET is not set\n"),
 				oldRunCrashes("nightly-2", "open /etc/export/config.yaml: no such file or directory\n")),
 			wantRule: "CronJob/RunsPileUp",
@@ -219,15 +213,15 @@ func TestCronRunsPileUp(t *testing.T) {
 		},
 		{
 			name:     "Forbid does not pile up",
-			bundle:   wlWorkloadBundle("CronJob", "nightly", pileUp(batchv1.ForbidConcurrent)),
+			bundle:   workloadBundle("CronJob", "nightly", pileUp(batchv1.ForbidConcurrent)),
 			noRule:   "CronJob/RunsPileUp",
 			wantRule: "CronJob/ConcurrencyBlocked",
 			anyRoot:  true,
 		},
 		{
 			name: "one long run is no pile-up",
-			bundle: wlWorkloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
-				cj := wlCronJob("*/10 * * * *")
+			bundle: workloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
+				cj := newCronJob("*/10 * * * *")
 				cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-5 * time.Minute)}
 				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Namespace: "shop", Name: "nightly-1"}}
 				b.CronJobs = []*batchv1.CronJob{cj}
@@ -238,7 +232,7 @@ func TestCronRunsPileUp(t *testing.T) {
 		},
 		{
 			name: "a suspended CronJob starts no more runs",
-			bundle: wlWorkloadBundle("CronJob", "nightly", pileUp(""), func(b *bundle.Bundle) {
+			bundle: workloadBundle("CronJob", "nightly", pileUp(""), func(b *bundle.Bundle) {
 				b.CronJobs[0].Spec.Suspend = boolPtr(true)
 			}),
 			noRule:  "CronJob/RunsPileUp",
@@ -251,7 +245,7 @@ func TestCronRunsPileUp(t *testing.T) {
 // line, to the run named job.
 func oldRunCrashes(job, line string) func(*bundle.Bundle) {
 	return func(b *bundle.Bundle) {
-		p := wlOwnedPod(job+"-aaaaa", wlCtrlRef("Job", job), crashing(1, "Error"), func(p *corev1.Pod) {
+		p := ownedPod(job+"-aaaaa", ctrlRef("Job", job), crashing(1, "Error"), func(p *corev1.Pod) {
 			p.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
 		})
@@ -264,12 +258,12 @@ func oldRunCrashes(job, line string) func(*bundle.Bundle) {
 // none ready, whose pods are built by mutate.
 func bareReplicaSet(mutate ...func(*corev1.Pod)) func(*bundle.Bundle) {
 	return func(b *bundle.Bundle) {
-		rs := wlReplicaSet("web-abc", 1, time.Hour, wlTemplate("shop/web:2.4.0"), 2, 0)
+		rs := newReplicaSet("web-abc", 1, time.Hour, podTemplate("shop/web:2.4.0"), 2, 0)
 		rs.OwnerReferences = nil
 		rs.Spec.Selector = &metav1.LabelSelector{MatchLabels: rs.Labels}
 		b.ReplicaSets = []*appsv1.ReplicaSet{rs}
 		for _, name := range []string{"web-abc-aaaaa", "web-abc-bbbbb"} {
-			b.Pods = append(b.Pods, wlOwnedPod(name, wlCtrlRef("ReplicaSet", "web-abc"), mutate...))
+			b.Pods = append(b.Pods, ownedPod(name, ctrlRef("ReplicaSet", "web-abc"), mutate...))
 		}
 	}
 }
@@ -281,12 +275,12 @@ func TestReplicaSetPods(t *testing.T) {
 		}
 	}
 	probeFails := func(b *bundle.Bundle) {
-		b.Events = []corev1.Event{wlObjEvent("Pod", "web-abc-aaaaa", "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 40, time.Minute)}
+		b.Events = []corev1.Event{objEvent("Pod", "web-abc-aaaaa", "Warning", "Unhealthy", "Readiness probe failed: HTTP probe failed with statuscode: 503", 40, time.Minute)}
 	}
-	wlRunWorkloadCases(t, []wlWorkloadCase{
+	runWorkloadCases(t, []workloadCase{
 		{
 			name:         "bare replicaset: the pods' crash is the root cause, the ReplicaSet its context",
-			bundle:       wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(1, "Error")), missingEnv),
+			bundle:       workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(1, "Error")), missingEnv),
 			wantCategory: "CrashLoop/Exit1/MissingEnv",
 			wantCulprit:  []string{"KAFKA_BROKERS"},
 			wantRule:     "ReplicaSet/PodsNotReady/PodsFailing",
@@ -296,16 +290,16 @@ func TestReplicaSetPods(t *testing.T) {
 		},
 		{
 			name: "replicaset of a deployment: the fix goes to the deployment",
-			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(1, "Error")), missingEnv, func(b *bundle.Bundle) {
-				b.ReplicaSets[0].OwnerReferences = []metav1.OwnerReference{wlCtrlRef("Deployment", "web")}
-				b.Deployments = []*appsv1.Deployment{wlDeployment(2)}
+			bundle: workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(1, "Error")), missingEnv, func(b *bundle.Bundle) {
+				b.ReplicaSets[0].OwnerReferences = []metav1.OwnerReference{ctrlRef("Deployment", "web")}
+				b.Deployments = []*appsv1.Deployment{newDeployment(2)}
 			}),
 			wantCategory: "CrashLoop/Exit1/MissingEnv",
 			wantText:     []string{"ReplicaSet context: It is revision 1 of deployment/web", "kubectl describe deployment web -n shop"},
 		},
 		{
 			name:         "unready pods no pod rule explains",
-			bundle:       wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(wlRunningNotReady), probeFails),
+			bundle:       workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(runningUnready), probeFails),
 			wantCategory: "ReplicaSet/PodsNotReady/NotReady",
 			wantCulprit:  []string{"replicaset/web-abc pod web-abc-aaaaa"},
 			wantTitle:    []string{"0/2 replicas ready", "Readiness probe failed"},
@@ -313,31 +307,31 @@ func TestReplicaSetPods(t *testing.T) {
 		},
 		{
 			name:         "pending pods",
-			bundle:       wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(wlPendingNoDecision)),
+			bundle:       workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(pendingNoDecision)),
 			wantCategory: "ReplicaSet/PodsNotReady/Pending",
 			isolated:     true,
 		},
 		{
 			name: "all ready",
-			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(healthy), func(b *bundle.Bundle) {
+			bundle: workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(healthy), func(b *bundle.Bundle) {
 				b.ReplicaSets[0].Status.ReadyReplicas = 2
 			}),
 			healthy: true,
 		},
 		{
 			name: "OOM kill: the limit is raised on the ReplicaSet, whose pods must then be replaced",
-			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(137, "OOMKilled"), func(p *corev1.Pod) {
+			bundle: workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(137, "OOMKilled"), func(p *corev1.Pod) {
 				p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")}
 			})),
 			wantCategory: "OOMKilled",
-			wantText:     []string{"kubectl set resources replicaset/web-abc -n shop -c app --limits=memory=1Gi", replicaSetTemplateRisk},
+			wantText:     []string{"kubectl set resources replicaset/web-abc -n shop -c app --limits=memory=1Gi", kube.ReplicaSetTemplateRisk},
 		},
 	})
 }
 
 // A ReplicaSet has no rollout to undo: its crash finding proposes none.
 func TestReplicaSetTargetProposesNoRolloutUndo(t *testing.T) {
-	b := wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(1, "Error")), func(b *bundle.Bundle) {
+	b := workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(crashing(1, "Error")), func(b *bundle.Bundle) {
 		b.Logs = []bundle.ContainerLog{{Namespace: "shop", Pod: "web-abc-aaaaa", Container: "app", Previous: true, Text: "FATAL: KAFKA_BROKERS is not set\n"}}
 	})
 	md := Investigate(b, Options{Now: now}).Markdown()
@@ -362,20 +356,20 @@ func TestReplicaSetTargetSchedulingFixes(t *testing.T) {
 	}{
 		{
 			name:   "request larger than every node",
-			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 Insufficient memory.", scRequest(corev1.ResourceMemory, "64Gi")), scNodes(scNode("a"), scNode("b"))),
+			bundle: workloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 Insufficient memory.", scRequest(corev1.ResourceMemory, "64Gi")), scNodes(scNode("a"), scNode("b"))),
 			want:   "Unschedulable/InsufficientMemory",
 			fix:    "kubectl set resources replicaset/web-abc -n shop -c app --requests=memory=",
 		},
 		{
 			name: "untolerated taint",
-			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}."),
+			bundle: workloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: gpu}."),
 				scNodes(scNode("gpu-1", scTaint("dedicated", "gpu", corev1.TaintEffectNoSchedule)), scNode("gpu-2", scTaint("dedicated", "gpu", corev1.TaintEffectNoSchedule)))),
 			want: "Unschedulable/Taint",
 			fix:  `"path":"/spec/template/spec/tolerations"`,
 		},
 		{
 			name: "nodeSelector no node carries",
-			bundle: wlWorkloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
+			bundle: workloadBundle("ReplicaSet", "web-abc", pending("0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
 				func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"disktype": "nvme"} }),
 				scNodes(scNode("a", scLabels("disktype", "ssd")), scNode("b", scLabels("disktype", "ssd")))),
 			want: "Unschedulable/NodeSelector",
@@ -394,7 +388,7 @@ func TestReplicaSetTargetSchedulingFixes(t *testing.T) {
 				}
 				if slices.ContainsFunc(a.Commands, func(c string) bool { return strings.Contains(c, tt.fix) }) {
 					found = true
-					if !strings.Contains(a.Risk, replicaSetPendingRisk) || !slices.Contains(a.Commands, deletePending) {
+					if !strings.Contains(a.Risk, kube.ReplicaSetPendingRisk) || !slices.Contains(a.Commands, deletePending) {
 						t.Errorf("fix %q: risk %q, commands %q; want the ReplicaSet's risk and %q", a.Description, a.Risk, a.Commands, deletePending)
 					}
 				}
@@ -411,11 +405,11 @@ func TestReplicaSetTargetSchedulingFixes(t *testing.T) {
 // request until they are replaced.
 func TestReplicaSetTargetEvictionFix(t *testing.T) {
 	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 92Mi. Container app was using 1200Mi, request is 128Mi, has larger consumption of memory. "
-	b := wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(ntEvicted(msg)))
+	b := workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(ntEvicted(msg)))
 	// The eviction is past (the ReplicaSet's finding explains the pods
 	// not Ready with it): its own finding carries the fix.
-	fs := checkPodNode(&Context{B: b, Now: now, byFact: map[string]string{}})
-	if len(fs) == 0 || !strings.HasPrefix(fs[0].Category, "Node/MemoryPressure/Evicted") {
+	fs := noderules.PodNode.Check(testPass(b))
+	if len(fs) == 0 || !strings.HasPrefix(string(fs[0].Category), "Node/MemoryPressure/Evicted") {
 		t.Fatalf("findings %+v, want an eviction", fs)
 	}
 	found := false
@@ -425,7 +419,7 @@ func TestReplicaSetTargetEvictionFix(t *testing.T) {
 		}
 		if slices.Contains(a.Commands, "kubectl set resources replicaset/web-abc -n shop -c app --requests=memory=1200Mi") {
 			found = true
-			if want := "a larger request needs room on the nodes; " + replicaSetTemplateRisk; a.Risk != want {
+			if want := "a larger request needs room on the nodes; " + kube.ReplicaSetTemplateRisk; a.Risk != want {
 				t.Errorf("risk %q, want %q", a.Risk, want)
 			}
 		}
@@ -439,20 +433,20 @@ func TestReplicaSetTargetEvictionFix(t *testing.T) {
 // the old image until they are deleted.
 func TestReplicaSetTargetImageFix(t *testing.T) {
 	image := "registry.example.com/shop/web:9.9.9"
-	b := wlWorkloadBundle("ReplicaSet", "web-abc", bareReplicaSet(func(p *corev1.Pod) {
+	b := workloadBundle("ReplicaSet", "web-abc", bareReplicaSet(func(p *corev1.Pod) {
 		p.Spec.Containers[0].Image = image
 		p.Status = corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: image,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "` + image + `"`}}}}}
 	}), func(b *bundle.Bundle) {
 		for _, p := range b.Pods {
-			b.Events = append(b.Events, wlObjEvent("Pod", p.Name, "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = failed to pull and unpack image "`+image+`": not found`, 3, time.Minute))
+			b.Events = append(b.Events, objEvent("Pod", p.Name, "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = failed to pull and unpack image "`+image+`": not found`, 3, time.Minute))
 		}
 	})
 	r := Investigate(b, Options{Now: now})
 	if !strings.HasPrefix(r.RootCause.Category, "ImagePull/NotFound") {
 		t.Fatalf("root cause %q, want ImagePull/NotFound: %s", r.RootCause.Category, r.Title)
 	}
-	if len(r.Actions) == 0 || r.Actions[0].Risk != replicaSetPendingRisk {
-		t.Errorf("actions %+v, want the first to carry %q", r.Actions, replicaSetPendingRisk)
+	if len(r.Actions) == 0 || r.Actions[0].Risk != kube.ReplicaSetPendingRisk {
+		t.Errorf("actions %+v, want the first to carry %q", r.Actions, kube.ReplicaSetPendingRisk)
 	}
 }

@@ -3,6 +3,8 @@ package investigate
 import (
 	"strings"
 	"testing"
+
+	logrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // TestFindDecisiveThroughLogComponent: the decisive line is read by
@@ -45,7 +47,7 @@ func TestFindDecisiveThroughLogComponent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := findDecisive(tt.log)
+			d := logrules.FindDecisive(tt.log)
 			if tt.class == "" {
 				if d != nil {
 					t.Fatalf("got %s %q, want nothing", d.Pattern.Class, d.Line)
@@ -58,7 +60,7 @@ func TestFindDecisiveThroughLogComponent(t *testing.T) {
 			if tt.line != "" && d.Line != tt.line {
 				t.Errorf("line %q, want %q", d.Line, tt.line)
 			}
-			if got := subjectOf(d.Pattern.Class, d.Line); tt.subject != "" && got != tt.subject {
+			if got := logrules.SubjectOf(d.Pattern.Class, d.Line); tt.subject != "" && got != tt.subject {
 				t.Errorf("subject %q, want %q", got, tt.subject)
 			}
 		})
@@ -70,11 +72,11 @@ func TestFindDecisiveThroughLogComponent(t *testing.T) {
 // troubleshooting page records this line with systemd's status=127 —
 // search index id 61630350006 of the project's code corpus).
 func TestShellExecNotFound(t *testing.T) {
-	d := findDecisive("/bin/sh: 1: exec: java: not found\n")
+	d := logrules.FindDecisive("/bin/sh: 1: exec: java: not found\n")
 	if d == nil || d.Pattern.Class != "CommandNotFound" {
 		t.Fatalf("got %+v", d)
 	}
-	if got := subjectOf(d.Pattern.Class, d.Line); got != "command java" {
+	if got := logrules.SubjectOf(d.Pattern.Class, d.Line); got != "command java" {
 		t.Errorf("subject %q", got)
 	}
 }
@@ -84,15 +86,15 @@ func TestShellExecNotFound(t *testing.T) {
 // a pod prints when its args reference a variable its env lacks
 // (github.com/kubernetes/kubernetes/issues/57726).
 func TestInvalidArgsAndUnexpandedVariables(t *testing.T) {
-	d := findDecisive("flag provided but not defined: -log-level\nUsage of /machine-controller-manager:\n  -alsologtostderr\n    \tlog to standard error as well as files\n")
+	d := logrules.FindDecisive("flag provided but not defined: -log-level\nUsage of /machine-controller-manager:\n  -alsologtostderr\n    \tlog to standard error as well as files\n")
 	if d == nil || d.Pattern.Class != "InvalidConfig" || d.Line != "flag provided but not defined: -log-level" {
 		t.Errorf("flag: got %+v", d)
 	}
-	d = findDecisive("$(HOSTNAME)\n")
+	d = logrules.FindDecisive("$(HOSTNAME)\n")
 	if d == nil || d.Pattern.Class != "MissingEnv" {
 		t.Fatalf("literal: got %+v", d)
 	}
-	if got := subjectOf(d.Pattern.Class, d.Line); got != "environment variable HOSTNAME" {
+	if got := logrules.SubjectOf(d.Pattern.Class, d.Line); got != "environment variable HOSTNAME" {
 		t.Errorf("literal: subject %q", got)
 	}
 }
@@ -144,11 +146,11 @@ func TestGenericExitReadsLastWords(t *testing.T) {
 // TestPrivilegedPortNamesThePort: nginx as a non-root user on port 80
 // (github.com/hjacobs/kube-resource-report/issues/146).
 func TestPrivilegedPortNamesThePort(t *testing.T) {
-	d := findDecisive("2020/04/15 02:38:08 [emerg] 1#1: bind() to 0.0.0.0:80 failed (13: Permission denied)\nnginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)\n")
+	d := logrules.FindDecisive("2020/04/15 02:38:08 [emerg] 1#1: bind() to 0.0.0.0:80 failed (13: Permission denied)\nnginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)\n")
 	if d == nil || d.Pattern.Class != "PrivilegedPort" {
 		t.Fatalf("got %+v", d)
 	}
-	if got := subjectOf(d.Pattern.Class, d.Line); got != "port 80" {
+	if got := logrules.SubjectOf(d.Pattern.Class, d.Line); got != "port 80" {
 		t.Errorf("subject %q", got)
 	}
 }

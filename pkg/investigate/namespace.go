@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // A Namespace target is the question "what is broken in here?": the report
@@ -23,10 +24,10 @@ type workloadGroup struct {
 	name     string // "deployment checkout", or "pod api" for a bare pod
 	pods     []*corev1.Pod
 	severity int
-	cause    *Finding // its explained pod's root cause, if any
+	cause    *rule.Finding // its explained pod's root cause, if any
 }
 
-func namespaceSymptoms(c *Context, s *symptoms) {
+func namespaceSymptoms(c *rule.Pass, s *symptoms) {
 	groups := failingWorkloads(c, nil)
 	if len(groups) == 0 {
 		return
@@ -40,7 +41,7 @@ func namespaceSymptoms(c *Context, s *symptoms) {
 
 // failingWorkloads groups the namespace's failing pods by workload, worst
 // first, each with the cause found for its explained pod.
-func failingWorkloads(c *Context, findings []Finding) []*workloadGroup {
+func failingWorkloads(c *rule.Pass, findings []rule.Finding) []*workloadGroup {
 	byName := map[string]*workloadGroup{}
 	var out []*workloadGroup
 	for _, p := range c.B.NamespacePods {
@@ -96,8 +97,8 @@ func workloadName(p *corev1.Pod) string {
 	return strings.ToLower(ref.Kind) + " " + ref.Name
 }
 
-func findingsAbout(fs []Finding, pod string) []Finding {
-	var out []Finding
+func findingsAbout(fs []rule.Finding, pod string) []rule.Finding {
+	var out []rule.Finding
 	for _, f := range fs {
 		if p, _, _ := strings.Cut(f.Subject, "/"); p == pod {
 			out = append(out, f)
@@ -121,13 +122,13 @@ func groupNames(gs []*workloadGroup, n int) []string {
 // summarizeNamespace heads the report with the ranked list of failing
 // workloads; the root cause stays the first one's, and the others' causes
 // are contributing facts.
-func summarizeNamespace(r *report.Report, c *Context, findings []Finding, best *Finding) {
+func summarizeNamespace(r *report.Report, c *rule.Pass, findings []rule.Finding, best *rule.Finding) {
 	groups := failingWorkloads(c, findings)
 	if len(groups) == 0 {
 		return
 	}
 	// The root cause's workload leads, whatever the state order says.
-	same := func(f *Finding) bool {
+	same := func(f *rule.Finding) bool {
 		return f != nil && best != nil && f.Rule == best.Rule && f.Subject == best.Subject && f.Category == best.Category
 	}
 	for i, g := range groups {

@@ -17,6 +17,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 )
 
 // nsCase is one synthetic bundle for the network and storage rules, with
@@ -44,11 +46,11 @@ func runNSCases(t *testing.T, cases []nsCase) {
 				t.Fatalf("rendered report is invalid: %v", err)
 			}
 			if len(tt.wantFinding) > 0 {
-				c := &Context{B: tt.bundle, Now: now, byFact: map[string]string{}}
+				c := testPass(tt.bundle)
 				got := map[string]report.Verdict{}
 				for _, rule := range Rules {
-					for _, f := range rule.Check(c) {
-						got[f.Category] = f.Verdict
+					for _, f := range rule.Check(c.For(rule)) {
+						got[string(f.Category)] = f.Verdict
 					}
 				}
 				for cat, v := range tt.wantFinding {
@@ -344,16 +346,16 @@ func TestServiceRules(t *testing.T) {
 
 func TestClosestPods(t *testing.T) {
 	sel := map[string]string{"app": "checkout", "tier": "web"}
-	pods, diffs := closestPods(sel, []*corev1.Pod{
+	pods, diffs := network.ClosestPods(sel, []*corev1.Pod{
 		pod("a", labelled("app", "cart", "tier", "web")),
 		pod("b", labelled("app", "checkout", "tier", "frontend")),
 		pod("c", labelled("app", "checkout", "tier", "wbe")),
 		pod("d", labelled("app", "checkout", "tier", "web")), // a match, not a candidate
 	})
 	if len(pods) != 1 || pods[0].Name != "c" || len(diffs) != 1 || diffs[0].Have != "wbe" {
-		t.Fatalf("closest = %v %+v, want pod c with tier=wbe", namesOfPods(pods), diffs)
+		t.Fatalf("closest = %v %+v, want pod c with tier=wbe", network.NamesOfPods(pods), diffs)
 	}
-	if got := editDistance("checkout", "check-out"); got != 1 {
+	if got := kube.EditDistance("checkout", "check-out"); got != 1 {
 		t.Errorf("editDistance = %d, want 1", got)
 	}
 }

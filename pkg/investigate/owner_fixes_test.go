@@ -14,6 +14,10 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	noderules "github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
 )
 
 func TestTemplateRiskPerOwner(t *testing.T) {
@@ -24,15 +28,15 @@ func TestTemplateRiskPerOwner(t *testing.T) {
 		{"deployment", rollout, rollout},
 		{"statefulset", rollout, rollout},
 		{"daemonset", rollout, rollout},
-		{"replicaset", replicaSetTemplateRisk, replicaSetPendingRisk},
-		{"job", jobTemplateRisk, jobTemplateRisk},
-		{"cronjob", cronJobTemplateRisk, cronJobPendingRisk},
+		{"replicaset", kube.ReplicaSetTemplateRisk, kube.ReplicaSetPendingRisk},
+		{"job", kube.JobTemplateRisk, kube.JobTemplateRisk},
+		{"cronjob", kube.CronJobTemplateRisk, kube.CronJobPendingRisk},
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
-			if got := templateRisk(tt.kind, rollout); got != tt.risk {
+			if got := kube.TemplateRisk(tt.kind, rollout); got != tt.risk {
 				t.Errorf("templateRisk = %q, want %q", got, tt.risk)
 			}
-			if got := pendingTemplateRisk(tt.kind, rollout); got != tt.pending {
+			if got := kube.PendingTemplateRisk(tt.kind, rollout); got != tt.pending {
 				t.Errorf("pendingTemplateRisk = %q, want %q", got, tt.pending)
 			}
 		})
@@ -77,7 +81,7 @@ func TestTemplateCommandsPerOwner(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			edit := []string{tt.edit}
-			got := templateCommands(tt.kind, tt.owner, "shop", edit, what, tt.stuckRun)
+			got := kube.TemplateCommands(tt.kind, tt.owner, "shop", edit, what, tt.stuckRun)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("commands\n%q\nwant\n%q", got, tt.want)
 			}
@@ -98,37 +102,37 @@ type ownerFixKind struct {
 
 var ownerFixKinds = []ownerFixKind{
 	{"Deployment", "deployment/web ", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("Deployment", "web", func(b *bundle.Bundle) {
-			d := wlDeployment(1)
+		return workloadBundle("Deployment", "web", func(b *bundle.Bundle) {
+			d := newDeployment(1)
 			b.Deployments = []*appsv1.Deployment{d}
-			b.ReplicaSets = []*appsv1.ReplicaSet{wlReplicaSet("web-abc", 1, time.Hour, d.Spec.Template, 1, 0)}
-			b.Pods = []*corev1.Pod{wlOwnedPod("web-abc-x1", wlCtrlRef("ReplicaSet", "web-abc"), pod...)}
+			b.ReplicaSets = []*appsv1.ReplicaSet{newReplicaSet("web-abc", 1, time.Hour, d.Spec.Template, 1, 0)}
+			b.Pods = []*corev1.Pod{ownedPod("web-abc-x1", ctrlRef("ReplicaSet", "web-abc"), pod...)}
 		})
 	}},
 	{"StatefulSet", "statefulset/db ", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
-			b.StatefulSets = []*appsv1.StatefulSet{wlStatefulSet(1, 1, 0)}
-			b.Pods = []*corev1.Pod{wlOwnedPod("db-0", wlCtrlRef("StatefulSet", "db"), pod...)}
+		return workloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
+			b.StatefulSets = []*appsv1.StatefulSet{newStatefulSet(1, 1, 0)}
+			b.Pods = []*corev1.Pod{ownedPod("db-0", ctrlRef("StatefulSet", "db"), pod...)}
 		})
 	}},
 	{"Job", "", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("Job", "once", func(b *bundle.Bundle) {
-			j := wlJob("once", "", "", 0)
+		return workloadBundle("Job", "once", func(b *bundle.Bundle) {
+			j := newJob("once", "", "", 0)
 			j.Status.Active = 1
 			b.Jobs = []*batchv1.Job{j}
-			b.Pods = []*corev1.Pod{wlOwnedPod("once-x1", wlCtrlRef("Job", "once"), pod...)}
+			b.Pods = []*corev1.Pod{ownedPod("once-x1", ctrlRef("Job", "once"), pod...)}
 		})
 	}},
 	{"CronJob", "cronjob/nightly ", func(pod ...func(*corev1.Pod)) *bundle.Bundle {
-		return wlWorkloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
-			run := wlJob("nightly-1", "", "", 0)
-			run.OwnerReferences = []metav1.OwnerReference{wlCtrlRef("CronJob", "nightly")}
+		return workloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
+			run := newJob("nightly-1", "", "", 0)
+			run.OwnerReferences = []metav1.OwnerReference{ctrlRef("CronJob", "nightly")}
 			run.Status.Active = 1
-			b.CronJobs = []*batchv1.CronJob{wlCronJob("0 3 * * *", func(cj *batchv1.CronJob) {
+			b.CronJobs = []*batchv1.CronJob{newCronJob("0 3 * * *", func(cj *batchv1.CronJob) {
 				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Name: "nightly-1", Namespace: "shop", UID: run.UID}}
 			})}
 			b.Jobs = []*batchv1.Job{run}
-			b.Pods = []*corev1.Pod{wlOwnedPod("nightly-1-x1", wlCtrlRef("Job", "nightly-1"), pod...)}
+			b.Pods = []*corev1.Pod{ownedPod("nightly-1-x1", ctrlRef("Job", "nightly-1"), pod...)}
 		})
 	}},
 }
@@ -147,7 +151,7 @@ func checkOwnerFix(t *testing.T, o ownerFixKind, a report.Action, pending bool) 
 		if !strings.Contains(cmds, o.inPlace) || strings.Contains(cmds, "create job") {
 			t.Errorf("fix %q: commands %q; want a change of %s alone", a.Description, a.Commands, o.inPlace)
 		}
-		for _, other := range []string{replicaSetTemplateRisk, replicaSetPendingRisk, jobTemplateRisk, cronJobTemplateRisk, cronJobPendingRisk} {
+		for _, other := range []string{kube.ReplicaSetTemplateRisk, kube.ReplicaSetPendingRisk, kube.JobTemplateRisk, kube.CronJobTemplateRisk, kube.CronJobPendingRisk} {
 			if strings.Contains(a.Risk, other) {
 				t.Errorf("fix %q of a %s: risk %q", a.Description, o.kind, a.Risk)
 			}
@@ -162,15 +166,15 @@ func checkOwnerFix(t *testing.T, o ownerFixKind, a report.Action, pending bool) 
 		if strings.Contains(cmds, "job/once") {
 			t.Errorf("fix %q changes the Job's immutable template in place: %q", a.Description, a.Commands)
 		}
-		if !strings.Contains(a.Risk, jobTemplateRisk) {
-			t.Errorf("fix %q: risk %q lacks %q", a.Description, a.Risk, jobTemplateRisk)
+		if !strings.Contains(a.Risk, kube.JobTemplateRisk) {
+			t.Errorf("fix %q: risk %q lacks %q", a.Description, a.Risk, kube.JobTemplateRisk)
 		}
 	case "CronJob":
 		want := []string{"kubectl create job nightly-manual-$(date +%s) -n shop --from=cronjob/nightly"}
-		risk := cronJobTemplateRisk
+		risk := kube.CronJobTemplateRisk
 		if pending {
 			want = append([]string{"kubectl delete job nightly-1 -n shop"}, want...)
-			risk = cronJobPendingRisk
+			risk = kube.CronJobPendingRisk
 		}
 		if !strings.Contains(cmds, o.inPlace) || len(a.Commands) < len(want) || !slices.Equal(a.Commands[len(a.Commands)-len(want):], want) {
 			t.Errorf("fix %q: commands %q; want a change of %s, then %q", a.Description, a.Commands, o.inPlace, want)
@@ -211,7 +215,7 @@ func TestPodTemplateFixesPerOwner(t *testing.T) {
 			msg = `failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized`
 		}
 		return func(b *bundle.Bundle) {
-			b.Events = append(b.Events, wlObjEvent("Pod", b.Pods[0].Name, "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = `+msg, 3, time.Minute))
+			b.Events = append(b.Events, objEvent("Pod", b.Pods[0].Name, "Warning", "Failed", `Failed to pull image "`+image+`": rpc error: code = NotFound desc = `+msg, 3, time.Minute))
 			b.ServiceAccounts = []*corev1.ServiceAccount{{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "shop"}}}
 		}
 	}
@@ -297,8 +301,8 @@ func TestEvictionFixPerOwner(t *testing.T) {
 	for _, o := range ownerFixKinds {
 		t.Run(o.kind, func(t *testing.T) {
 			b := o.bundle(ntEvicted(msg))
-			fs := checkPodNode(&Context{B: b, Now: now, byFact: map[string]string{}})
-			if len(fs) == 0 || !strings.HasPrefix(fs[0].Category, "Node/MemoryPressure/Evicted") {
+			fs := noderules.PodNode.Check(testPass(b))
+			if len(fs) == 0 || !strings.HasPrefix(string(fs[0].Category), "Node/MemoryPressure/Evicted") {
 				t.Fatalf("findings %+v, want an eviction", fs)
 			}
 			a, ok := findAction(fs[0].Actions, "request what it really uses")
@@ -368,19 +372,19 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 		add  func(b *bundle.Bundle, msg string)
 	}{
 		{"StatefulSet", ownerFixKinds[1], func(b *bundle.Bundle, msg string) {
-			b.StatefulSets = []*appsv1.StatefulSet{wlStatefulSet(3, 0, 0)}
-			b.Events = []corev1.Event{wlObjEvent("StatefulSet", "db", "Warning", "FailedCreate", "create Pod db-0 in StatefulSet db failed error: "+msg, 9, time.Minute)}
+			b.StatefulSets = []*appsv1.StatefulSet{newStatefulSet(3, 0, 0)}
+			b.Events = []corev1.Event{objEvent("StatefulSet", "db", "Warning", "FailedCreate", "create Pod db-0 in StatefulSet db failed error: "+msg, 9, time.Minute)}
 		}},
 		{"Job", ownerFixKinds[2], func(b *bundle.Bundle, msg string) {
-			b.Jobs = []*batchv1.Job{wlJob("once", "", "", 0)}
-			b.Events = []corev1.Event{wlObjEvent("Job", "once", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
+			b.Jobs = []*batchv1.Job{newJob("once", "", "", 0)}
+			b.Events = []corev1.Event{objEvent("Job", "once", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
 		}},
 		{"CronJob", ownerFixKinds[3], func(b *bundle.Bundle, msg string) {
-			run := wlJob("nightly-1", "", "", 0)
-			run.OwnerReferences = []metav1.OwnerReference{wlCtrlRef("CronJob", "nightly")}
-			b.CronJobs = []*batchv1.CronJob{wlCronJob("0 3 * * *")}
+			run := newJob("nightly-1", "", "", 0)
+			run.OwnerReferences = []metav1.OwnerReference{ctrlRef("CronJob", "nightly")}
+			b.CronJobs = []*batchv1.CronJob{newCronJob("0 3 * * *")}
 			b.Jobs = []*batchv1.Job{run}
-			b.Events = []corev1.Event{wlObjEvent("Job", "nightly-1", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
+			b.Events = []corev1.Event{objEvent("Job", "nightly-1", "Warning", "FailedCreate", "Error creating: "+msg, 5, time.Minute)}
 		}},
 	}
 	for _, tt := range []struct {
@@ -394,14 +398,14 @@ func TestFailedCreateFixesPerOwner(t *testing.T) {
 	} {
 		for _, ow := range owners {
 			t.Run(tt.name+"/"+ow.kind, func(t *testing.T) {
-				b := wlWorkloadBundle(ow.kind, map[string]string{"StatefulSet": "db", "Job": "once", "CronJob": "nightly"}[ow.kind], func(b *bundle.Bundle) {
+				b := workloadBundle(ow.kind, map[string]string{"StatefulSet": "db", "Job": "once", "CronJob": "nightly"}[ow.kind], func(b *bundle.Bundle) {
 					ow.add(b, tt.msg)
 					b.ResourceQuotas = []*corev1.ResourceQuota{{ObjectMeta: metav1.ObjectMeta{Name: "compute-resources", Namespace: "shop"},
 						Status: corev1.ResourceQuotaStatus{Hard: corev1.ResourceList{"limits.memory": resource.MustParse("8Gi")}, Used: corev1.ResourceList{"limits.memory": resource.MustParse("7Gi")}}}}
 				})
-				var f *Finding
-				for _, x := range wlCheckFailedCreate(&Context{B: b, Now: now, byFact: map[string]string{}}) {
-					if x.Category == tt.category {
+				var f *rule.Finding
+				for _, x := range workload.FailedCreate.Check(testPass(b)) {
+					if string(x.Category) == tt.category {
 						f = &x
 					}
 				}

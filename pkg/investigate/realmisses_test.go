@@ -13,6 +13,8 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
 )
 
 // The misses the real-node tier found, one table row each, with the lines
@@ -43,11 +45,11 @@ func TestDecisiveLinesFromRealLogs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := findDecisive(tt.log)
+			d := logs.FindDecisive(tt.log)
 			if d == nil || d.Pattern.Class != tt.class {
 				t.Fatalf("decisive %+v, want class %s", d, tt.class)
 			}
-			if got := subjectOf(d.Pattern.Class, d.Line); got != tt.subject {
+			if got := logs.SubjectOf(d.Pattern.Class, d.Line); got != tt.subject {
 				t.Errorf("subject %q, want %q", got, tt.subject)
 			}
 		})
@@ -149,7 +151,7 @@ func TestInitRunning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := checkInitRunning(&Context{B: podBundle(tt.pod, waitLog), Now: now, byFact: map[string]string{}})
+			fs := podrules.InitRunning.Check(testPass(podBundle(tt.pod, waitLog)))
 			if (len(fs) == 1) != tt.want {
 				t.Fatalf("findings %+v, want one: %v", fs, tt.want)
 			}

@@ -3,18 +3,17 @@ package investigate
 import (
 	"strings"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
 )
 
 // Builders of the scheduling tests (prefix sc: the package's test files share
@@ -85,7 +84,7 @@ type scCase struct {
 	wantCulprit  []string
 	wantTitle    []string
 	wantText     []string // anywhere in the rendered report
-	minConf      float64
+	minConf      rule.Confidence
 	wantNoCause  bool // no validated finding at all
 	wantRuledOut string
 	// ruleOnly checks the scheduling rule's own finding instead of the
@@ -96,16 +95,16 @@ type scCase struct {
 
 // schedFinding runs the scheduling rule alone and returns its validated
 // finding.
-func schedFinding(t *testing.T, b *bundle.Bundle) Finding {
+func schedFinding(t *testing.T, b *bundle.Bundle) rule.Finding {
 	t.Helper()
-	c := &Context{B: b, Now: now, byFact: map[string]string{}}
-	for _, f := range checkUnschedulable(c) {
+	c := testPass(b)
+	for _, f := range scheduling.Unschedulable.Check(c) {
 		if f.Verdict == report.Validated {
 			return f
 		}
 	}
 	t.Fatalf("the scheduling rule validated nothing")
-	return Finding{}
+	return rule.Finding{}
 }
 
 func runSchedCases(t *testing.T, cases []scCase) {
@@ -114,7 +113,7 @@ func runSchedCases(t *testing.T, cases []scCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.ruleOnly {
 				f := schedFinding(t, tt.bundle)
-				if !strings.HasPrefix(f.Category, tt.wantCategory) {
+				if !strings.HasPrefix(string(f.Category), tt.wantCategory) {
 					t.Errorf("category = %q, want prefix %q (title %q)", f.Category, tt.wantCategory, f.Title)
 				}
 				for _, s := range tt.wantCulprit {
@@ -138,7 +137,7 @@ func runSchedCases(t *testing.T, cases []scCase) {
 				}
 				return
 			}
-			checkRootCause(t, r, rootCauseWant{tt.wantCategory, tt.wantCulprit, tt.wantTitle, tt.minConf}, "")
+			checkRootCause(t, r, rootCauseWant{tt.wantCategory, tt.wantCulprit, tt.wantTitle, float64(tt.minConf)}, "")
 			for _, s := range tt.wantText {
 				if !strings.Contains(md, s) {
 					t.Errorf("report lacks %q:\n%s", s, md)
@@ -504,355 +503,6 @@ func TestSchedulingPodAffinityAndSpread(t *testing.T) {
 			wantCategory: "Unschedulable/HostPort",
 			wantCulprit:  []string{"hostPort 80/TCP (container app)"},
 			wantText:     []string{"wants 3 replicas on 2 nodes"},
-		},
-	})
-}
-
-func TestSchedulingVolumesAndNodes(t *testing.T) {
-	zone := "topology.kubernetes.io/zone"
-	fast := "fast"
-	boundClaim := func(b *bundle.Bundle) {
-		b.PVCs = []*corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "shop"},
-			Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}}
-		b.PVs = []*corev1.PersistentVolume{{ObjectMeta: metav1.ObjectMeta{Name: "pv-1"}, Spec: corev1.PersistentVolumeSpec{NodeAffinity: &corev1.VolumeNodeAffinity{
-			Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: zone, Operator: corev1.NodeSelectorOpIn, Values: []string{"eu-1c"}}}}}}}}}}
-	}
-	pendingClaim := func(class *string) func(*bundle.Bundle) {
-		return func(b *bundle.Bundle) {
-			b.PVCs = []*corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data", Namespace: "shop", UID: "uid-pvc"},
-				Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: class}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}}
-		}
-	}
-	nodes := scNodes(scNode("a", scLabels(zone, "eu-1a")), scNode("b", scLabels(zone, "eu-1b")))
-	cordon := func(n *corev1.Node) { n.Spec.Unschedulable = true }
-	empty := ""
-	wait := storagev1.VolumeBindingWaitForFirstConsumer
-	runSchedCases(t, []scCase{
-		{
-			name:         "volume pinned to a zone without nodes",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) had volume node affinity conflict."+preempt, scClaimVolume("data")), nodes, boundClaim),
-			wantCategory: "Unschedulable/VolumeNodeAffinity",
-			wantCulprit:  []string{"pv/pv-1 .spec.nodeAffinity (topology.kubernetes.io/zone In [eu-1c]) of claim data: no node matches"},
-			wantText:     []string{"WaitForFirstConsumer"},
-			minConf:      0.9,
-		},
-		{
-			name: "1.33+ wording, a matching node excluded by another reason",
-			bundle: podBundle(scPending("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match PersistentVolume's node affinity.", scClaimVolume("data"), scRequest(corev1.ResourceCPU, "3")),
-				scNodes(scNode("a", scLabels(zone, "eu-1a")), scNode("b", scLabels(zone, "eu-1b")), scNode("c", scLabels(zone, "eu-1c"))), boundClaim),
-			wantCategory: "Unschedulable/InsufficientCpu",
-			wantText:     []string{"only c qualify"},
-		},
-		{
-			name:         "volume affinity without the claim's details",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) had volume node affinity conflict.", scClaimVolume("data")), nodes),
-			wantCategory: "Unschedulable/VolumeNodeAffinity",
-			wantCulprit:  []string{"claim(s) data"},
-		},
-		{
-			name: "unbound claim whose class does not exist",
-			bundle: podBundle(scPending("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."+preempt, scClaimVolume("data")), nodes, pendingClaim(&fast),
-				func(b *bundle.Bundle) {
-					b.Missing = append(b.Missing, bundle.MissingRef{Kind: "StorageClass", Name: "fast", ReferencedBy: "pvc/data"})
-					b.Events = append(b.Events, corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "data.1", Namespace: "shop"},
-						InvolvedObject: corev1.ObjectReference{Kind: "PersistentVolumeClaim", Name: "data", Namespace: "shop", UID: "uid-pvc"},
-						Type:           "Warning", Reason: "ProvisioningFailed", Message: `storageclass.storage.k8s.io "fast" not found`, Count: 7, LastTimestamp: ts(-time.Minute)})
-				}),
-			ruleOnly:     true,
-			wantCategory: "Unschedulable/UnboundPVC",
-			wantCulprit:  []string{"pvc/data is Pending", "storageClass fast does not exist", `"fast" not found`},
-			minConf:      0.9,
-		},
-		{
-			name: "unbound claim with an existing class",
-			bundle: podBundle(scPending("0/2 nodes are available: 2 pod has unbound immediate PersistentVolumeClaims.", scClaimVolume("data")), nodes, pendingClaim(&fast),
-				func(b *bundle.Bundle) {
-					b.StorageClasses = []*storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "fast"}, Provisioner: "ebs.csi.aws.com", VolumeBindingMode: &wait}}
-				}),
-			ruleOnly:     true,
-			wantCategory: "Unschedulable/UnboundPVC",
-			wantCulprit:  []string{"provisioner ebs.csi.aws.com, binding WaitForFirstConsumer"},
-		},
-		{
-			name:         "unbound claim without class",
-			bundle:       podBundle(scPending("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.", scClaimVolume("data")), nodes, pendingClaim(nil)),
-			ruleOnly:     true,
-			wantCategory: "Unschedulable/UnboundPVC",
-			wantCulprit:  []string{"no storageClassName"},
-		},
-		{
-			name:         "unbound claim with the empty class",
-			bundle:       podBundle(scPending("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.", scClaimVolume("data")), nodes, pendingClaim(&empty)),
-			ruleOnly:     true,
-			wantCategory: "Unschedulable/UnboundPVC",
-			wantCulprit:  []string{`storageClassName ""`},
-		},
-		{
-			name:         "unbound claim not collected",
-			bundle:       podBundle(scPending("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.", scClaimVolume("data")), nodes),
-			wantCategory: "Unschedulable/UnboundPVC",
-			wantCulprit:  []string{"PersistentVolumeClaim(s) data"},
-		},
-		{
-			name:         "missing claim",
-			bundle:       podBundle(scPending(`0/2 nodes are available: persistentvolumeclaim "data" not found.`+preempt, scClaimVolume("data")), nodes),
-			wantCategory: "Unschedulable/MissingPVC",
-			wantCulprit:  []string{"claimName data (no such PersistentVolumeClaim)"},
-			minConf:      0.95,
-		},
-		{
-			name:         "all nodes cordoned",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) were unschedulable."+preempt), scNodes(scNode("a", cordon), scNode("b", cordon))),
-			wantCategory: "Unschedulable/Cordoned",
-			wantCulprit:  []string{"cordoned node(s) a, b"},
-			wantText:     []string{"kubectl uncordon a"},
-		},
-		{
-			name:         "cordoned reason but no node cordoned now",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) were unschedulable."), nodes),
-			wantCategory: "Unschedulable/Cordoned",
-			wantCulprit:  []string{"none is cordoned now"},
-		},
-		{
-			name:         "no persistent volume to bind",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.", scClaimVolume("data")), nodes),
-			wantCategory: "Unschedulable/NoPersistentVolume",
-			wantCulprit:  []string{"claims data"},
-		},
-		{
-			name:         "storage capacity",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) did not have enough free storage.", scClaimVolume("data")), nodes),
-			wantCategory: "Unschedulable/StorageCapacity",
-		},
-		{
-			name:         "volume limit",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) exceed max volume count.", scClaimVolume("data")), nodes),
-			wantCategory: "Unschedulable/VolumeLimit",
-		},
-		{
-			name:         "unknown reason",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) didn't match scheduler-enforced node affinity."), nodes),
-			wantCategory: "Unschedulable/Other",
-			wantCulprit:  []string{"scheduler-enforced"},
-		},
-		{
-			name:         "no message at all",
-			bundle:       podBundle(scPending(""), nodes),
-			wantCategory: "Unschedulable/Other",
-			wantTitle:    []string{"gave no reason"},
-		},
-		{
-			name: "message from the FailedScheduling event when the condition is missing",
-			bundle: podBundle(scPending("", func(p *corev1.Pod) { p.Status.Conditions = nil }), nodes, func(b *bundle.Bundle) {
-				b.Events = append(b.Events, event(b.Pods[0], "Warning", "FailedScheduling", "0/2 nodes are available: 2 node(s) were unschedulable.", 3))
-			}),
-			wantCategory: "Unschedulable/Cordoned",
-		},
-	})
-}
-
-func TestSchedulingGatesAndSchedulers(t *testing.T) {
-	noCondition := func(p *corev1.Pod) { p.Status.Conditions = nil }
-	old := func(p *corev1.Pod) { p.CreationTimestamp = ts(-10 * time.Minute) }
-	young := func(p *corev1.Pod) { p.CreationTimestamp = ts(-10 * time.Second) }
-	runSchedCases(t, []scCase{
-		{
-			name: "scheduling gates",
-			bundle: podBundle(scPending("Scheduling is blocked due to non-empty scheduling gates", func(p *corev1.Pod) {
-				p.Status.Conditions[0].Reason = "SchedulingGated"
-				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "kueue.x-k8s.io/admission"}}
-			})),
-			wantCategory: "Unschedulable/SchedulingGated",
-			wantCulprit:  []string{".spec.schedulingGates (kueue.x-k8s.io/admission)"},
-			minConf:      0.95,
-		},
-		{
-			name:         "custom scheduler that never ran",
-			bundle:       podBundle(scPending("", noCondition, old, func(p *corev1.Pod) { p.Spec.SchedulerName = "gpu-scheduler" })),
-			wantCategory: "Unschedulable/NoScheduler",
-			wantCulprit:  []string{".spec.schedulerName (gpu-scheduler)"},
-			minConf:      0.75,
-		},
-		{
-			name:         "default scheduler silent",
-			bundle:       podBundle(scPending("", noCondition, old)),
-			wantCategory: "Unschedulable/NoScheduler",
-			wantCulprit:  []string{"kube-scheduler"},
-		},
-		{
-			name:        "a pod created seconds ago is not flagged",
-			bundle:      podBundle(scPending("", noCondition, young)),
-			wantNoCause: true,
-		},
-	})
-}
-
-// TestSchedulingRanking: with several reasons, a constraint the nodes show
-// to be unsatisfiable names the culprit; otherwise the one blocking most
-// nodes; every other reason is listed with its node count.
-func TestSchedulingRanking(t *testing.T) {
-	msg := "0/5 nodes are available: 1 Insufficient memory, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 node(s) didn't match Pod's node affinity/selector." + preempt
-	b := podBundle(scPending(msg, func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"pool": "batch"} }, scRequest(corev1.ResourceMemory, "1Gi")),
-		scNodes(scNode("cp", scTaint("node-role.kubernetes.io/control-plane", "", corev1.TaintEffectNoSchedule)), scNode("w1"), scNode("w2"), scNode("w3"), scNode("w4")))
-	r := Investigate(b, Options{Now: now})
-	if r.RootCause.Category != "Unschedulable/NodeSelector" {
-		t.Fatalf("category %q, want Unschedulable/NodeSelector (title %q)", r.RootCause.Category, r.Title)
-	}
-	if !strings.Contains(r.Title, "(and 2 more reason(s))") || !strings.Contains(r.Title, "0/5 nodes fit") {
-		t.Errorf("title %q does not count the other reasons", r.Title)
-	}
-	contributing := strings.Join(r.RootCause.Contributing, "\n")
-	for _, want := range []string{"Also blocking: 1 Insufficient memory", "Also blocking: 1 node(s) had untolerated taint"} {
-		if !strings.Contains(contributing, want) {
-			t.Errorf("contributing lacks %q:\n%s", want, contributing)
-		}
-	}
-	if !strings.Contains(r.Summary, "The scheduler gives 3 reasons") {
-		t.Errorf("summary does not list the reasons: %q", r.Summary)
-	}
-	// A resource shortage is among the reasons: sizing is not ruled out.
-	if strings.Contains(strings.Join(r.RuledOut, "\n"), "more cpu or memory than any node") {
-		t.Errorf("size ruled out next to a resource shortage: %v", r.RuledOut)
-	}
-}
-
-// TestSchedulingMergesPods: the same reason on two pods of a deployment is
-// one hypothesis.
-func TestSchedulingMergesPods(t *testing.T) {
-	msg := "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."
-	sel := func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"disktype": "ssd"} }
-	p1 := pod("web-1", unscheduled(msg, "100m"), sel)
-	p2 := pod("web-2", unscheduled(msg, "100m"), sel)
-	b := podBundle(p1, scNodes(scNode("a")), scDeployment(2), func(b *bundle.Bundle) { b.Pods = append(b.Pods, p2) })
-	r := Investigate(b, Options{Now: now})
-	n := 0
-	for _, h := range r.Hypotheses {
-		if strings.HasPrefix(h.Statement, "The pod cannot be placed") {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Fatalf("%d scheduling hypotheses, want 1 merged: %+v", n, r.Hypotheses)
-	}
-	if !strings.Contains(strings.Join(r.RootCause.Contributing, " "), "web-1, web-2") {
-		t.Errorf("merged finding does not name both pods: %v", r.RootCause.Contributing)
-	}
-}
-
-func TestParseSchedulerMessageVariants(t *testing.T) {
-	tests := []struct {
-		msg   string
-		total int
-		want  []schedReason
-	}{
-		{"0/2 nodes are available: 1 node(s) didn't match PersistentVolume's node affinity, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
-			2, []schedReason{{1, "node(s) didn't match PersistentVolume's node affinity"}, {1, "node(s) had untolerated taint(s)"}}},
-		{"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
-			3, []schedReason{{0, "pod has unbound immediate PersistentVolumeClaims"}}},
-		{"0/1 nodes are available: 1 Insufficient example.com/gpu.", 1, []schedReason{{1, "Insufficient example.com/gpu"}}},
-		{"0/2 nodes are available: 2 node(s) had taint {a.b/c: d.e}, that the pod didn't tolerate.", 2, []schedReason{{2, "node(s) had taint {a.b/c: d.e}, that the pod didn't tolerate"}}},
-		{"running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition", 0, []schedReason{{0, "running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition"}}},
-		{"", 0, nil},
-	}
-	for _, tt := range tests {
-		total, parts := parseSchedulerMessage(tt.msg)
-		if total != tt.total || len(parts) != len(tt.want) {
-			t.Errorf("%q: got %d %+v, want %d %+v", tt.msg, total, parts, tt.total, tt.want)
-			continue
-		}
-		for i := range parts {
-			if parts[i] != tt.want[i] {
-				t.Errorf("%q part %d: %+v, want %+v", tt.msg, i, parts[i], tt.want[i])
-			}
-		}
-	}
-}
-
-func TestPodRequests(t *testing.T) {
-	always := corev1.ContainerRestartPolicyAlways
-	req := func(cpu string) corev1.ResourceRequirements {
-		return corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}
-	}
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: types.UID("x")}, Spec: corev1.PodSpec{
-		InitContainers: []corev1.Container{
-			{Name: "sidecar", RestartPolicy: &always, Resources: req("500m")},
-			{Name: "migrate", Resources: req("3")},
-		},
-		Containers: []corev1.Container{{Name: "app", Resources: req("1")}, {Name: "log", Resources: req("250m")}},
-		Overhead:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
-	}}
-	// max(1+0.25+0.5 running, 3+0.5 migrating next to the sidecar) + 0.1 overhead.
-	got := podRequests(p)[corev1.ResourceCPU]
-	if want := resource.MustParse("3600m"); got.Cmp(want) != 0 {
-		t.Errorf("podRequests cpu = %s, want %s", got.String(), want.String())
-	}
-}
-
-func TestNodeReqMatches(t *testing.T) {
-	n := scNode("w1", scLabels("zone", "a", "cores", "16"))
-	tests := []struct {
-		req  nodeReq
-		want bool
-	}{
-		{nodeReq{Key: "zone", Op: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}, true},
-		{nodeReq{Key: "zone", Op: corev1.NodeSelectorOpIn, Values: []string{"c"}}, false},
-		{nodeReq{Key: "zone", Op: corev1.NodeSelectorOpNotIn, Values: []string{"a"}}, false},
-		{nodeReq{Key: "gpu", Op: corev1.NodeSelectorOpNotIn, Values: []string{"true"}}, true}, // absent label satisfies NotIn
-		{nodeReq{Key: "zone", Op: corev1.NodeSelectorOpExists}, true},
-		{nodeReq{Key: "gpu", Op: corev1.NodeSelectorOpExists}, false},
-		{nodeReq{Key: "gpu", Op: corev1.NodeSelectorOpDoesNotExist}, true},
-		{nodeReq{Key: "cores", Op: corev1.NodeSelectorOpGt, Values: []string{"8"}}, true},
-		{nodeReq{Key: "cores", Op: corev1.NodeSelectorOpLt, Values: []string{"8"}}, false},
-		{nodeReq{Key: "zone", Op: corev1.NodeSelectorOpGt, Values: []string{"8"}}, false}, // not a number
-		{nodeReq{Key: "metadata.name", Op: corev1.NodeSelectorOpIn, Values: []string{"w1"}, Field: true}, true},
-		{nodeReq{Key: "metadata.uid", Op: corev1.NodeSelectorOpIn, Values: []string{"w1"}, Field: true}, false},
-		{nodeReq{Key: "zone", Op: "Bogus"}, false},
-	}
-	for _, tt := range tests {
-		if got := tt.req.matches(n); got != tt.want {
-			t.Errorf("%s on %v: got %v, want %v", tt.req, n.Labels, got, tt.want)
-		}
-	}
-	if s := (nodeReq{Key: "gpu", Op: corev1.NodeSelectorOpDoesNotExist}).String(); s != "gpu DoesNotExist" {
-		t.Errorf("String() = %q", s)
-	}
-}
-
-// TestSchedulingMaskedTopologyKey: the bundle's redaction masks fields
-// named *Key; the report says so instead of quoting the mask as a label.
-func TestSchedulingMaskedTopologyKey(t *testing.T) {
-	masked := func(p *corev1.Pod) {
-		p.Labels = map[string]string{"app": "web"}
-		p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-			TopologyKey: "[REDACTED]", LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}}}
-		p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "[REDACTED]", WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{}}}
-	}
-	runSchedCases(t, []scCase{
-		{
-			name:         "anti-affinity",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.", masked), scNodes(scNode("a"), scNode("b")), scDeployment(3)),
-			wantCategory: "Unschedulable/PodAntiAffinity",
-			wantCulprit:  []string{"per a topologyKey masked in the bundle"},
-			wantText:     []string{"masked by the bundle's redaction"},
-		},
-		{
-			name:         "topology spread",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints.", masked), scNodes(scNode("a"), scNode("b"))),
-			wantCategory: "Unschedulable/TopologySpread",
-			wantCulprit:  []string{"maxSkew 1 on a topologyKey masked in the bundle"},
-		},
-		{
-			name:         "the pre-1.22 catch-all alone",
-			bundle:       podBundle(scPending("0/2 nodes are available: 2 node(s) didn't match pod affinity/anti-affinity.", masked), scNodes(scNode("a"), scNode("b"))),
-			wantCategory: "Unschedulable/PodAffinity",
-			wantCulprit:  []string{"pod affinity/anti-affinity"},
-		},
-		{
-			name: "an operator's out-of-service taint",
-			bundle: podBundle(scPending("0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/out-of-service: nodeshutdown}."),
-				scNodes(scNode("a", scTaint("node.kubernetes.io/out-of-service", "nodeshutdown", corev1.TaintEffectNoExecute)))),
-			wantCategory: "Unschedulable/Taint",
-			wantText:     []string{"an operator declared the node out of service"},
 		},
 	})
 }

@@ -16,6 +16,9 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
 )
 
 func strPtr(s string) *string { return &s }
@@ -43,7 +46,7 @@ func storageClass(name, provisioner string, wffc, isDefault bool) *storagev1.Sto
 	}
 	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: provisioner, VolumeBindingMode: &mode}
 	if isDefault {
-		sc.Annotations = map[string]string{annDefaultStorageClass: "true"}
+		sc.Annotations = map[string]string{storage.AnnDefaultStorageClass: "true"}
 	}
 	return sc
 }
@@ -161,7 +164,7 @@ func TestClaimRules(t *testing.T) {
 		},
 		{
 			name: "wait for first consumer on a static class warns about the PV",
-			bundle: claimBundle(wffcClaim, withClasses(storageClass("local-wffc", noProvisioner, true, false)),
+			bundle: claimBundle(wffcClaim, withClasses(storageClass("local-wffc", storage.NoProvisioner, true, false)),
 				withEvents(claimEvent(wffcClaim, "Normal", "WaitForFirstConsumer", "waiting for first consumer to be created before binding", -20*time.Minute))),
 			category: "PVC/Pending/WaitForFirstConsumer",
 		},
@@ -208,7 +211,7 @@ func TestClaimRules(t *testing.T) {
 		},
 		{
 			name: "no-provisioner class without a fitting PV",
-			bundle: claimBundle(localClaim, withClasses(storageClass("local", noProvisioner, false, false)),
+			bundle: claimBundle(localClaim, withClasses(storageClass("local", storage.NoProvisioner, false, false)),
 				withPVs(persistentVolume("local-1", "local", "5Gi", corev1.ReadWriteOnce), persistentVolume("other", "standard", "100Gi", corev1.ReadWriteOnce)),
 				withEvents(claimEvent(localClaim, "Warning", "ProvisioningFailed", "no volume plugin matched name: kubernetes.io/no-provisioner", -20*time.Minute))),
 			category: "PVC/Pending/NoMatchingPV",
@@ -273,7 +276,7 @@ func TestClaimRules(t *testing.T) {
 			name: "pod whose WaitForFirstConsumer claim has no PV to bind",
 			bundle: podBundle(pod("db-0", mountsClaim("data", "data"),
 				unscheduled(`0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.`, "100m")),
-				func(b *bundle.Bundle) { b.PVCs = append(b.PVCs, wffcClaim) }, withClasses(storageClass("local-wffc", noProvisioner, true, false))),
+				func(b *bundle.Bundle) { b.PVCs = append(b.PVCs, wffcClaim) }, withClasses(storageClass("local-wffc", storage.NoProvisioner, true, false))),
 			category: "PVC/Pending/NoMatchingPV",
 			culprit:  []string{"pvc/data"},
 		},
@@ -581,9 +584,9 @@ func TestHPARules(t *testing.T) {
 	dep := webDeployment(nil)
 	b := &bundle.Bundle{Target: fault.Resource{Kind: "Deployment", Name: "web", Namespace: "shop", UID: string(dep.UID)},
 		Deployments: []*appsv1.Deployment{dep}, HPAs: []*autoscalingv2.HorizontalPodAutoscaler{missingReq, limited("TooManyReplicas", "")}}
-	c := &Context{B: b, Now: now, byFact: map[string]string{}}
-	fs := checkHPAs(c)
-	if len(fs) != 1 || fs[0].Category != "HPA/MissingRequest" || fs[0].Depth != 0 {
+	c := testPass(b)
+	fs := autoscaling.HPA.Check(c)
+	if len(fs) != 1 || fs[0].Category != "HPA/MissingRequest" || fs[0].Strength != rule.Symptom {
 		t.Fatalf("workload target: got %+v, want one depth-0 HPA/MissingRequest", fs)
 	}
 	if !strings.Contains(fs[0].Contributing[0], "app, proxy") {

@@ -15,6 +15,10 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/batch"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 )
 
 type symptomSet struct {
@@ -39,7 +43,7 @@ func (s *symptoms) note(format string, a ...any) {
 }
 
 // kindSymptoms reads the status of each kind that has a dedicated reading.
-var kindSymptoms = map[string]func(*Context, *symptoms){
+var kindSymptoms = map[string]func(*rule.Pass, *symptoms){
 	"Deployment":              deploymentSymptoms,
 	"StatefulSet":             statefulSetSymptoms,
 	"DaemonSet":               daemonSetSymptoms,
@@ -54,7 +58,7 @@ var kindSymptoms = map[string]func(*Context, *symptoms){
 }
 
 // collectSymptoms states what is observably wrong, without explaining it.
-func collectSymptoms(c *Context) symptomSet {
+func collectSymptoms(c *rule.Pass) symptomSet {
 	var s symptoms
 	b := c.B
 	if read := kindSymptoms[b.Target.Kind]; read != nil {
@@ -73,18 +77,18 @@ func collectSymptoms(c *Context) symptomSet {
 	return symptomSet{lines: append(s.faults, s.notes...), healthy: len(s.faults) == 0}
 }
 
-func nodeTargetSymptoms(c *Context, s *symptoms) {
+func nodeTargetSymptoms(c *rule.Pass, s *symptoms) {
 	for _, n := range c.B.Nodes {
 		s.faults = append(s.faults, nodeSymptoms(n)...)
 	}
 }
 
-func deploymentSymptoms(c *Context, s *symptoms) {
-	d := targetOf(c, "Deployment", c.B.Deployments)
+func deploymentSymptoms(c *rule.Pass, s *symptoms) {
+	d := kube.TargetOf(c, "Deployment", c.B.Deployments)
 	if d == nil {
 		return
 	}
-	want := wlReplicasOf(d.Spec.Replicas)
+	want := kube.ReplicasOf(d.Spec.Replicas)
 	if d.Status.AvailableReplicas < want {
 		s.fault("Deployment %s has %d/%d replicas available (%d updated, %d unavailable)",
 			d.Name, d.Status.AvailableReplicas, want, d.Status.UpdatedReplicas, d.Status.UnavailableReplicas)
@@ -99,12 +103,12 @@ func deploymentSymptoms(c *Context, s *symptoms) {
 	}
 }
 
-func statefulSetSymptoms(c *Context, s *symptoms) {
-	sts := targetOf(c, "StatefulSet", c.B.StatefulSets)
+func statefulSetSymptoms(c *rule.Pass, s *symptoms) {
+	sts := kube.TargetOf(c, "StatefulSet", c.B.StatefulSets)
 	if sts == nil {
 		return
 	}
-	want, st := wlReplicasOf(sts.Spec.Replicas), sts.Status
+	want, st := kube.ReplicasOf(sts.Spec.Replicas), sts.Status
 	if st.ReadyReplicas < want {
 		s.fault("StatefulSet %s has %d/%d replicas ready (%d created, %d updated)", sts.Name, st.ReadyReplicas, want, st.Replicas, st.UpdatedReplicas)
 	}
@@ -113,8 +117,8 @@ func statefulSetSymptoms(c *Context, s *symptoms) {
 	}
 }
 
-func daemonSetSymptoms(c *Context, s *symptoms) {
-	ds := targetOf(c, "DaemonSet", c.B.DaemonSets)
+func daemonSetSymptoms(c *rule.Pass, s *symptoms) {
+	ds := kube.TargetOf(c, "DaemonSet", c.B.DaemonSets)
 	if ds == nil {
 		return
 	}
@@ -133,12 +137,12 @@ func daemonSetSymptoms(c *Context, s *symptoms) {
 	}
 }
 
-func replicaSetSymptoms(c *Context, s *symptoms) {
-	rs := targetOf(c, "ReplicaSet", c.B.ReplicaSets)
+func replicaSetSymptoms(c *rule.Pass, s *symptoms) {
+	rs := kube.TargetOf(c, "ReplicaSet", c.B.ReplicaSets)
 	if rs == nil {
 		return
 	}
-	if want := wlReplicasOf(rs.Spec.Replicas); rs.Status.ReadyReplicas < want {
+	if want := kube.ReplicasOf(rs.Spec.Replicas); rs.Status.ReadyReplicas < want {
 		s.fault("ReplicaSet %s has %d/%d replicas ready (%d created)", rs.Name, rs.Status.ReadyReplicas, want, rs.Status.Replicas)
 	}
 	for _, cond := range rs.Status.Conditions {
@@ -148,47 +152,47 @@ func replicaSetSymptoms(c *Context, s *symptoms) {
 	}
 }
 
-func jobSymptoms(c *Context, s *symptoms) {
-	j := targetOf(c, "Job", c.B.Jobs)
+func jobSymptoms(c *rule.Pass, s *symptoms) {
+	j := kube.TargetOf(c, "Job", c.B.Jobs)
 	if j == nil {
 		return
 	}
-	cond, done := wlJobFinished(j)
+	cond, done := kube.JobFinished(j)
 	switch {
 	case done && cond.Type == batchv1.JobFailed:
-		s.fault("Condition Failed=True (%s) since %s: %s", cond.Reason, wlStamp(cond.LastTransitionTime.Time), cond.Message)
+		s.fault("Condition Failed=True (%s) since %s: %s", cond.Reason, kube.Stamp(cond.LastTransitionTime.Time), cond.Message)
 	case !done && j.Status.Failed > 0:
-		s.fault("Job %s has %d failed pod(s) so far and is still running (backoffLimit %d, %d active)", j.Name, j.Status.Failed, wlBackoffLimit(j), j.Status.Active)
+		s.fault("Job %s has %d failed pod(s) so far and is still running (backoffLimit %d, %d active)", j.Name, j.Status.Failed, batch.BackoffLimit(j), j.Status.Active)
 	}
 	if j.Spec.Suspend != nil && *j.Spec.Suspend && !done {
 		s.note("Job %s is suspended (spec.suspend=true): it starts no pods", j.Name)
 	}
 }
 
-func cronJobSymptoms(c *Context, s *symptoms) {
-	cj := targetOf(c, "CronJob", c.B.CronJobs)
+func cronJobSymptoms(c *rule.Pass, s *symptoms) {
+	cj := kube.TargetOf(c, "CronJob", c.B.CronJobs)
 	if cj == nil {
 		return
 	}
 	suspended := cj.Spec.Suspend != nil && *cj.Spec.Suspend
 	if suspended {
 		// A pause may be deliberate: the rule decides when it is a fault.
-		s.note("CronJob %s is suspended (spec.suspend=true); its last run was scheduled %s", cj.Name, wlStampPtr(cj.Status.LastScheduleTime))
+		s.note("CronJob %s is suspended (spec.suspend=true); its last run was scheduled %s", cj.Name, kube.StampPtr(cj.Status.LastScheduleTime))
 	}
-	jobs := wlJobsOf(c, cj) // newest first
+	jobs := batch.JobsOf(c, cj) // newest first
 	for _, j := range jobs {
-		if cond, done := wlJobFinished(j); done {
+		if cond, done := kube.JobFinished(j); done {
 			if cond.Type == batchv1.JobFailed {
 				s.fault("The last finished run of CronJob %s, job %s, failed (%s): %s", cj.Name, j.Name, cond.Reason, cond.Message)
 			}
 			break
 		}
 	}
-	sched, err := wlParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
+	sched, err := batch.ParseCron(cj.Spec.Schedule, cj.Spec.TimeZone)
 	if err != nil {
 		return // the rule reads the controller's own verdict on the schedule
 	}
-	if period := sched.period(c.Now); period > 0 {
+	if period := sched.Period(c.Now); period > 0 {
 		for _, j := range jobs {
 			active := slices.ContainsFunc(cj.Status.Active, func(ref corev1.ObjectReference) bool { return ref.Name == j.Name })
 			started := j.CreationTimestamp.Time
@@ -196,22 +200,22 @@ func cronJobSymptoms(c *Context, s *symptoms) {
 				started = j.Status.StartTime.Time
 			}
 			if active && c.Now.Sub(started) > period {
-				s.fault("Job %s of CronJob %s has been running for %s, longer than the %s between its scheduled runs", j.Name, cj.Name, wlHumanDuration(c.Now.Sub(started)), wlHumanDuration(period))
+				s.fault("Job %s of CronJob %s has been running for %s, longer than the %s between its scheduled runs", j.Name, cj.Name, kube.HumanDuration(c.Now.Sub(started)), kube.HumanDuration(period))
 			}
 		}
 	}
-	if missed := sched.missed(wlLastRun(cj), c.Now); !suspended && missed >= 2 {
-		s.fault("CronJob %s has started no run since %s: %s%d scheduled run(s) of %q are missing", cj.Name, wlStamp(wlLastRun(cj)), wlAtLeast(missed, 1000), missed, cj.Spec.Schedule)
+	if missed := sched.Missed(batch.LastRun(cj), c.Now); !suspended && missed >= 2 {
+		s.fault("CronJob %s has started no run since %s: %s%d scheduled run(s) of %q are missing", cj.Name, kube.Stamp(batch.LastRun(cj)), batch.AtLeast(missed, 1000), missed, cj.Spec.Schedule)
 	}
 }
 
-func serviceSymptoms(c *Context, s *symptoms) {
-	svc := targetOf(c, "Service", c.B.Services)
-	if svc == nil || !expectsEndpoints(svc) || collectionFailed(c, "endpointslices") {
+func serviceSymptoms(c *rule.Pass, s *symptoms) {
+	svc := kube.TargetOf(c, "Service", c.B.Services)
+	if svc == nil || !expectsEndpoints(svc) || kube.CollectionFailed(c, "endpointslices") {
 		return
 	}
-	if eps := endpointsOf(c, svc); len(eps.ready) == 0 {
-		s.fault("Service %s has no ready endpoint: %s", svc.Name, eps.summary())
+	if eps := network.EndpointsOf(c, svc); len(eps.Ready) == 0 {
+		s.fault("Service %s has no ready endpoint: %s", svc.Name, eps.Summary())
 	}
 }
 
@@ -222,22 +226,22 @@ func expectsEndpoints(svc *corev1.Service) bool {
 	return svc.Spec.Type != corev1.ServiceTypeExternalName
 }
 
-func ingressSymptoms(c *Context, s *symptoms) {
-	ing := targetOf(c, "Ingress", c.B.Ingresses)
+func ingressSymptoms(c *rule.Pass, s *symptoms) {
+	ing := kube.TargetOf(c, "Ingress", c.B.Ingresses)
 	if ing == nil {
 		return
 	}
-	for _, be := range ingressBackends(ing) {
-		svc := serviceNamed(c, ing.Namespace, be.Service)
+	for _, be := range network.BackendsOf(ing) {
+		svc := network.ServiceNamed(c, ing.Namespace, be.Service)
 		switch {
 		case c.B.IsMissing("Service", ing.Namespace, be.Service):
 			s.fault("Ingress %s %s routes to service %s, which does not exist", ing.Name, be.Where, be.Service)
 		case svc == nil:
-		case !serviceHasPort(svc, be.Port):
-			s.fault("Ingress %s %s routes to service %s %s, which the Service does not expose (it has %s)", ing.Name, be.Where, be.Service, portText(be.Port), servicePortsText(svc))
-		case expectsEndpoints(svc) && !collectionFailed(c, "endpointslices"):
-			if eps := endpointsOf(c, svc); len(eps.ready) == 0 {
-				s.fault("Ingress %s %s routes to service %s, which has no ready endpoint: %s", ing.Name, be.Where, be.Service, eps.summary())
+		case !network.ServiceHasPort(svc, be.Port):
+			s.fault("Ingress %s %s routes to service %s %s, which the Service does not expose (it has %s)", ing.Name, be.Where, be.Service, network.PortText(be.Port), network.ServicePortsText(svc))
+		case expectsEndpoints(svc) && !kube.CollectionFailed(c, "endpointslices"):
+			if eps := network.EndpointsOf(c, svc); len(eps.Ready) == 0 {
+				s.fault("Ingress %s %s routes to service %s, which has no ready endpoint: %s", ing.Name, be.Where, be.Service, eps.Summary())
 			}
 		}
 	}
@@ -248,8 +252,8 @@ func ingressSymptoms(c *Context, s *symptoms) {
 	}
 }
 
-func hpaSymptoms(c *Context, s *symptoms) {
-	h := targetOf(c, "HorizontalPodAutoscaler", c.B.HPAs)
+func hpaSymptoms(c *rule.Pass, s *symptoms) {
+	h := kube.TargetOf(c, "HorizontalPodAutoscaler", c.B.HPAs)
 	if h == nil {
 		return
 	}
@@ -296,21 +300,18 @@ func conditionSymptoms(b *bundle.Bundle) []string {
 	return out
 }
 
-// recentWarning is how old a warning may be and still describe today.
-const recentWarning = time.Hour
-
 // selfRepairing are the API server's own repair-loop notices: it found an
 // allocation out of step and is fixing it itself. Nothing for a human to do,
 // so they are not symptoms.
 var selfRepairing = map[string]bool{"ClusterIPNotAllocated": true, "PortNotAllocated": true}
 
-func recentWarnings(c *Context) []string {
+func recentWarnings(c *rule.Pass) []string {
 	var out []string
-	for _, e := range warningEvents(c.B) {
-		if c.Now.Sub(bundle.EventTime(&e)) > recentWarning || (selfRepairing[e.Reason] && strings.Contains(e.Message, "repairing")) {
+	for _, e := range kube.WarningEvents(c.B) {
+		if c.Now.Sub(bundle.EventTime(&e)) > kube.RecentWarning || (selfRepairing[e.Reason] && strings.Contains(e.Message, "repairing")) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), firstLine(e.Message)))
+		out = append(out, fmt.Sprintf("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), kube.FirstLine(e.Message)))
 	}
 	return out
 }
@@ -336,12 +337,12 @@ func podSymptoms(p *corev1.Pod, prefix bool) []string {
 		}
 		out = append(out, line)
 	}
-	for _, cs := range allStatuses(p) {
+	for _, cs := range kube.AllStatuses(p) {
 		kind := "Container"
-		if cs.init {
+		if cs.Init {
 			kind = "Init container"
 		}
-		st := cs.status
+		st := cs.Status
 		if w := st.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" && w.Reason != "ContainerCreating" {
 			line := fmt.Sprintf("%s%s %s is waiting: %s", name, kind, st.Name, w.Reason)
 			if st.RestartCount > 0 {
@@ -359,7 +360,7 @@ func podSymptoms(p *corev1.Pod, prefix bool) []string {
 		if t := st.State.Terminated; t != nil && t.ExitCode != 0 {
 			out = append(out, fmt.Sprintf("%s%s %s terminated with exit code %d (%s)", name, kind, st.Name, t.ExitCode, t.Reason))
 		}
-		if !cs.init && st.State.Running != nil && !st.Ready {
+		if !cs.Init && st.State.Running != nil && !st.Ready {
 			out = append(out, fmt.Sprintf("%sContainer %s is running but not ready", name, st.Name))
 		}
 	}
@@ -381,37 +382,11 @@ func nodeSymptoms(n *corev1.Node) []string {
 	return out
 }
 
-type containerStatus struct {
-	status corev1.ContainerStatus
-	init   bool
-}
-
-func allStatuses(p *corev1.Pod) []containerStatus {
-	var out []containerStatus
-	for _, s := range p.Status.InitContainerStatuses {
-		out = append(out, containerStatus{s, true})
-	}
-	for _, s := range p.Status.ContainerStatuses {
-		out = append(out, containerStatus{s, false})
-	}
-	return out
-}
-
-func warningEvents(b *bundle.Bundle) []corev1.Event {
-	var out []corev1.Event
-	for _, e := range b.Events {
-		if e.Type == corev1.EventTypeWarning {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 const maxTimeline = 40
 
 // timeline lists dated facts, oldest first: creations, container starts and
 // terminations, events with their counts.
-func timeline(c *Context) []report.TimelineEntry {
+func timeline(c *rule.Pass) []report.TimelineEntry {
 	b := c.B
 	var t []report.TimelineEntry
 	add := func(at time.Time, format string, a ...any) {
@@ -433,10 +408,10 @@ func timeline(c *Context) []report.TimelineEntry {
 	for _, p := range b.Pods {
 		add(p.CreationTimestamp.Time, "Pod %s created", p.Name)
 		if p.Status.StartTime != nil {
-			add(p.Status.StartTime.Time, "Pod %s started on node %s", p.Name, orDash(p.Spec.NodeName))
+			add(p.Status.StartTime.Time, "Pod %s started on node %s", p.Name, kube.OrDash(p.Spec.NodeName))
 		}
-		for _, cs := range allStatuses(p) {
-			st := cs.status
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
 			if term := st.LastTerminationState.Terminated; term != nil {
 				add(term.StartedAt.Time, "Container %s/%s started (previous instance)", p.Name, st.Name)
 				add(term.FinishedAt.Time, "Container %s/%s terminated: exit code %d (%s), restart count now %d", p.Name, st.Name, term.ExitCode, term.Reason, st.RestartCount)
@@ -462,7 +437,7 @@ func timeline(c *Context) []report.TimelineEntry {
 		} else if count > 1 {
 			span = fmt.Sprintf(" ×%d", count)
 		}
-		add(first, "%s %s on %s/%s%s: %s", e.Type, e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, span, firstLine(e.Message))
+		add(first, "%s %s on %s/%s%s: %s", e.Type, e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, span, kube.FirstLine(e.Message))
 	}
 	sortTimeline(t)
 	if len(t) > maxTimeline {
@@ -477,7 +452,7 @@ func sortTimeline(t []report.TimelineEntry) {
 
 // changes compares the newest ReplicaSet's pod template with the previous
 // revision's: a rollout that changed the image is a prime suspect.
-func changes(c *Context) []report.TimelineEntry {
+func changes(c *rule.Pass) []report.TimelineEntry {
 	rss := c.B.ReplicaSets
 	if len(rss) < 2 {
 		return nil
@@ -500,7 +475,7 @@ func changes(c *Context) []report.TimelineEntry {
 }
 
 // ruledOut lists things that were checked and found healthy.
-func ruledOut(c *Context) []string {
+func ruledOut(c *rule.Pass) []string {
 	var out []string
 	seenNode := map[string]bool{}
 	for _, p := range c.B.Pods {
@@ -516,30 +491,15 @@ func ruledOut(c *Context) []string {
 			continue
 		}
 		pulled := 0
-		for _, cs := range allStatuses(p) {
-			if cs.status.State.Running != nil || cs.status.State.Terminated != nil || cs.status.LastTerminationState.Terminated != nil {
+		for _, cs := range kube.AllStatuses(p) {
+			if cs.Status.State.Running != nil || cs.Status.State.Terminated != nil || cs.Status.LastTerminationState.Terminated != nil {
 				pulled++
 			}
 		}
-		if pulled > 0 && pulled == len(allStatuses(p)) {
+		if pulled > 0 && pulled == len(kube.AllStatuses(p)) {
 			out = append(out, fmt.Sprintf("Image pull: every container image of pod %s was pulled and started", p.Name))
 		}
 		break
 	}
 	return out
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }

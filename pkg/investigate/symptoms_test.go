@@ -18,20 +18,20 @@ import (
 // Builders for targets of each kind with a dedicated symptom reading.
 
 func symStatefulSet(mutate ...func(*appsv1.StatefulSet)) *bundle.Bundle {
-	return wlWorkloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
-		b.StatefulSets = []*appsv1.StatefulSet{wlStatefulSet(3, 3, 3, mutate...)}
+	return workloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
+		b.StatefulSets = []*appsv1.StatefulSet{newStatefulSet(3, 3, 3, mutate...)}
 	})
 }
 
 func symDaemonSet(desired, current, ready int32, mutate ...func(*appsv1.DaemonSet)) *bundle.Bundle {
-	return wlWorkloadBundle("DaemonSet", "agent", func(b *bundle.Bundle) {
-		b.DaemonSets = []*appsv1.DaemonSet{wlDaemonSet(desired, current, ready, mutate...)}
+	return workloadBundle("DaemonSet", "agent", func(b *bundle.Bundle) {
+		b.DaemonSets = []*appsv1.DaemonSet{newDaemonSet(desired, current, ready, mutate...)}
 	})
 }
 
 func symReplicaSet(created, ready int32, conds ...appsv1.ReplicaSetCondition) *bundle.Bundle {
-	return wlWorkloadBundle("ReplicaSet", "web-abc", func(b *bundle.Bundle) {
-		rs := wlReplicaSet("web-abc", 1, time.Hour, wlTemplate("shop/web:2.4.0"), 2, ready)
+	return workloadBundle("ReplicaSet", "web-abc", func(b *bundle.Bundle) {
+		rs := newReplicaSet("web-abc", 1, time.Hour, podTemplate("shop/web:2.4.0"), 2, ready)
 		rs.OwnerReferences = nil
 		rs.Status.Replicas = created
 		rs.Status.Conditions = conds
@@ -40,7 +40,7 @@ func symReplicaSet(created, ready int32, conds ...appsv1.ReplicaSetCondition) *b
 }
 
 func symJob(j *batchv1.Job) *bundle.Bundle {
-	return wlWorkloadBundle("Job", j.Name, func(b *bundle.Bundle) { b.Jobs = []*batchv1.Job{j} })
+	return workloadBundle("Job", j.Name, func(b *bundle.Bundle) { b.Jobs = []*batchv1.Job{j} })
 }
 
 func symCompleteJob(j *batchv1.Job) {
@@ -50,8 +50,8 @@ func symCompleteJob(j *batchv1.Job) {
 
 // symCronJob is CronJob nightly ("0 * * * *", last run 30m ago) with jobs.
 func symCronJob(mutate func(*batchv1.CronJob), jobs ...*batchv1.Job) *bundle.Bundle {
-	return wlWorkloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
-		cj := wlCronJob("0 * * * *", func(cj *batchv1.CronJob) {
+	return workloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
+		cj := newCronJob("0 * * * *", func(cj *batchv1.CronJob) {
 			cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-30 * time.Minute)}
 		})
 		if mutate != nil {
@@ -63,7 +63,7 @@ func symCronJob(mutate func(*batchv1.CronJob), jobs ...*batchv1.Job) *bundle.Bun
 }
 
 func symFailedCronRun(name string, age time.Duration) *batchv1.Job {
-	j := wlCompleteJob(name, age, wlCtrlRef("CronJob", "nightly"))
+	j := completeJob(name, age, ctrlRef("CronJob", "nightly"))
 	j.Status.Succeeded = 0
 	j.Status.Failed = 4
 	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
@@ -72,7 +72,7 @@ func symFailedCronRun(name string, age time.Duration) *batchv1.Job {
 }
 
 func symRunningCronRun(name string, age time.Duration) *batchv1.Job {
-	j := wlCompleteJob(name, age, wlCtrlRef("CronJob", "nightly"))
+	j := completeJob(name, age, ctrlRef("CronJob", "nightly"))
 	j.Status.Succeeded = 0
 	j.Status.Active = 1
 	j.Status.Conditions = nil
@@ -178,23 +178,23 @@ func TestKindSymptoms(t *testing.T) {
 			faults: []string{"ReplicaSet web-abc has 0/2 replicas ready (0 created)", `Condition ReplicaFailure=True (FailedCreate): pods "web-abc-" is forbidden`}, state: "ongoing"},
 
 		// Job.
-		{name: "job complete", bundle: symJob(wlJob("report", "", "", 0, symCompleteJob)), state: "healthy"},
-		{name: "job failed", bundle: symJob(wlJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)),
+		{name: "job complete", bundle: symJob(newJob("report", "", "", 0, symCompleteJob)), state: "healthy"},
+		{name: "job failed", bundle: symJob(newJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)),
 			faults: []string{"Condition Failed=True (BackoffLimitExceeded) since 2026-11-21 14:50:00 UTC: Job has reached the specified backoff limit"}, state: "ongoing"},
-		{name: "job still retrying failed pods", bundle: symJob(wlJob("report", "", "", 2, func(j *batchv1.Job) { j.Status.Active = 1 })),
+		{name: "job still retrying failed pods", bundle: symJob(newJob("report", "", "", 2, func(j *batchv1.Job) { j.Status.Active = 1 })),
 			faults: []string{"Job report has 2 failed pod(s) so far and is still running (backoffLimit 3, 1 active)"}, state: "ongoing"},
-		{name: "job suspended", bundle: symJob(wlJob("report", "", "", 0, func(j *batchv1.Job) { j.Spec.Suspend = boolPtr(true) })),
+		{name: "job suspended", bundle: symJob(newJob("report", "", "", 0, func(j *batchv1.Job) { j.Spec.Suspend = boolPtr(true) })),
 			notes: []string{"Job report is suspended"}, state: "healthy"},
 
 		// CronJob.
-		{name: "cronjob on schedule, last run complete", bundle: symCronJob(nil, wlCompleteJob("nightly-1", 30*time.Minute, wlCtrlRef("CronJob", "nightly"))), state: "healthy"},
+		{name: "cronjob on schedule, last run complete", bundle: symCronJob(nil, completeJob("nightly-1", 30*time.Minute, ctrlRef("CronJob", "nightly"))), state: "healthy"},
 		{name: "cronjob recently suspended is an observation", bundle: symCronJob(func(cj *batchv1.CronJob) { cj.Spec.Suspend = boolPtr(true) }),
 			notes: []string{"CronJob nightly is suspended (spec.suspend=true); its last run was scheduled 2026-11-21 14:30:00 UTC"}, state: "healthy"},
 		{name: "cronjob suspended for long: the rule's fault, still ongoing", bundle: symCronJob(func(cj *batchv1.CronJob) {
 			cj.Spec.Suspend = boolPtr(true)
 			cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-50 * time.Hour)}
 		}), notes: []string{"CronJob nightly is suspended"}, state: "ongoing"},
-		{name: "cronjob last run failed", bundle: symCronJob(nil, symFailedCronRun("nightly-2", 30*time.Minute), wlCompleteJob("nightly-1", 90*time.Minute, wlCtrlRef("CronJob", "nightly"))),
+		{name: "cronjob last run failed", bundle: symCronJob(nil, symFailedCronRun("nightly-2", 30*time.Minute), completeJob("nightly-1", 90*time.Minute, ctrlRef("CronJob", "nightly"))),
 			faults: []string{"The last finished run of CronJob nightly, job nightly-2, failed (BackoffLimitExceeded)"}, state: "ongoing"},
 		{name: "cronjob run outlives its period", bundle: symCronJob(func(cj *batchv1.CronJob) {
 			cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Namespace: "shop", Name: "nightly-1"}}
@@ -207,7 +207,7 @@ func TestKindSymptoms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := collectSymptoms(&Context{B: tt.bundle, Now: now, byFact: map[string]string{}})
+			s := collectSymptoms(testPass(tt.bundle))
 			if s.healthy != (len(tt.faults) == 0) {
 				t.Errorf("healthy = %v, want %v: %q", s.healthy, len(tt.faults) == 0, s.lines)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/registry"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 	"github.com/kubectl-triage/kubectl-triage/plugins"
@@ -154,7 +155,13 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	res := &Result{Incident: r.inc, Workspace: r.ws}
 
 	start := time.Now()
-	b, err := r.collect(ctx, cs, obj, r.info, r.cfg.Bundle)
+	// The collector fetches what the investigator's rules for this kind
+	// need (their declared Needs), no more.
+	plan := r.cfg.Bundle
+	if plan.Needs == nil {
+		plan.Needs = registry.Needs(obj.GetKind())
+	}
+	b, err := r.collect(ctx, cs, obj, r.info, plan)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // collection may end early without an error of its own
 	}

@@ -1,0 +1,35 @@
+package bundle
+
+import "slices"
+
+// Need is a kind of evidence the collector can fetch about a target beyond
+// the target itself, its owner chain, its pods and its namespace (always
+// collected: every rule and agent starts from them). Options.Needs is the plan: the
+// investigator's rules declare what they need, and the plan for a target is
+// what the rules that apply to its kind need (see package rule).
+type Need string
+
+// The evidence kinds the collector knows how to fetch.
+const (
+	NeedPods            Need = "pods"            // the target's pods; always collected
+	NeedOwners          Need = "owners"          // the owner chain, an HPA's scale target; always collected
+	NeedEvents          Need = "events"          // events about every involved object
+	NeedLogs            Need = "logs"            // container logs, current and previous
+	NeedNodes           Need = "nodes"           // the pods' nodes; all nodes for an unscheduled pod or a DaemonSet
+	NeedNodePods        Need = "node-pods"       // the pods on a Node target
+	NeedConfigMaps      Need = "configmaps"      // referenced by the pods
+	NeedServiceAccounts Need = "serviceaccounts" // the pods' and the pod template's
+	NeedClaims          Need = "claims"          // PVCs, their PVs and StorageClasses
+	NeedServices        Need = "services"        // an Ingress's backend Services
+	NeedEndpointSlices  Need = "endpointslices"  // a Service's slices
+	NeedCandidates      Need = "candidates"      // pods a Service's selector might have meant
+	NeedIngressClasses  Need = "ingressclasses"  // the cluster's IngressClasses
+	NeedHPAs            Need = "hpas"            // the autoscalers of a workload target
+	NeedQuotas          Need = "quotas"          // ResourceQuotas and LimitRanges of a workload's namespace
+)
+
+// wants reports whether the plan includes n; no plan (nil Needs) fetches
+// everything the target's kind has.
+func (o Options) wants(n Need) bool {
+	return o.Needs == nil || slices.Contains(o.Needs, n)
+}

@@ -1,0 +1,60 @@
+package kube
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func SpecOf(p *corev1.Pod, name string) *corev1.Container {
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == name {
+			return &p.Spec.Containers[i]
+		}
+	}
+	for i := range p.Spec.InitContainers {
+		if p.Spec.InitContainers[i].Name == name {
+			return &p.Spec.InitContainers[i]
+		}
+	}
+	return nil
+}
+
+// PodRun is the Job that controls pod p, "" when none does.
+func PodRun(p *corev1.Pod) string {
+	if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "Job" {
+		return ref.Name
+	}
+	return ""
+}
+
+func PodReadyCondition(p *corev1.Pod) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodReady {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// IsPodReady is the pod's Ready condition: what Services and controllers
+// count.
+func IsPodReady(p *corev1.Pod) bool {
+	cond := PodReadyCondition(p)
+	return cond != nil && cond.Status == corev1.ConditionTrue
+}
+
+type ContainerStatus struct {
+	Status corev1.ContainerStatus
+	Init   bool
+}
+
+func AllStatuses(p *corev1.Pod) []ContainerStatus {
+	var out []ContainerStatus
+	for _, s := range p.Status.InitContainerStatuses {
+		out = append(out, ContainerStatus{s, true})
+	}
+	for _, s := range p.Status.ContainerStatuses {
+		out = append(out, ContainerStatus{s, false})
+	}
+	return out
+}

@@ -1,0 +1,376 @@
+// Package logs classifies container log lines: the decisive line that says
+// why a process exited (a missing variable, a refused connection, a panic)
+// and what it is about.
+package logs
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+)
+
+// LastDecisive returns the most telling line of a container's logs, from
+// the previous instance first: it is the one that died.
+func LastDecisive(c *rule.Pass, p *corev1.Pod, container string) (*Decisive, bool) {
+	cur, prev := c.B.LogsFor(p.Name, container)
+	for _, l := range []struct {
+		entry *bundle.ContainerLog
+		prev  bool
+	}{{prev, true}, {cur, false}} {
+		if l.entry == nil || l.entry.Error != "" {
+			continue
+		}
+		if d := FindDecisive(l.entry.Text); d != nil {
+			return d, l.prev
+		}
+	}
+	return nil, false
+}
+
+// Pattern is one row of the decisive-log-line table: a line matching re
+// explains why a container exited.
+type Pattern struct {
+	Class    string         // category suffix, e.g. "MissingEnv"
+	re       *regexp.Regexp // nil: matched by patternSignals instead
+	Explains string         // what the line means, for the report
+	Fix      string         // what a human should change
+	// Priority orders classes when several match: a specific line beats a
+	// generic "error" line.
+	Priority int
+}
+
+// patternSignals matches the patterns without a regular expression by the
+// log component's signal: it knows each runtime's and library's wording.
+var patternSignals = map[string]applog.Signal{
+	"InvalidConfig":  applog.SigConfig,
+	"MissingLibrary": applog.SigLoader,
+	"ShellSyntax":    applog.SigShellSyntax,
+	"Forbidden":      applog.SigForbidden,
+	"NoSpace":        applog.SigNoSpace,
+	"MissingModule":  applog.SigModule,
+	"TLS":            applog.SigTLS,
+	"AuthFailed":     applog.SigUnauthorized,
+	"PrivilegedPort": applog.SigBindDenied,
+}
+
+// Patterns is the decisive-line catalogue, most specific first.
+var Patterns = []Pattern{
+	// The runtime's own words when the entrypoint cannot be executed: they
+	// explain the exit better than anything the application could log.
+	{"CommandNotFound", regexp.MustCompile(`(exec:? "?[^"\s:]+"?: (no such file or directory|executable file not found in \$PATH)|^(/bin/)?(ba|da)?sh: (\d+: )?(line \d+: )?[^\s:]+: (command )?not found|: command not found$)`),
+		"the command the container runs does not exist in the image",
+		"Fix the container's command/args (or the image's ENTRYPOINT) to a path that exists in the image, or rebuild the image so it ships the binary. If the file is there, its interpreter (#! line) or dynamic loader is not: a glibc binary on a musl/Alpine image also fails with \"no such file or directory\".", 95},
+	{"ExecFormat", regexp.MustCompile(`(?i)exec format error`),
+		"the entrypoint binary is built for another CPU architecture than the node's",
+		"Use an image built for the node's architecture (a multi-arch image, or docker buildx --platform). A script entrypoint fails the same way without its #! line.", 95},
+	// The dynamic loader cannot find a shared library (glibc binary on a
+	// musl image, a missing package).
+	{Class: "MissingLibrary",
+		Explains: "the entrypoint binary needs a shared library (or dynamic loader) the image does not have",
+		Fix:      "Install the library in the image, or build the binary for the image's libc (a glibc binary on an Alpine/musl image fails this way; build it static or use a glibc base image).", Priority: 95},
+	// A shell script the container runs does not parse: CRLF line endings
+	// or a bash-only construct under /bin/sh.
+	{Class: "ShellSyntax",
+		Explains: "a shell script the container runs (entrypoint or command) has a syntax error",
+		Fix:      "Fix the script: Windows line endings (CRLF), bash-only syntax run by /bin/sh (dash or busybox), or an unbalanced quote in the command/args.", Priority: 93},
+	// Go configuration libraries word it their own way: envconfig's
+	// "required key X missing value", go-envconfig's "X: missing required
+	// value"; the same words arrive inside a JSON log line.
+	// Case-sensitive for the name: "password is required" names no variable.
+	{"MissingEnv", regexp.MustCompile(`required key "?[A-Z_][A-Z0-9_]*"? missing value|"?[A-Z_][A-Z0-9_]*"?:? missing required value|missing required value:? "?[A-Z_][A-Z0-9_]*"?|(?i:env(?:ironment)?(?: var(?:iable)?)?)\s+"?[A-Z_][A-Z0-9_]*"?\s+(?i:(?:is\s+)?(?:not set|unset|missing|empty|required))|(?i:(?:required|missing|mandatory)\s+env(?:ironment)?(?: var(?:iable)?)?)\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(?i:(?:env(?:ironment)? var(?:iable)?\s+)?(?:is\s+)?(?:not set|must be set|is required|is empty))`),
+		"the application requires an environment variable that is unset or empty",
+		"Set the variable in the pod template (env or envFrom), or fix the ConfigMap/Secret it is read from.", 90},
+	// The API server's and client-go's exact wording: "pods is forbidden:
+	// User "system:serviceaccount:ns:sa" cannot list resource "pods"…".
+	{Class: "Forbidden",
+		Explains: "the pod's ServiceAccount lacks an RBAC permission the application needs",
+		Fix:      "Grant the ServiceAccount the verb on the resource it names (a Role and RoleBinding in the namespace, or a ClusterRole and ClusterRoleBinding at cluster scope), or run the pod under the ServiceAccount that has it.", Priority: 88},
+	{Class: "NoSpace",
+		Explains: "the volume or filesystem the application writes to is full",
+		Fix:      "Free space or grow the volume (a PVC's storage request, if its StorageClass allows expansion); for an emptyDir, raise its sizeLimit or the node's ephemeral storage.", Priority: 87},
+	{"MissingFile", regexp.MustCompile(`(?i)((no such file or directory|cannot find|could not find|not found|failed to (open|read|load)|unable to (open|read|load))[^\n]*(\.ya?ml|\.json|\.conf|\.toml|\.ini|\.properties|\.cfg|\.env|config)|(open|stat|read) [^\s:]+: no such file or directory)`),
+		"the application cannot find a file it needs (usually a config file expected from a mounted ConfigMap/Secret)",
+		"Mount the file (ConfigMap/Secret volume with the right key and mountPath) or correct the path the application reads.", 85},
+	// A schema migration (often an init container's job) that the database
+	// refuses: the SQL error names what the migration expected.
+	{"Migration", regexp.MustCompile(`(?i)(\bmigrat(e|ion|ions)\b[^\n]*\b(fail(ed|s|ure)?|error|dirty)\b|\b(relation|table|column) "?[\w.]+"? (does not exist|already exists)|dirty database version|duplicate column name)`),
+		"a database schema migration failed",
+		"Fix the failing migration or the database state it expects (a missing table, a half-applied migration), then let the container run it again.", 82},
+	{Class: "MissingModule",
+		Explains: "the application cannot load a module, package or class it imports",
+		Fix:      "Install the dependency in the image (node_modules, site-packages, the jar on the classpath) or fix the entrypoint path the runtime loads.", Priority: 84},
+	{Class: "TLS",
+		Explains: "a TLS handshake fails: a certificate is expired, not yet valid, issued for another name, or signed by an unknown authority",
+		Fix:      "Renew the certificate (or fix the node's clock), make the name the client dials one of the certificate's names, or give the client the CA bundle that signed it.", Priority: 83},
+	{Class: "AuthFailed",
+		Explains: "a dependency rejects the application's credentials",
+		Fix:      "Check the credentials the pod is given (the Secret and key it reads) against the dependency's, and that the user exists there.", Priority: 81},
+	{"ConnectionRefused", regexp.MustCompile(`(?i)(connection refused|ECONNREFUSED|connect: connection refused|could not connect to|failed to connect to|unable to connect to)`),
+		"the application cannot reach a dependency it needs at startup",
+		"Check that the dependency's Service exists, has ready endpoints and listens on that port; make the application retry instead of exiting.", 80},
+	{"DNS", regexp.MustCompile(`(?i)(no such host|name or service not known|temporary failure in name resolution|could not resolve host|getaddrinfo ENOTFOUND)`),
+		"the application cannot resolve a host name it needs",
+		"Check the host name in the configuration and that the Service it names exists in the expected namespace.", 80},
+	// PostgreSQL's "data directory … has wrong ownership" and the like: a
+	// volume mounted with the wrong owner for the process's user.
+	{"PermissionDenied", regexp.MustCompile(`(?i)(permission denied|EACCES|operation not permitted|read-only file system|has wrong ownership|must be owned by|has invalid permissions)`),
+		"the process is denied access to a file, directory or operation",
+		"Check the container's securityContext (runAsUser, fsGroup, readOnlyRootFilesystem) and the ownership of the mounted paths.", 75},
+	// Binding a port below 1024 as a non-root user without
+	// NET_BIND_SERVICE.
+	{Class: "PrivilegedPort",
+		Explains: "the process may not bind its listening port: a port below 1024 needs root or the NET_BIND_SERVICE capability",
+		Fix:      "Listen on a port above 1024 (and point containerPort, probes and the Service's targetPort at it), or add the NET_BIND_SERVICE capability to the container's securityContext.", Priority: 78},
+	{"AddressInUse", regexp.MustCompile(`(?i)(address already in use|EADDRINUSE|bind: address|port \S+ (was|is) already in use|may already be in use)`),
+		"the process cannot bind its listening port because another process already holds it",
+		"Make sure only one process (or container sharing the pod network) listens on that port; check hostNetwork and sidecars.", 75},
+	// Exit code 2's usual reason: an unknown flag, an unparsable value.
+	{Class: "InvalidConfig",
+		Explains: "the application rejects its command-line arguments or configuration",
+		Fix:      "Correct the container's command/args (or the config file it parses) to what this version of the program accepts; a literal $(VAR) in an argument means VAR is not defined in the container's env.", Priority: 72},
+	{"OutOfMemory", regexp.MustCompile(`(?i)(java\.lang\.OutOfMemoryError|fatal error: runtime: out of memory|JavaScript heap out of memory|Cannot allocate memory|MemoryError)`),
+		"the process ran out of memory inside its own runtime",
+		"Raise the memory limit or lower the runtime's heap size (e.g. -Xmx, --max-old-space-size) to fit within the container limit.", 70},
+	{"Panic", regexp.MustCompile(`(^panic: |^fatal error: |goroutine \d+ \[running\]|^Traceback \(most recent call last\)|Exception in thread "|^Unhandled exception|^thread '.*' panicked at)`),
+		"the application crashed with an unhandled panic or exception",
+		"Fix the crash in the application code (the stack trace in the logs points at the failing line) or roll back to the last good version.", 60},
+	// Below Panic: a Go panic prints "[signal SIGSEGV …]" under its
+	// "panic:" line, and the panic line is the better headline.
+	{"Segfault", regexp.MustCompile(`(?i)(segmentation (fault|violation)|SIGSEGV|core dumped)`),
+		"the process crashed on an invalid memory access (segmentation fault) in native code",
+		"Look for a native crash: a binary built for another libc or CPU, a broken native library or extension, or a bug in native code; reproduce with the same image locally.", 55},
+	{"ErrorLine", regexp.MustCompile(`(?i)\b(fatal|critical|error|exception|failed)\b`),
+		"the application logged an error just before exiting",
+		"Read the error and fix the configuration or code it names.", 10},
+}
+
+// Decisive is a matched log line.
+type Decisive struct {
+	Pattern *Pattern
+	Line    string    // without the timestamp prefix
+	Time    time.Time // from the kubelet's timestamp prefix, when present
+}
+
+// FindDecisive returns a log tail's most telling line. The log component
+// (pkg/applog) reads the records: the kubelet's timestamps, JSON and logfmt
+// fields ("msg: error"), klog headers, and multi-line crash reports as one
+// event whose line is the root cause (the innermost "Caused by:", the
+// exception ending a Python traceback, the "panic:" line). A record its own
+// logger calls INFO or DEBUG is never the cause, whatever its words. Among
+// the rest the most specific pattern wins; among equals, the last (closest
+// to the exit). When nothing specific matched, the component's own ranking
+// (severity, last words before the exit, repetition) picks the line.
+func FindDecisive(text string) *Decisive {
+	log := applog.Parse(text)
+	var best *Decisive
+	for i := len(log.Events) - 1; i >= 0; i-- {
+		ev := &log.Events[i]
+		if ev.Level >= applog.LevelTrace && ev.Level <= applog.LevelInfo {
+			continue
+		}
+		line := strings.TrimSpace(ev.Text())
+		if line == "" || strings.HasPrefix(line, "#") && ev.Trace == "" {
+			continue
+		}
+		if p := classify(line, ev.Trace != ""); p != nil && (best == nil || p.Priority > best.Pattern.Priority) {
+			best = &Decisive{Pattern: p, Line: line, Time: ev.Time}
+		}
+	}
+	if best == nil || best.Pattern.Priority <= 10 {
+		if ds := log.Decisive(applog.Options{Max: 1}); len(ds) > 0 {
+			if p := classify(ds[0].Text, ds[0].Event.Trace != ""); p != nil {
+				return &Decisive{Pattern: p, Line: ds[0].Text, Time: ds[0].Event.Time}
+			}
+		}
+	}
+	return best
+}
+
+// LastWords returns what a container printed last before exiting (the
+// previous instance first: it is the one that exited): its decisive line
+// when it has one, else its last record. The log component groups crash
+// reports and strips the kubelet's timestamps.
+func LastWords(c *rule.Pass, p *corev1.Pod, container string) (string, bool) {
+	cur, prev := c.B.LogsFor(p.Name, container)
+	for _, l := range []struct {
+		entry *bundle.ContainerLog
+		prev  bool
+	}{{prev, true}, {cur, false}} {
+		if l.entry == nil || l.entry.Error != "" {
+			continue
+		}
+		if d := FindDecisive(l.entry.Text); d != nil && d.Pattern.Priority > 10 {
+			return d.Line, l.prev
+		}
+		if w := applog.Parse(l.entry.Text).LastWords(1); len(w) == 1 {
+			return strings.TrimSpace(w[0].Text()), l.prev
+		}
+	}
+	return "", false
+}
+
+// classify returns the most specific pattern a line matches; a crash
+// report's root-cause line that matches nothing more specific is a Panic.
+func classify(line string, crash bool) *Pattern {
+	sigs := applog.Signals(line)
+	var best *Pattern
+	for pi := range Patterns {
+		p := &Patterns[pi]
+		if best != nil && p.Priority <= best.Priority {
+			continue
+		}
+		switch {
+		case crash && p.Class == "Panic",
+			p.re != nil && p.re.MatchString(line),
+			hasSignalOf(sigs, p.Class),
+			// The kubelet leaves "$(VAR)" in command and args as is when
+			// VAR is not in the container's env: a program printing the
+			// literal was handed an undefined variable.
+			p.Class == "MissingEnv" && varRefRe.MatchString(line):
+			best = p
+		}
+	}
+	return best
+}
+
+var varRefRe = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+
+// signalClasses maps the log component's signals to the classes whose own
+// expressions predate it: a wording the component knows and the
+// expression misses ("/bin/sh: 1: exec: /bin/x: not found") still lands in
+// its class.
+var signalClasses = map[applog.Signal]string{
+	applog.SigCommandNotFound: "CommandNotFound",
+	applog.SigExecFormat:      "ExecFormat",
+	applog.SigMissingEnv:      "MissingEnv",
+	applog.SigMissingFile:     "MissingFile",
+	applog.SigRefused:         "ConnectionRefused",
+	applog.SigDNS:             "DNS",
+	applog.SigPermission:      "PermissionDenied",
+	applog.SigReadOnlyFS:      "PermissionDenied",
+	applog.SigAddrInUse:       "AddressInUse",
+	applog.SigOOM:             "OutOfMemory",
+	applog.SigSegfault:        "Segfault",
+}
+
+func hasSignalOf(sigs []applog.Signal, class string) bool {
+	for _, s := range sigs {
+		if signalClasses[s] == class || (patternSignals[class] != "" && patternSignals[class] == s) {
+			return true
+		}
+	}
+	return false
+}
+
+// SplitTimestamp removes the RFC3339 prefix the kubelet adds with
+// timestamps=true.
+func SplitTimestamp(line string) (time.Time, string) {
+	if i := strings.IndexByte(line, ' '); i >= 20 && i <= 40 {
+		if t, err := time.Parse(time.RFC3339Nano, line[:i]); err == nil {
+			return t, line[i+1:]
+		}
+	}
+	return time.Time{}, line
+}
+
+var (
+	envNameRe = regexp.MustCompile(`\b([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{3,})\b`)
+	PathRe    = regexp.MustCompile(`(/[\w.@-]+)+`)
+	// CommandRe names the missing command: `exec "foo": …` / `exec /app/x: …`
+	// (group 1) or a shell's `sh: 1: foo: not found` (group 2).
+	CommandRe = regexp.MustCompile(`exec:? "?([^"\s:]+)"?:|sh: (?:\d+: )?(?:line \d+: )?([^\s:]+): (?:command )?not found`)
+)
+
+// SubjectOf names what a decisive line is about: the variable, the file, the
+// endpoint. Empty when the line does not say.
+func SubjectOf(class, line string) string {
+	switch class {
+	case "MissingEnv":
+		if m := varRefRe.FindStringSubmatch(line); m != nil {
+			return "environment variable " + m[1]
+		}
+		if v := applog.Extract(line).EnvVars; len(v) > 0 {
+			return "environment variable " + v[0]
+		}
+		for _, m := range envNameRe.FindAllString(line, -1) {
+			switch m {
+			case "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "ENV", "PANIC", "CRITICAL":
+				continue
+			}
+			return "environment variable " + m
+		}
+	case "MissingFile", "PermissionDenied", "ExecFormat":
+		// The last path is the one the error is about: in "/bin/sh:
+		// /app/run.sh: Permission denied" the shell only reports it.
+		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
+			return m[len(m)-1]
+		}
+	case "CommandNotFound":
+		if m := CommandRe.FindStringSubmatch(line); m != nil {
+			return "command " + m[1] + m[2] // only one group matches
+		}
+		if c := applog.Extract(line).Commands; len(c) > 0 {
+			return "command " + c[0]
+		}
+	case "ConnectionRefused", "DNS":
+		return EndpointIn(line)
+	case "Forbidden":
+		for _, f := range applog.Extract(line).Forbidden {
+			what := f.Resource
+			if f.Path != "" {
+				what = "path " + f.Path
+			}
+			who := "user " + f.User
+			if f.ServiceAccount != "" {
+				who = "serviceaccount " + f.ServiceAccount
+			}
+			return fmt.Sprintf("%s cannot %s %s", who, f.Verb, what)
+		}
+	case "MissingLibrary":
+		if l := applog.Extract(line).Libraries; len(l) > 0 {
+			return "library " + l[0]
+		}
+	case "TLS":
+		for _, c := range applog.Extract(line).Certs {
+			if !c.NotAfter.IsZero() {
+				return "certificate expired " + c.NotAfter.UTC().Format("2006-01-02 15:04 MST")
+			}
+			if c.Wanted != "" {
+				return "certificate not valid for " + c.Wanted
+			}
+		}
+	case "PrivilegedPort":
+		if l := applog.Extract(line).Listen; len(l) > 0 {
+			return "port " + l[0]
+		}
+	case "NoSpace", "ShellSyntax", "MissingModule":
+		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
+			return m[len(m)-1]
+		}
+	}
+	return ""
+}
+
+// hostPortRe finds the endpoint a connection error names.
+var hostPortRe = regexp.MustCompile(`(?:dial tcp |connect to |connecting to |to |host )?\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+)\]?:(\d{2,5})\b`)
+
+// clockRe matches what hostPortRe takes for host:port in a timestamp:
+// "2026-11-26T07:00" in a logfmt line's time=2026-11-26T07:00:01Z.
+var clockRe = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2}T)?\d{1,2}$`)
+
+// EndpointIn returns "host:port" named in a log line, if any.
+func EndpointIn(line string) string {
+	for _, m := range hostPortRe.FindAllStringSubmatch(line, -1) {
+		if !clockRe.MatchString(m[1]) {
+			return m[1] + ":" + m[2]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,260 @@
+package pod
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+)
+
+// CrashLoop is the rule pod/crashloop.
+var CrashLoop = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/crashloop",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A container that keeps exiting: its exit code and the decisive line of its previous log.",
+	},
+	Check: checkCrashLoop,
+}
+
+// checkCrashLoop: a container that keeps exiting, classified by exit code
+// and by the decisive line of its last log. An init container that fails
+// blocks the whole pod (Init:CrashLoopBackOff, or Init:Error when the pod
+// does not restart), and a container of a pod that never restarts fails
+// once: both are reported too.
+func checkCrashLoop(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
+	for _, p := range c.B.Pods {
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
+			waiting := st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
+			term := st.LastTerminationState.Terminated
+			failedOnce, firstCrash := false, false
+			// An app container that exits 0 under restartPolicy Always is
+			// restarted too (a completed init container is not).
+			exit0Restart := !cs.Init && p.Spec.RestartPolicy == corev1.RestartPolicyAlways
+			if term == nil && st.State.Terminated != nil && (st.State.Terminated.ExitCode != 0 || exit0Restart) {
+				term = st.State.Terminated
+				failedOnce = st.RestartCount == 0 && failedForGood(p)
+				// A real kubelet reports the first failure (Error,
+				// restartCount 0) for a moment before it restarts the
+				// container: the same crash, caught before the loop.
+				firstCrash = st.RestartCount == 0 && willRestart(p)
+			}
+			if !waiting && (term == nil || st.RestartCount == 0) && !failedOnce && !firstCrash {
+				continue
+			}
+			if term != nil && term.Reason == "OOMKilled" {
+				continue // checkOOMKilled explains it
+			}
+			if p.Status.Reason == "Evicted" {
+				continue // checkEvicted explains it: the kubelet stopped the containers
+			}
+			f := crashFinding(c, p, st, term, waiting)
+			if failedOnce {
+				f = failedOnceFinding(p, st, f)
+			}
+			if cs.Init {
+				f = initFinding(p, st, f)
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// failedForGood: the pod will not restart a failed container (restartPolicy
+// Never, or the pod already Failed) and nothing at the pod level (an
+// eviction, a node shutdown, a deadline: status.reason) stopped it.
+func failedForGood(p *corev1.Pod) bool {
+	return p.Status.Reason == "" && (p.Spec.RestartPolicy == corev1.RestartPolicyNever || p.Status.Phase == corev1.PodFailed)
+}
+
+// willRestart: the kubelet restarts this pod's failed containers; nothing at
+// the pod level (a deletion, an eviction, a deadline) stopped them.
+func willRestart(p *corev1.Pod) bool {
+	return p.Spec.RestartPolicy != corev1.RestartPolicyNever && p.Status.Reason == "" && p.DeletionTimestamp == nil &&
+		p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded
+}
+
+// failedOnceFinding rewords a crash finding for a container that exited
+// once and will not be restarted.
+func failedOnceFinding(p *corev1.Pod, st corev1.ContainerStatus, f rule.Finding) rule.Finding {
+	f.Category = f.Category.WithRoot(rule.ContainerFailed)
+	f.Title = strings.Replace(f.Title, "crash-loops with", "failed with", 1)
+	f.Title = strings.Replace(f.Title, "crashes with", "failed with", 1)
+	f.Mechanism = strings.Replace(f.Mechanism, "the kubelet restarts it with growing back-off (CrashLoopBackOff)",
+		fmt.Sprintf("with restartPolicy %s the kubelet does not restart it, so the pod ends Failed", kube.OrDash(string(p.Spec.RestartPolicy))), 1)
+	f.Mechanism = strings.Replace(f.Mechanism, "The kubelet restarts the container with growing back-off (CrashLoopBackOff).",
+		fmt.Sprintf("With restartPolicy %s the kubelet does not restart it; the pod ends Failed.", kube.OrDash(string(p.Spec.RestartPolicy))), 1)
+	f.Summary = strings.Replace(f.Summary, "keeps exiting", "exited", 1)
+	return f
+}
+
+// initFinding rewords a crash finding for an init container: until it
+// succeeds, none of the pod's app containers start.
+func initFinding(p *corev1.Pod, st corev1.ContainerStatus, f rule.Finding) rule.Finding {
+	f.Category = rule.InitContainer.Sub(string(f.Category))
+	status := "Init:CrashLoopBackOff"
+	if st.State.Waiting == nil {
+		status = "Init:Error"
+	}
+	f.Title = "init " + f.Title + fmt.Sprintf("; the pod stays %s and its app containers never start", status)
+	f.Hypothesis = "Init " + f.Hypothesis
+	f.Summary = strings.Replace(f.Summary, "Container "+st.Name, "Init container "+st.Name, 1) +
+		fmt.Sprintf(" Init containers run one after another before the app containers; until %s succeeds, pod %s stays %s.", st.Name, p.Name, status)
+	f.Culprit = strings.Replace(f.Culprit, "container "+st.Name, "init container "+st.Name, 1)
+	return f
+}
+
+func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated, waiting bool) rule.Finding {
+	kind, owner := kube.OwnerName(c, p)
+	f := rule.Finding{Category: rule.CrashLoop, Current: waiting || st.State.Terminated != nil, Strength: rule.Observed, Subject: p.Name + "/" + st.Name}
+	// When the kubelet itself ended the container (a failing probe) or the
+	// runtime could not start it, the exit is a symptom: the probe and
+	// runtime rules name the cause, so this finding never outranks them.
+	demoted := probeKilled(c, p, st.Name) != "" || (term != nil && (term.Reason == "StartError" || term.Reason == "ContainerCannotRun"))
+	var evidence []string
+	if waiting {
+		evidence = append(evidence, c.Evidence(
+			fmt.Sprintf("Container %s is in CrashLoopBackOff after %d restarts", st.Name, st.RestartCount),
+			fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", kube.PodRef(p), st.Name),
+			kube.StatusCmd(p, st.Name, "state.waiting")))
+	}
+	var code kube.ExitCode
+	if term != nil {
+		code = kube.ExplainExit(term.ExitCode)
+		evidence = append(evidence, c.Evidence(
+			fmt.Sprintf("Its last run ended with exit code %d (%s, reason %s) at %s", term.ExitCode, code.Meaning, kube.OrDash(term.Reason), term.FinishedAt.UTC().Format("15:04:05")),
+			fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", kube.PodRef(p), st.Name),
+			kube.StatusCmd(p, st.Name, "lastState.terminated")))
+		f.Category = rule.CrashLoop.Sub(fmt.Sprintf("Exit%d", term.ExitCode))
+	}
+
+	// The previous instance's log says why it died; the current one may be
+	// empty if it is waiting in back-off.
+	_, prev := c.B.LogsFor(p.Name, st.Name)
+	dec, fromPrev := logs.LastDecisive(c, p, st.Name)
+
+	switch {
+	case term != nil && term.ExitCode == 0:
+		f.Category = rule.CrashLoop.Sub("Exit0")
+		f.Title = fmt.Sprintf("container %s exits successfully (code 0) and is restarted: its command does not keep running", st.Name)
+		f.Hypothesis = fmt.Sprintf("Container %s's main process returns instead of running forever", st.Name)
+		f.Summary = fmt.Sprintf("Container %s of pod %s exits with code 0, and restartPolicy %s restarts it until the kubelet backs off.", st.Name, p.Name, p.Spec.RestartPolicy)
+		f.Mechanism = code.Hint + "."
+		f.Confidence = rule.High
+		f.Culprit = fmt.Sprintf("%s container %s command/args", kube.PodRef(p), st.Name)
+		// Exit 0 is no verdict: a script may log its failure and still
+		// return 0. Its last words say which (issue 16).
+		if line, prev := logs.LastWords(c, p, st.Name); line != "" {
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Its last log line before exiting: %q", line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(prev)), kube.LogsCmd(p, st.Name, prev)))
+			f.Summary += fmt.Sprintf(" Its last log line before exiting: %q.", line)
+		}
+		f.Actions = []report.Action{
+			{Kind: report.Immediate, Description: "Make the container's command run in the foreground (no `&`, no daemonizing) or, for a one-off task, run it as a Job instead of a Deployment.",
+				Commands: []string{fmt.Sprintf(`kubectl get %s/%s %s -o jsonpath='{.spec.template.spec.containers[?(@.name=="%s")].command}'`, kind, owner, kube.NSFlag(p), st.Name)}},
+		}
+	case dec != nil && dec.Pattern.Priority > 10:
+		logEv := c.Evidence(fmt.Sprintf("Log line: %q", dec.Line),
+			fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(fromPrev)),
+			kube.LogsCmd(p, st.Name, fromPrev))
+		evidence = append(evidence, logEv)
+		f.Category = f.Category.Sub(dec.Pattern.Class)
+		what := dec.Pattern.Explains
+		detail := ""
+		if subj := logs.SubjectOf(dec.Pattern.Class, dec.Line); subj != "" {
+			detail = " (" + subj + ")"
+		}
+		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
+		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)
+		f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting%s because %s%s. Its log says: %q.", st.Name, p.Name, kube.ExitSuffix(term), what, detail, dec.Line)
+		f.Mechanism = "The container's process fails at startup and exits; the kubelet restarts it with growing back-off (CrashLoopBackOff)."
+		if term != nil {
+			f.Mechanism += fmt.Sprintf(" Exit code %d means %s: %s.", term.ExitCode, code.Meaning, code.Hint)
+		}
+		f.Culprit = fmt.Sprintf("log line of %s container %s: %s", kube.PodRef(p), st.Name, dec.Line)
+		f.Confidence = rule.Strong
+		f.Strength = rule.Explained
+		f.Actions = []report.Action{
+			{Kind: report.Immediate, Description: dec.Pattern.Fix,
+				Commands: []string{kube.LogsCmd(p, st.Name, fromPrev), fmt.Sprintf("kubectl describe %s %s %s", kind, owner, kube.NSFlag(p))}},
+			{Kind: report.LongTerm, Description: "If a recent rollout introduced this, roll back while the fix is prepared.",
+				Commands: []string{fmt.Sprintf("kubectl rollout undo %s/%s %s", kind, owner, kube.NSFlag(p))},
+				Risk:     "rolls the whole workload back to the previous revision"},
+		}
+		if kind == "pod" || kind == "job" || kind == "cronjob" || kind == "replicaset" { // nothing to roll back
+			f.Actions = f.Actions[:1]
+		}
+	default:
+		f.Hypothesis = fmt.Sprintf("Container %s exits with an application error", st.Name)
+		f.Confidence = rule.Moderate
+		meaning := "an unknown exit"
+		if term != nil {
+			meaning = fmt.Sprintf("exit code %d (%s)", term.ExitCode, code.Meaning)
+			f.Mechanism = fmt.Sprintf("Exit code %d: %s. The kubelet restarts the container with growing back-off (CrashLoopBackOff).", term.ExitCode, code.Hint)
+		}
+		f.Title = fmt.Sprintf("container %s crash-loops with %s", st.Name, meaning)
+		if term != nil && term.ExitCode == 137 && term.Reason != "OOMKilled" {
+			// SIGKILL without reason OOMKilled: not the kernel's OOM killer.
+			f.Title += fmt.Sprintf(", not an OOM kill (reason %s): something else sent SIGKILL", kube.OrDash(term.Reason))
+		}
+		f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; the logs collected do not say why.", st.Name, p.Name, meaning)
+		if dec != nil {
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last error-like log line: %q", dec.Line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(fromPrev)), kube.LogsCmd(p, st.Name, fromPrev)))
+			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last error line is %q.", st.Name, p.Name, meaning, dec.Line)
+			f.Confidence = rule.Plausible
+		} else if line, lp := logs.LastWords(c, p, st.Name); line != "" && (term == nil || term.ExitCode < 128) {
+			// No error-like line: the last words are still what the
+			// application said before it exited. Not after a signal
+			// (137, 143): something else ended it mid-sentence.
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last log line before the exit: %q", line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(lp)), kube.LogsCmd(p, st.Name, lp)))
+			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last log line is %q.", st.Name, p.Name, meaning, line)
+		} else if prev == nil || prev.Error != "" {
+			f.Contributing = append(f.Contributing, "The previous instance's logs could not be read, so the reason for the exit is not confirmed.")
+		}
+		f.Culprit = fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name)
+		f.Actions = []report.Action{
+			{Kind: report.Immediate, Description: "Read the full log of the previous run and the container's command; run the image locally with the same arguments to reproduce.",
+				Commands: []string{kube.LogsCmd(p, st.Name, true), fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)}},
+		}
+	}
+	f.Evidence = evidence
+	f.Verdict = report.Validated
+	if term != nil && code.Meaning != "" {
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Exit code %d: %s.", term.ExitCode, code.Meaning))
+	}
+	if demoted {
+		f.Strength = rule.Symptom
+		if probe := probeKilled(c, p, st.Name); probe != "" {
+			f.Hypothesis = fmt.Sprintf("Container %s keeps restarting because the kubelet kills it for failing its %s probe", st.Name, probe)
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The kubelet killed the container because its %s probe failed: the exit is the kubelet's doing, not the application's.", probe))
+		}
+	}
+	return f
+}
+
+// probeKilled names the probe ("liveness", "startup") whose failure made
+// the kubelet kill the container, from its Killing event; "" if none.
+func probeKilled(c *rule.Pass, p *corev1.Pod, container string) string {
+	for _, e := range c.B.EventsFor(string(p.UID)) {
+		if e.Reason != "Killing" {
+			continue
+		}
+		for _, kind := range []string{"liveness", "startup"} {
+			if strings.Contains(e.Message, fmt.Sprintf("Container %s failed %s probe", container, kind)) {
+				return kind
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,265 @@
+package pod
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+)
+
+// ImagePull is the rule pod/image-pull.
+var ImagePull = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/image-pull",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "An image the kubelet cannot pull: wrong name or tag, missing credentials, unreachable registry.",
+	},
+	Check: checkImagePull,
+}
+
+// pullFailure is one row of the image-pull classification table.
+type pullFailure struct {
+	Class string
+	re    *regexp.Regexp
+	Title string // with %s = image
+	Mech  string
+	Fix   string
+	Conf  rule.Confidence
+}
+
+// pullFailures are matched against the kubelet's pull error, in order.
+var pullFailures = []pullFailure{
+	// Not a pull failure at all: with imagePullPolicy Never the kubelet only
+	// looks for the image on the node and never asks a registry.
+	{"NeverPull", regexp.MustCompile(`(?i)ErrImageNeverPull|is not present with pull policy of Never`),
+		"image %s is not on the node and imagePullPolicy Never forbids pulling it",
+		"With imagePullPolicy: Never the kubelet never contacts a registry; it only looks for the image in the node's container runtime, which does not have it (ErrImageNeverPull).",
+		"Load the image onto the node (pre-pull it, or import it into the container runtime), or set imagePullPolicy to IfNotPresent so the kubelet pulls it.", rule.Definitive},
+	{"InvalidName", regexp.MustCompile(`(?i)InvalidImageName|invalid reference format|couldn't parse image (reference|name)`),
+		"image reference %s is not a valid image name",
+		"The kubelet cannot parse the image reference, so it never tries to pull it.",
+		"Correct the image reference in the pod template (registry/repository:tag or @sha256:digest, lower-case repository).", rule.Definitive},
+	{"Auth", regexp.MustCompile(`(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|insufficient_scope|access denied|denied: requested access|pull access denied`),
+		"the registry refuses to serve image %s without valid credentials",
+		"The registry answered the pull with an authentication/authorization error: the node has no credentials for it, or the pod's imagePullSecrets are missing, wrong or expired.",
+		"Create or fix the pull secret for this registry and reference it in the pod's imagePullSecrets (or its ServiceAccount's).", rule.High},
+	{"NotFound", regexp.MustCompile(`(?i)manifest unknown|manifest for \S+ not found|not found: manifest|repository does not exist|name unknown|: not found|code = NotFound|404 Not Found`),
+		"image %s does not exist in its registry (wrong tag or repository)",
+		"The registry has no manifest for this repository and tag: the tag was never pushed, was deleted, or the name is misspelled.",
+		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", rule.Strong},
+	{"Unreachable", regexp.MustCompile(`(?i)no such host|i/o timeout|connection refused|network is unreachable|TLS handshake timeout|dial tcp|x509:|certificate signed by unknown authority|context deadline exceeded|server misbehaving`),
+		"the node cannot reach the registry serving image %s",
+		"The kubelet's pull failed at the network or TLS level before the registry could answer: DNS, firewall/egress policy, proxy, or an untrusted registry certificate.",
+		"Check DNS and egress from the node to the registry, the registry's certificate, and any proxy or mirror configuration of the container runtime.", rule.High},
+}
+
+// checkImagePull: a container stuck pulling its image, split by why.
+func checkImagePull(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
+	for _, p := range c.B.Pods {
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
+			w := st.State.Waiting
+			if w == nil || (w.Reason != "ImagePullBackOff" && w.Reason != "ErrImagePull" && w.Reason != "InvalidImageName" && w.Reason != "ErrImageNeverPull") {
+				continue
+			}
+			image := st.Image
+			if spec := kube.SpecOf(p, st.Name); spec != nil {
+				image = spec.Image
+			}
+			evidence := []string{c.Evidence(
+				fmt.Sprintf("Container %s is waiting: %s: %s", st.Name, w.Reason, w.Message),
+				fmt.Sprintf("%s .status.containerStatuses[%s].state.waiting", kube.PodRef(p), st.Name),
+				kube.StatusCmd(p, st.Name, "state.waiting"))}
+			// The pull error itself is in the kubelet's Failed event; the
+			// waiting message often only says "Back-off pulling image".
+			text := w.Reason + " " + w.Message
+			for _, e := range c.B.EventsFor(string(p.UID)) {
+				if e.Reason == "Failed" && strings.Contains(e.Message, image) || e.Reason == "InspectFailed" || e.Reason == "ErrImageNeverPull" {
+					text += " " + e.Message
+					evidence = append(evidence, c.Evidence(
+						fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
+						fmt.Sprintf("event on %s", kube.PodRef(p)),
+						fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason)))
+				}
+			}
+			out = append(out, pullFinding(c, p, st, image, text, evidence))
+		}
+	}
+	return out
+}
+
+func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, text string, evidence []string) rule.Finding {
+	kind, owner := kube.OwnerName(c, p)
+	f := rule.Finding{
+		Category: rule.ImagePull, Verdict: report.Validated, Current: true, Strength: rule.Explained,
+		Subject: p.Name + "/" + st.Name, Evidence: evidence,
+		Culprit: fmt.Sprintf("%s container %s image %s", kube.PodRef(p), st.Name, image),
+	}
+	var match *pullFailure
+	for i := range pullFailures {
+		if pullFailures[i].re.MatchString(text) {
+			match = &pullFailures[i]
+			break
+		}
+	}
+	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, kube.NSFlag(p), st.Name)
+	if match == nil {
+		f.Category = f.Category.Sub("Unknown")
+		f.Hypothesis = fmt.Sprintf("Image %s cannot be pulled", image)
+		f.Title = fmt.Sprintf("container %s cannot pull image %s", st.Name, image)
+		f.Summary = fmt.Sprintf("The kubelet cannot pull image %s for container %s of pod %s; the error does not say whether the tag, the credentials or the network is at fault.", image, st.Name, p.Name)
+		f.Mechanism = "The kubelet retries the pull with growing back-off (ImagePullBackOff); the container cannot start until the pull succeeds."
+		f.Confidence = rule.Moderate
+		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the full pull error in the pod's events.",
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
+		return f
+	}
+	f.Category = f.Category.Sub(match.Class)
+	f.Title = fmt.Sprintf("container %s cannot start: %s", st.Name, fmt.Sprintf(match.Title, image))
+	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", fmt.Sprintf(match.Title, image))
+	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start because %s.", st.Name, p.Name, fmt.Sprintf(match.Title, image))
+	f.Mechanism = match.Mech + " The kubelet retries with growing back-off (ImagePullBackOff)."
+	if match.Class == "NeverPull" {
+		f.Mechanism = match.Mech + " The kubelet checks again at every pod sync; the container cannot start until the image is there."
+	}
+	f.Confidence = match.Conf
+	fix := report.Action{Kind: report.Immediate, Description: match.Fix}
+	switch match.Class {
+	case "NotFound", "InvalidName":
+		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{setImage}, fmt.Sprintf("set the image of container %s to <registry/repository:existing-tag>", st.Name), kube.PodRun(p))
+		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout with the new image")
+	case "Auth":
+		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
+		return f
+	case "Unreachable":
+		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}
+	case "NeverPull":
+		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace,
+			[]string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NSFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(fmt.Sprintf(`{"containers":[{"name":%q,"imagePullPolicy":"IfNotPresent"}]}`, st.Name)))},
+			fmt.Sprintf("set imagePullPolicy: IfNotPresent on container %s", st.Name), kube.PodRun(p))
+		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout that pulls the image from its registry")
+		if kind == "pod" { // a pod's containers are immutable: replace it
+			fix.Commands = []string{
+				fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set imagePullPolicy: IfNotPresent on container %s", p.Name, kube.NSFlag(p), p.Name, st.Name),
+				fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name)}
+			fix.Risk = "deletes and recreates the pod"
+		}
+	}
+	f.Actions = []report.Action{fix}
+	return f
+}
+
+// registryOf returns the registry host of an image reference (docker.io when
+// none is named).
+func registryOf(image string) string {
+	first, _, found := strings.Cut(image, "/")
+	if found && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return first
+	}
+	return "docker.io"
+}
+
+// unableSecretsRe reads the kubelet's FailedToRetrieveImagePullSecret event:
+// the pod names pull secrets that do not exist.
+var unableSecretsRe = regexp.MustCompile(`Unable to retrieve some image pull secrets \(([^)]*)\)`)
+
+// pullSecretFinding refines an authentication failure with where the
+// credentials should come from: the pod's imagePullSecrets, its
+// ServiceAccount's, and whether the kubelet found them. Secrets themselves
+// are never read: a Secret the kubelet could not find is known from its
+// event, and wrong credentials only from the registry's refusal.
+func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Finding, fix report.Action, kind, owner string) report.Action {
+	podSecrets := secretNames(p.Spec.ImagePullSecrets)
+	saName := p.Spec.ServiceAccountName
+	if saName == "" {
+		saName = "default"
+	}
+	var sa *corev1.ServiceAccount
+	for _, s := range c.B.ServiceAccounts {
+		if s.Namespace == p.Namespace && s.Name == saName {
+			sa = s
+		}
+	}
+	var saSecrets []string
+	if sa != nil {
+		saSecrets = secretNames(sa.ImagePullSecrets)
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("ServiceAccount %s has imagePullSecrets: %s", saName, kube.OrDash(strings.Join(saSecrets, ", "))),
+			"serviceaccount/"+saName+" .imagePullSecrets",
+			fmt.Sprintf("kubectl get serviceaccount %s %s -o jsonpath='{.imagePullSecrets}'", saName, kube.NSFlag(p))))
+	}
+	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Pod has imagePullSecrets: %s", kube.OrDash(strings.Join(podSecrets, ", "))),
+		kube.PodRef(p)+" .spec.imagePullSecrets",
+		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, kube.NSFlag(p))))
+	var missing []string
+	for _, e := range c.B.EventsFor(string(p.UID)) {
+		if m := unableSecretsRe.FindStringSubmatch(e.Message); e.Reason == "FailedToRetrieveImagePullSecret" || m != nil {
+			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
+				fmt.Sprintf("event on %s", kube.PodRef(p)),
+				fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason)))
+			if m != nil {
+				for _, n := range strings.Split(m[1], ",") {
+					if n = strings.Trim(strings.TrimSpace(n), "<>"); n != "" {
+						missing = kube.AppendUnique(missing, n)
+					}
+				}
+			}
+		}
+	}
+	create := fmt.Sprintf("kubectl create secret docker-registry %%s %s --docker-server=%s --docker-username=<user> --docker-password=<token>", kube.NSFlag(p), registryOf(image))
+	usePod := []string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NSFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(`{"imagePullSecrets":[{"name":"regcred"}]}`))}
+	if kind == "pod" {
+		usePod = []string{fmt.Sprintf(`kubectl patch serviceaccount %s %s -p '{"imagePullSecrets":[{"name":"regcred"}]}'   # then recreate pod %s`, saName, kube.NSFlag(p), p.Name)}
+	}
+	usePod = kube.TemplateCommands(kind, owner, p.Namespace, usePod, "set spec.template.spec.imagePullSecrets: [{name: regcred}]", kube.PodRun(p))
+	switch {
+	case len(missing) > 0:
+		f.Category = rule.ImagePull.Sub("Auth", "MissingPullSecret")
+		f.Confidence = rule.Definitive
+		names := strings.Join(missing, ", ")
+		f.Title = fmt.Sprintf("container %s cannot pull image %s: its imagePullSecret %s does not exist, so the registry refuses the anonymous pull", f.Subject[strings.Index(f.Subject, "/")+1:], image, names)
+		f.Hypothesis = fmt.Sprintf("Image pull fails because pull secret %s does not exist", names)
+		f.Summary += fmt.Sprintf(" The pod names pull secret %s, which the kubelet could not find, so it pulled without credentials.", names)
+		f.Culprit = fmt.Sprintf("imagePullSecrets %s (Secret not found) for image %s of %s", names, image, kube.PodRef(p))
+		f.Contributing = append(f.Contributing, "Secrets are not read by kubectl-triage, by design: that the Secret is missing comes from the kubelet's FailedToRetrieveImagePullSecret event.")
+		fix.Description = fmt.Sprintf("Create pull secret %s with credentials for %s in namespace %s (or fix the name the pod references).", missing[0], registryOf(image), p.Namespace)
+		fix.Commands = []string{fmt.Sprintf(create, missing[0])}
+		fix.Risk = "stores registry credentials in the namespace"
+	case len(podSecrets) == 0 && sa != nil && len(saSecrets) == 0:
+		f.Category = rule.ImagePull.Sub("Auth", "NoPullSecret")
+		f.Confidence = rule.Strong
+		f.Title += "; neither the pod nor its ServiceAccount " + saName + " has an imagePullSecret"
+		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", kube.PodRef(p), saName, image)
+		fix.Commands = append([]string{fmt.Sprintf(create, "regcred")}, usePod...)
+		fix.Risk = "stores registry credentials in the namespace; " + kube.PendingTemplateRisk(kind, "the patch starts a rollout")
+	case len(podSecrets)+len(saSecrets) > 0:
+		names := strings.Join(append(podSecrets, saSecrets...), ", ")
+		f.Category = rule.ImagePull.Sub("Auth", "WrongCredentials")
+		f.Confidence = rule.Likely
+		f.Title += fmt.Sprintf("; the credentials in pull secret %s are refused", names)
+		f.Culprit = fmt.Sprintf("imagePullSecrets %s for image %s of %s", names, image, kube.PodRef(p))
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Pull secret %s exists (the kubelet did not report it missing) but the registry refuses it: wrong or expired credentials, or credentials for another registry than %s. Secrets are not read by kubectl-triage, by design.", names, registryOf(image)))
+		fix.Description = fmt.Sprintf("Recreate pull secret %s with valid credentials for %s.", strings.Split(names, ", ")[0], registryOf(image))
+		fix.Commands = []string{fmt.Sprintf("kubectl delete secret %s %s && ", strings.Split(names, ", ")[0], kube.NSFlag(p)) + fmt.Sprintf(create, strings.Split(names, ", ")[0])}
+		fix.Risk = "the workload cannot pull between the delete and the create; stores registry credentials in the namespace"
+	default:
+		f.Contributing = append(f.Contributing, "The pod has no imagePullSecrets; its ServiceAccount was not read, so it may still provide some.")
+		fix.Commands = append([]string{fmt.Sprintf(create, "regcred")}, usePod...)
+		fix.Risk = "stores registry credentials in the namespace; " + kube.PendingTemplateRisk(kind, "the patch starts a rollout")
+	}
+	return fix
+}
+
+func secretNames(refs []corev1.LocalObjectReference) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, r.Name)
+	}
+	return out
+}

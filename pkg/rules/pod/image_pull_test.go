@@ -1,0 +1,42 @@
+package pod
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule/ruletest"
+)
+
+// TestImagePull: the kubelet's pull error is classified by what the
+// registry (or the node) answered.
+func TestImagePull(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		reason, message string
+		want            rule.Category
+	}{
+		{"ErrImagePull", `failed to pull and unpack image "registry.example.com/shop/api:9.9.9": failed to resolve reference: registry.example.com/shop/api:9.9.9: not found`, rule.ImagePull.Sub("NotFound")},
+		{"ImagePullBackOff", `Back-off pulling image "registry.example.com/private/api:1.0": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`, rule.ImagePull.Sub("Auth")},
+		{"ErrImagePull", `failed to do request: Head "https://10.99.0.1:5999/v2/shop/api/manifests/1.4.2": dial tcp 10.99.0.1:5999: connect: connection refused`, rule.ImagePull.Sub("Unreachable")},
+		{"ErrImageNeverPull", `Container image "local/nope:1" is not present with pull policy of Never`, rule.ImagePull.Sub("NeverPull")},
+	} {
+		t.Run(string(tt.want), func(t *testing.T) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "p1"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop/api:1"}}},
+				Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "shop/api:1",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: tt.reason, Message: tt.message}}}}}}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "api", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p}}
+			f := ruletest.Root(ruletest.Run(ImagePull, b, now))
+			if f == nil || !strings.HasPrefix(string(f.Category), string(tt.want)) || !f.Current {
+				t.Fatalf("finding %+v, want %q", f, tt.want)
+			}
+		})
+	}
+}

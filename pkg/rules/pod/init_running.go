@@ -1,0 +1,137 @@
+package pod
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+)
+
+// InitRunning is the rule pod/init-running.
+var InitRunning = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/init-running",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A pod held in Init by an init container that keeps waiting for something (a wait loop).",
+	},
+	Check: checkInitRunning,
+}
+
+// waitLineRe is a wait loop's progress line: "waiting for db:5432",
+// "still waiting on …", "retrying in 2s", nc's "connection refused".
+var waitLineRe = regexp.MustCompile(`(?i)\b(wait(ing)?|retry(ing)?|not (yet )?(ready|available|reachable)|connection refused|bad address|timed? ?out)\b`)
+
+// checkInitRunning: a pod held in Init because an init container is still
+// running and has not exited. On a real node this is most often a
+// wait-for-dependency loop (until nc -z db 5432 …) whose dependency never
+// comes; nothing fails, so no other rule has anything to say.
+func checkInitRunning(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
+	for _, p := range c.B.Pods {
+		if p.Status.Phase != corev1.PodPending || p.DeletionTimestamp != nil {
+			continue
+		}
+		// A StatefulSet's blocked ordinal is the StatefulSet rules' to
+		// explain: they also say which ordinals cannot be created.
+		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "StatefulSet" {
+			continue
+		}
+		for i, st := range p.Status.InitContainerStatuses {
+			r := st.State.Running
+			// Running again after a failed run is a crash loop between
+			// restarts: the crash rules explain it from that run.
+			if r == nil || st.LastTerminationState.Terminated != nil {
+				continue
+			}
+			// A restartable init container (a sidecar) runs for the pod's
+			// whole life: running is its normal state.
+			if spec := kube.SpecOf(p, st.Name); spec != nil && spec.RestartPolicy != nil && *spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				continue
+			}
+			out = append(out, initRunningFinding(c, p, st, r, i))
+		}
+	}
+	return out
+}
+
+func initRunningFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, r *corev1.ContainerStateRunning, index int) rule.Finding {
+	age := c.Now.Sub(r.StartedAt.Time).Round(time.Second)
+	status := fmt.Sprintf("Init:%d/%d", index, max(len(p.Spec.InitContainers), len(p.Status.InitContainerStatuses)))
+	f := rule.Finding{
+		Category: rule.InitContainer.Sub("Running"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
+		Subject: p.Name + "/" + st.Name, Confidence: rule.Moderate,
+		Evidence: []string{c.Evidence(
+			fmt.Sprintf("Init container %s has been running since %s (%v) without exiting; the pod is %s", st.Name, r.StartedAt.UTC().Format("15:04:05"), age, status),
+			fmt.Sprintf("%s .status.initContainerStatuses[%s].state.running", kube.PodRef(p), st.Name),
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name=="%s")].state}'`, p.Name, kube.NSFlag(p), st.Name))},
+		Hypothesis: fmt.Sprintf("Init container %s never completes, so the app containers never start", st.Name),
+		Mechanism: "Init containers run one after another and must each exit 0 before the app containers start; this one is still running. " +
+			"A wait loop for a dependency (a database, a Service, a file) that never becomes available keeps it, and the pod, there forever; nothing fails, so nothing restarts.",
+		Culprit: fmt.Sprintf("%s init container %s (running %v, not finished)", kube.PodRef(p), st.Name, age),
+	}
+	cur, _ := c.B.LogsFor(p.Name, st.Name)
+	line, endpoint := waitLine(cur)
+	what := ""
+	switch {
+	case endpoint != "":
+		what = ", waiting for " + endpoint
+		f.Confidence = rule.Likely
+	case line != "":
+		f.Confidence = rule.Plausible
+	}
+	f.Title = fmt.Sprintf("init container %s has been running for %v without finishing%s: pod %s stays %s and its app containers never start", st.Name, age, what, p.Name, status)
+	f.Summary = fmt.Sprintf("Pod %s is stuck in %s: init container %s started %v ago and has not exited.", p.Name, status, st.Name, age)
+	if line != "" {
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Its latest log line: %q", line),
+			fmt.Sprintf("logs of %s init container %s (current instance)", kube.PodRef(p), st.Name), kube.LogsCmd(p, st.Name, false)))
+		f.Summary += fmt.Sprintf(" Its log says: %q.", line)
+		f.Culprit = fmt.Sprintf("%s init container %s: %s", kube.PodRef(p), st.Name, line)
+	}
+	check := report.Action{Kind: report.Immediate, Commands: []string{kube.LogsCmd(p, st.Name, false)}}
+	if endpoint != "" {
+		host, _, _ := strings.Cut(endpoint, ":")
+		check.Description = fmt.Sprintf("Make %s reachable from the pod (the Service %s exists in namespace %s with ready endpoints, or the address is right), or fix the address the init container waits for.", endpoint, host, p.Namespace)
+		check.Commands = append(check.Commands, fmt.Sprintf("kubectl get service,endpointslices %s | grep %s", kube.NSFlag(p), host))
+	} else {
+		check.Description = fmt.Sprintf("Find out what init container %s waits for or hangs on (its command and log), and make it available or let the container exit.", st.Name)
+		check.Commands = append(check.Commands, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.initContainers[?(@.name=="%s")].command}'`, p.Name, kube.NSFlag(p), st.Name))
+	}
+	f.Actions = []report.Action{check}
+	return f
+}
+
+// waitLine returns the most telling of the last lines of a running init
+// container's log: the latest wait-loop line (and the endpoint it names),
+// else the latest line.
+func waitLine(l *bundle.ContainerLog) (line, endpoint string) {
+	if l == nil || l.Error != "" {
+		return "", ""
+	}
+	lines := strings.Split(strings.TrimRight(l.Text, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0 && i >= len(lines)-20; i-- {
+		_, text := logs.SplitTimestamp(lines[i])
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue
+		}
+		if line == "" {
+			line = text
+		}
+		if waitLineRe.MatchString(text) {
+			if ep := logs.EndpointIn(text); ep != "" {
+				return text, ep
+			}
+		}
+	}
+	return line, ""
+}

@@ -1,0 +1,102 @@
+package pod
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+)
+
+// OOMKilled is the rule pod/oomkilled.
+var OOMKilled = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/oomkilled",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A container the kernel killed for exceeding its memory limit (reason OOMKilled).",
+	},
+	Check: checkOOMKilled,
+}
+
+// checkOOMKilled: a container killed by the kernel's OOM killer at its limit.
+func checkOOMKilled(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
+	for _, p := range c.B.Pods {
+		for _, cs := range kube.AllStatuses(p) {
+			st := cs.Status
+			term, current := st.LastTerminationState.Terminated, false
+			if st.State.Terminated != nil && st.State.Terminated.Reason == "OOMKilled" {
+				term, current = st.State.Terminated, true
+			}
+			if term == nil || term.Reason != "OOMKilled" {
+				continue
+			}
+			if st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" {
+				current = true
+			}
+			limit := "no memory limit"
+			if spec := kube.SpecOf(p, st.Name); spec != nil {
+				if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
+					limit = "memory limit " + q.String()
+				}
+			}
+			e1 := c.Evidence(
+				fmt.Sprintf("Container %s last terminated with reason OOMKilled, exit code %d, at %s (%d restarts)", st.Name, term.ExitCode, term.FinishedAt.UTC().Format("15:04:05"), st.RestartCount),
+				fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", kube.PodRef(p), st.Name),
+				kube.StatusCmd(p, st.Name, "lastState.terminated"))
+			e2 := c.Evidence(fmt.Sprintf("Container %s has %s", st.Name, limit),
+				fmt.Sprintf("%s .spec.containers[%s].resources", kube.PodRef(p), st.Name),
+				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].resources}'`, p.Name, kube.NSFlag(p), st.Name))
+			kind, owner := kube.OwnerName(c, p)
+			newLimit := "<a higher limit, e.g. 2x the current one>"
+			if spec := kube.SpecOf(p, st.Name); spec != nil {
+				if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
+					d := q.DeepCopy()
+					d.Add(q)
+					newLimit = d.String()
+				}
+			}
+			out = append(out, rule.Finding{
+				Category:   rule.OOMKilled,
+				Hypothesis: fmt.Sprintf("Container %s is killed for exceeding its memory (%s)", st.Name, limit),
+				Verdict:    report.Validated, Confidence: rule.Definitive, Evidence: []string{e1, e2},
+				Title:   fmt.Sprintf("container %s is OOMKilled at its %s", st.Name, limit),
+				Summary: fmt.Sprintf("Container %s of pod %s uses more memory than its %s allows; the kernel OOM killer ends it (exit code 137) and the kubelet restarts it.", st.Name, p.Name, limit),
+				Mechanism: "When a container's memory usage reaches its cgroup limit, the kernel kills its process (SIGKILL, exit 137) and the kubelet records reason OOMKilled. " +
+					"Either the limit is too low for the workload's real peak, or the application leaks memory.",
+				Culprit: fmt.Sprintf("%s container %s resources.limits.memory (%s)", kube.PodRef(p), st.Name, strings.TrimPrefix(limit, "memory limit ")),
+				Actions: []report.Action{
+					raiseMemory(p, kind, owner, st.Name, newLimit),
+					{Kind: report.LongTerm, Description: "Measure the container's real memory use under load (kubectl top pod, or your metrics) and fix a leak or size the limit and any runtime heap setting (-Xmx, GOMEMLIMIT) to it.",
+						Commands: []string{fmt.Sprintf("kubectl top pod %s %s --containers", p.Name, kube.NSFlag(p))}},
+				},
+				Current: current, Strength: rule.Explained, Subject: p.Name + "/" + st.Name,
+			})
+		}
+	}
+	return out
+}
+
+// raiseMemory proposes a higher limit on the workload, or, for a bare pod
+// or a Job whose limits cannot be changed by `kubectl set resources`, a
+// recreate.
+func raiseMemory(p *corev1.Pod, kind, owner, container, limit string) report.Action {
+	a := report.Action{Kind: report.Immediate,
+		Description: fmt.Sprintf("Raise the memory limit of container %s so it fits the workload's peak.", container),
+		Commands:    []string{fmt.Sprintf("kubectl set resources %s/%s %s -c %s --limits=memory=%s", kind, owner, kube.NSFlag(p), container, limit)},
+		Risk:        kube.TemplateRisk(kind, "the pods restart with the new limit") + "; a higher limit needs room on the node and may leave a leak unfixed"}
+	a.Commands = kube.TemplateCommands(kind, owner, p.Namespace, a.Commands, fmt.Sprintf("set resources.limits.memory: %s for container %s", limit, container), "")
+	if kind == "pod" {
+		a.Description += " A bare pod's limits cannot be set in place: change the manifest and recreate the pod."
+		a.Commands = []string{
+			fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set resources.limits.memory: %s for container %s", p.Name, kube.NSFlag(p), p.Name, limit, container),
+			fmt.Sprintf("kubectl replace --force -f %s.yaml", p.Name),
+		}
+		a.Risk = "replace --force deletes and recreates the pod; a higher limit needs room on the node and may leave a leak unfixed"
+	}
+	return a
+}

@@ -1,0 +1,67 @@
+// Package registry lists the builtin investigator's rules, in the order
+// their hypotheses are reported. A new rule is added here and nowhere else.
+package registry
+
+import (
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/batch"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/scheduling"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/workload"
+)
+
+// Rules is the catalogue in report order: the target gone, then a pod's own
+// containers, its placement and node, the workload around it, the traffic
+// to it, its storage and its autoscaler.
+var Rules = []*rule.Rule{
+	gone.ResourceGone,
+
+	pod.OOMKilled,
+	pod.CrashLoop,
+	pod.ImagePull,
+	pod.Probe,
+	pod.ConfigError,
+	pod.RuntimeError,
+	pod.ConfigSource,
+	pod.NotOOMKilled,
+	pod.Evicted,
+	pod.StuckTerminating,
+	pod.InitRunning,
+
+	scheduling.Unschedulable,
+
+	node.NotReady,
+	node.Pressure,
+	node.NetworkUnavailable,
+	node.Cordoned,
+	node.PodNode,
+
+	workload.FailedCreate,
+	workload.Rollout,
+	workload.StatefulSetOrdinals,
+	workload.DaemonSetCoverage,
+	batch.JobFailed,
+	batch.JobRetrying,
+	batch.CronJob,
+	batch.CronJobRunsPileUp,
+	workload.ReplicaSetPods,
+
+	network.ServiceEndpoints,
+	network.ServiceTargetPort,
+	network.IngressBackends,
+	network.IngressClass,
+
+	storage.PVCPending,
+	storage.VolumeAttachMount,
+
+	autoscaling.HPA,
+}
+
+// Needs is the collection plan for a target of this kind: the evidence the
+// rules that apply to it need (bundle.Options.Needs).
+func Needs(kind string) []rule.Need { return rule.Plan(Rules, kind) }

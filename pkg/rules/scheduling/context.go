@@ -1,0 +1,215 @@
+package scheduling
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+)
+
+// schedClass is one row of the scheduler-reason table: what a reason means,
+// how hard a constraint it is, and how to explain it from the bundle.
+type schedClass struct {
+	Class string
+	re    *regexp.Regexp
+	// Strength breaks ties between reasons that block as many nodes: a
+	// deliberate constraint of the pod spec outranks a capacity shortage.
+	Strength  int
+	Mechanism string
+	explain   func(e *schedContext, part schedReason, m []string) schedCause
+	// Why and Fix serve the reasons explained by the table alone.
+	Why, Fix string
+}
+
+// schedClasses are matched against each part of a scheduler message, in
+// order. The wording is kube-scheduler's (plugins noderesources,
+// tainttoleration, nodeaffinity, interpodaffinity, podtopologyspread,
+// volumebinding, nodeunschedulable, nodeports), old wordings included.
+var schedClasses = []schedClass{
+	{Class: "MissingPVC", re: regexp.MustCompile(`persistentvolumeclaim "([^"]+)" not found`), Strength: 100,
+		Mechanism: "The VolumeBinding plugin rejects the pod before looking at any node when a claim it mounts does not exist.",
+		explain:   (*schedContext).missingPVC},
+	{Class: "UnboundPVC", re: regexp.MustCompile(`unbound immediate PersistentVolumeClaims`), Strength: 95,
+		Mechanism: "A claim with volumeBindingMode Immediate must be bound before the pod is scheduled; until the PV controller or the provisioner binds it, no node is considered.",
+		explain:   (*schedContext).unboundPVC},
+	{Class: "NodeSelector", re: regexp.MustCompile(`didn't match (Pod's node affinity|node selector)`), Strength: 90,
+		Mechanism: "A pod runs only on nodes whose labels satisfy its nodeSelector and every requiredDuringScheduling node affinity term; no label change on the pod side is made automatically.",
+		explain:   (*schedContext).nodeAffinity},
+	{Class: "VolumeNodeAffinity", re: regexp.MustCompile(`volume node affinity conflict|didn't match PersistentVolume's node affinity`), Strength: 85,
+		Mechanism: "A bound PersistentVolume can only be attached on nodes matching its nodeAffinity (its zone, or the node of a local volume); the pod follows its volume.",
+		explain:   (*schedContext).volumeNodeAffinity},
+	{Class: "Taint", re: regexp.MustCompile(`untolerated taint|had taints?\b`), Strength: 80,
+		Mechanism: "A NoSchedule or NoExecute taint on a node repels every pod that has no matching toleration.",
+		explain:   (*schedContext).taint},
+	{Class: "PodAffinity", re: regexp.MustCompile(`didn't match pod affinity rules`), Strength: 75,
+		Mechanism: "Required pod affinity only admits nodes whose topology domain already runs a pod matching the term's selector.",
+		explain:   (*schedContext).podAffinity},
+	{Class: "PodAntiAffinity", re: regexp.MustCompile(`didn't match pod anti-affinity rules`), Strength: 74,
+		Mechanism: "Required pod anti-affinity excludes every node whose topology domain already runs a pod matching the term's selector.",
+		explain:   (*schedContext).podAntiAffinity},
+	{Class: "ExistingPodsAntiAffinity", re: regexp.MustCompile(`didn't satisfy existing pods anti-affinity rules`), Strength: 73,
+		Mechanism: "Pods already running carry required anti-affinity terms that match this pod's labels: the scheduler keeps this pod out of their topology domains.",
+		explain:   (*schedContext).existingAntiAffinity},
+	{Class: "PodAffinity", re: regexp.MustCompile(`didn't match pod affinity/anti-affinity`), Strength: 72,
+		Mechanism: "Required pod affinity or anti-affinity terms exclude these nodes.",
+		explain:   (*schedContext).podAffinity},
+	{Class: "TopologySpread", re: regexp.MustCompile(`didn't match pod topology spread constraints`), Strength: 70,
+		Mechanism: "A topology spread constraint with whenUnsatisfiable DoNotSchedule admits only nodes where adding the pod keeps the difference between the most and least loaded domains within maxSkew.",
+		explain:   (*schedContext).topologySpread},
+	{Class: "HostPort", re: regexp.MustCompile(`didn't have free ports`), Strength: 65,
+		Mechanism: "A hostPort can be bound by one pod per node: nodes where another pod already holds it are excluded.",
+		explain:   (*schedContext).hostPort},
+	{Class: "NoPersistentVolume", re: regexp.MustCompile(`didn't find available persistent volumes to bind`), Strength: 64,
+		Mechanism: "With volumeBindingMode WaitForFirstConsumer and no provisioner, a claim binds to an existing PV reachable from the chosen node; there is none.",
+		Why:       "no available PersistentVolume matches the claim's class, size and access modes on those nodes",
+		Fix:       "Create a PersistentVolume that matches the claim (class, size, access modes, node affinity) or give the StorageClass a provisioner."},
+	{Class: "StorageCapacity", re: regexp.MustCompile(`did not have enough free storage`), Strength: 63,
+		Mechanism: "The CSI driver publishes storage capacity per topology segment; the scheduler skips nodes whose segment cannot hold the claim.",
+		Why:       "the storage reachable from those nodes has less free capacity than the claim requests",
+		Fix:       "Free or add capacity in the storage pool, or request a smaller volume."},
+	{Class: "VolumeLimit", re: regexp.MustCompile(`max volume count`), Strength: 62,
+		Mechanism: "Each node can attach a bounded number of volumes of a driver (CSINode allocatable count); full nodes are skipped.",
+		Why:       "those nodes already have as many volumes attached as their driver allows",
+		Fix:       "Spread the volumes over more nodes (more nodes, or node types that attach more volumes)."},
+	{Class: "Insufficient", re: regexp.MustCompile(`^Insufficient (\S+)`), Strength: 60,
+		Mechanism: "The scheduler places a pod only where its requests fit in the node's allocatable minus the requests of the pods already there (actual usage does not count).",
+		explain:   (*schedContext).insufficient},
+	{Class: "TooManyPods", re: regexp.MustCompile(`^Too many pods`), Strength: 55,
+		Mechanism: "A node accepts at most its allocatable pods (the kubelet's maxPods); a full node is skipped whatever its free cpu and memory.",
+		explain:   (*schedContext).tooManyPods},
+	{Class: "Cordoned", re: regexp.MustCompile(`were unschedulable`), Strength: 50,
+		Mechanism: "A cordoned node (spec.unschedulable=true) accepts no new pod unless the pod tolerates node.kubernetes.io/unschedulable.",
+		explain:   (*schedContext).cordoned},
+}
+
+const schedMechanism = "The scheduler filtered out every node for the reasons it lists; the pod stays Pending until one node passes every filter."
+
+// schedCause is one part of the scheduler's message, explained.
+type schedCause struct {
+	Class      string
+	Text       string // the part with its node count, and what the bundle adds
+	Culprit    string
+	Mechanism  string
+	Evidence   []string
+	Actions    []report.Action
+	Notes      []string
+	Confidence rule.Confidence
+	// Definitive is set when the bundle shows the constraint alone rules
+	// out every known node (a selector no node matches, a request larger
+	// than every node): it names the culprit whatever the counts say.
+	Definitive bool
+	// Narrowing is set when the constraint leaves some nodes and the other
+	// reasons exclude those: the other reasons are the blockers.
+	Narrowing bool
+	strength  int
+	blocked   int
+}
+
+// schedContext is what the explainers share about one pending pod.
+type schedContext struct {
+	c           *rule.Pass
+	p           *corev1.Pod
+	kind, owner string // where fixes go: the workload, or the bare pod
+	total       int
+	reqs        corev1.ResourceList
+}
+
+// spec names a field of the pod spec where a fix goes: the workload's pod
+// template, or the bare pod.
+func (e *schedContext) spec(field string) string {
+	if e.kind == "pod" {
+		return fmt.Sprintf("pod/%s .spec.%s", e.p.Name, field)
+	}
+	return fmt.Sprintf("%s/%s %s.%s", e.kind, e.owner, podTemplatePath(e.kind), field)
+}
+
+func podTemplatePath(kind string) string {
+	if kind == "cronjob" {
+		return ".spec.jobTemplate.spec.template.spec"
+	}
+	return ".spec.template.spec"
+}
+
+func (e *schedContext) workload() string { return e.kind + "/" + e.owner }
+
+// TemplateRisk is what a change to the owner's pod template does: rollout
+// (e.g. "starts a rollout") for a controller that rolls its pods; a bare
+// ReplicaSet and a CronJob's run leave their pending pods as they are, and
+// a Job is recreated.
+func (e *schedContext) templateRisk(rollout string) string {
+	return kube.PendingTemplateRisk(e.kind, rollout)
+}
+
+// TemplateCommands fits edit, the commands that change the owner's pod
+// template in place, to the owner: see TemplateCommands. what says the
+// change in words.
+func (e *schedContext) templateCommands(edit []string, what string) []string {
+	return kube.TemplateCommands(e.kind, e.owner, e.p.Namespace, edit, what, kube.PodRun(e.p))
+}
+
+// replacePendingPods adds to each fix of a bare ReplicaSet's template the
+// command that makes the ReplicaSet recreate its pending pods from it.
+func (e *schedContext) replacePendingPods(actions []report.Action) {
+	rs := kube.TargetOf(e.c, "ReplicaSet", e.c.B.ReplicaSets)
+	if e.kind != "replicaset" || rs == nil || rs.Spec.Selector == nil {
+		return
+	}
+	cmd := fmt.Sprintf("kubectl delete pods %s -l '%s' --field-selector=status.phase=Pending", kube.NSFlag(e.p), metav1.FormatLabelSelector(rs.Spec.Selector))
+	for i := range actions {
+		if strings.Contains(actions[i].Risk, kube.ReplicaSetPendingRisk) && !slices.Contains(actions[i].Commands, cmd) {
+			actions[i].Commands = append(slices.Clip(actions[i].Commands), cmd)
+		}
+	}
+}
+
+// template is the pod template of the workload that owns the pod, nil for a
+// bare pod.
+func (e *schedContext) template() *corev1.PodTemplateSpec {
+	b := e.c.B
+	switch e.kind {
+	case "deployment":
+		return &b.Deployments[0].Spec.Template
+	case "statefulset":
+		return &b.StatefulSets[0].Spec.Template
+	case "daemonset":
+		return &b.DaemonSets[0].Spec.Template
+	case "cronjob":
+		return &b.CronJobs[0].Spec.JobTemplate.Spec.Template
+	case "job":
+		return &b.Jobs[0].Spec.Template
+	case "replicaset":
+		if rs := kube.TargetOf(e.c, "ReplicaSet", b.ReplicaSets); rs != nil {
+			return &rs.Spec.Template
+		}
+	}
+	return nil
+}
+
+// replicas is how many pods the owning workload wants, 0 when unknown.
+func (e *schedContext) replicas() int32 {
+	b := e.c.B
+	switch {
+	case e.kind == "deployment" && b.Deployments[0].Spec.Replicas != nil:
+		return *b.Deployments[0].Spec.Replicas
+	case e.kind == "statefulset" && b.StatefulSets[0].Spec.Replicas != nil:
+		return *b.StatefulSets[0].Spec.Replicas
+	case (e.kind == "pod" || e.kind == "replicaset") && len(b.ReplicaSets) > 0 && b.ReplicaSets[0].Spec.Replicas != nil:
+		return *b.ReplicaSets[0].Spec.Replicas
+	}
+	return 0
+}
+
+// recreate is the fix for a field of a bare pod that cannot change in place.
+func (e *schedContext) recreate(what string) []string {
+	return []string{
+		fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # %s", e.p.Name, kube.NSFlag(e.p), e.p.Name, what),
+		fmt.Sprintf("kubectl replace --force -f %s.yaml", e.p.Name),
+	}
+}

@@ -1,0 +1,41 @@
+package storage
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule/ruletest"
+)
+
+// TestVolumeAttachMount: the kubelet's FailedMount event for a ConfigMap
+// volume whose ConfigMap does not exist holds the pod in ContainerCreating;
+// the finding names the volume and the ConfigMap.
+func TestVolumeAttachMount(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "p1"},
+		Spec: corev1.PodSpec{NodeName: "worker-1", Containers: []corev1.Container{{Name: "app", Image: "shop/api:1"}},
+			Volumes: []corev1.Volume{{Name: "settings", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "app-settings"}}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "app",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}}}
+	e := corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "api.1", Namespace: "shop"}, Type: corev1.EventTypeWarning, Reason: "FailedMount", Count: 7,
+		Message:        `MountVolume.SetUp failed for volume "settings" : configmap "app-settings" not found`,
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "api", Namespace: "shop", UID: "p1"},
+		LastTimestamp:  metav1.NewTime(now.Add(-30 * time.Second))}
+	b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "api", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p}, Events: []corev1.Event{e}}
+
+	f := ruletest.Root(ruletest.Run(VolumeAttachMount, b, now))
+	if f == nil || f.Category != rule.Volume.Sub("Mount", "ConfigMapMissing") || !strings.Contains(f.Culprit, "app-settings") || f.Layer != rule.InfrastructureLayer {
+		t.Fatalf("finding %+v", f)
+	}
+	b.Events = nil
+	if f := ruletest.Root(ruletest.Run(VolumeAttachMount, b, now)); f != nil {
+		t.Errorf("without the event: %+v", f)
+	}
+}

@@ -1,0 +1,159 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+)
+
+// StatefulSetOrdinals is the rule workload/statefulset-ordinals.
+var StatefulSetOrdinals = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "workload/statefulset-ordinals",
+		Kinds:    []string{"StatefulSet"},
+		Layer:    rule.WorkloadLayer,
+		Requires: PodLevel,
+		Needs:    append([]rule.Need{rule.Claims}, Needs...),
+		Doc:      "A StatefulSet whose ordered rollout is blocked by one ordinal.",
+	},
+	Check: checkStatefulSetOrdinals,
+}
+
+// ordinalOf parses the ordinal of a StatefulSet pod named <set>-<n>.
+func ordinalOf(set, pod string) (int32, bool) {
+	rest, ok := strings.CutPrefix(pod, set+"-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(rest, 10, 32)
+	return int32(n), err == nil
+}
+
+// checkStatefulSetOrdinals: with podManagementPolicy OrderedReady the
+// controller creates pod N+1 only once pod N is Running and Ready, so one
+// unready pod blocks every higher ordinal.
+func checkStatefulSetOrdinals(c *rule.Pass) []rule.Finding {
+	s := kube.TargetOf(c, "StatefulSet", c.B.StatefulSets)
+	if s == nil || s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
+		return nil
+	}
+	want := kube.ReplicasOf(s.Spec.Replicas)
+	if s.Status.ReadyReplicas >= want || s.Status.Replicas >= want {
+		// Every pod exists: nothing is blocked from being created; the
+		// pods' own findings explain the unready ones.
+		return nil
+	}
+	start := int32(0)
+	if s.Spec.Ordinals != nil {
+		start = s.Spec.Ordinals.Start
+	}
+	pods := map[int32]*corev1.Pod{}
+	for _, p := range kube.PodsOf(c, s.UID) {
+		if n, ok := ordinalOf(s.Name, p.Name); ok {
+			pods[n] = p
+		}
+	}
+	blocker := int32(-1)
+	for i := start; i < start+want; i++ {
+		if p := pods[i]; p == nil || !kube.IsPodReady(p) {
+			blocker = i
+			break
+		}
+	}
+	if blocker < 0 {
+		return nil
+	}
+	var missing []string
+	for i := blocker + 1; i < start+want; i++ {
+		if pods[i] == nil {
+			missing = append(missing, fmt.Sprintf("%s-%d", s.Name, i))
+		}
+	}
+	return []rule.Finding{ordinalFinding(c, s, blocker, pods[blocker], missing)}
+}
+
+func ordinalFinding(c *rule.Pass, s *appsv1.StatefulSet, ordinal int32, p *corev1.Pod, missing []string) rule.Finding {
+	want := kube.ReplicasOf(s.Spec.Replicas)
+	name := fmt.Sprintf("%s-%d", s.Name, ordinal)
+	f := rule.Finding{Category: rule.StatefulSet.Sub("OrdinalBlocked"), Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: s.Name}
+	evidence := []string{c.Evidence(
+		fmt.Sprintf("StatefulSet %s: %d desired, %d pods exist, %d ready (podManagementPolicy %s)", s.Name, want, s.Status.Replicas, s.Status.ReadyReplicas, orDefaultPolicy(s.Spec.PodManagementPolicy)),
+		fmt.Sprintf("statefulset/%s .status", s.Name), fmt.Sprintf("kubectl get statefulset %s -n %s", s.Name, s.Namespace))}
+	blocked := "no further pod"
+	if len(missing) > 0 {
+		blocked = strings.Join(missing, ", ")
+	}
+	f.Mechanism = "With podManagementPolicy OrderedReady (the default) the StatefulSet controller creates pods one at a time in ordinal order and waits for each to be Running and Ready before it creates the next; while a pod is unready, every higher ordinal waits."
+	f.Actions = []report.Action{
+		{Kind: report.Check, Description: fmt.Sprintf("Look at %s, the pod every other one waits for.", name),
+			Commands: []string{fmt.Sprintf("kubectl describe pod %s -n %s", name, s.Namespace), fmt.Sprintf("kubectl get pods -n %s -l %s", s.Namespace, selectorString(s.Spec.Selector))}},
+		{Kind: report.LongTerm, Description: "If the pods do not need to start in order, podManagementPolicy: Parallel lets them start independently; the field is immutable, so the StatefulSet must be recreated without deleting its pods.",
+			Commands: []string{fmt.Sprintf("kubectl get statefulset %s -n %s -o yaml > %s.yaml   # set spec.podManagementPolicy: Parallel", s.Name, s.Namespace, s.Name),
+				fmt.Sprintf("kubectl delete statefulset %s -n %s --cascade=orphan && kubectl apply -f %s.yaml", s.Name, s.Namespace, s.Name)},
+			Risk: "ordered start-up is often what a clustered database needs; recreating the object briefly leaves the pods unmanaged"},
+	}
+	if p == nil {
+		f.Confidence = rule.Even
+		f.Hypothesis = fmt.Sprintf("Pod %s has not been created, so the higher ordinals wait", name)
+		f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: pod %s does not exist, so %s cannot be created", s.Name, s.Status.ReadyReplicas, want, name, blocked)
+		f.Summary = fmt.Sprintf("StatefulSet %s has not created pod %s (ordinal %d); with OrderedReady, %s wait for it.", s.Name, name, ordinal, blocked)
+		f.Culprit = fmt.Sprintf("statefulset/%s ordinal %d (%s not created)", s.Name, ordinal, name)
+		if len(kube.EventsWith(c, s.UID, "FailedCreate")) > 0 {
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The StatefulSet reports FailedCreate for its pods: see the creation refusal."))
+		}
+		f.Evidence = evidence
+		return f
+	}
+	state, ev := kube.DescribePod(c, p)
+	evidence = append(evidence, ev...)
+	causes := kube.PodCauses(c, []*corev1.Pod{p})
+	f.Hypothesis = fmt.Sprintf("Pod %s is not Ready and blocks the creation of %s", name, blocked)
+	f.Culprit = fmt.Sprintf("pod/%s (ordinal %d): %s", name, ordinal, state)
+	f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: %s is not Ready (%s), so %s cannot be created", s.Name, s.Status.ReadyReplicas, want, name, state, blocked)
+	f.Summary = fmt.Sprintf("StatefulSet %s creates its pods in order and waits for %s (ordinal %d), which is not Ready: %s. %s have not been created.", s.Name, name, ordinal, state, blocked)
+	f.Confidence = rule.Likely
+	fix := report.Action{Kind: report.Immediate, Description: fmt.Sprintf("Make %s Ready: fix what keeps it from starting; the controller then creates the next ordinals by itself.", name),
+		Commands: []string{fmt.Sprintf("kubectl describe pod %s -n %s", name, s.Namespace)}}
+	for _, cs := range p.Status.InitContainerStatuses {
+		if cs.State.Running != nil {
+			fix.Description = fmt.Sprintf("Make what init container %s of %s waits for available (its log says what it waits for); the controller then creates the next ordinals by itself.", cs.Name, name)
+			fix.Commands = append([]string{kube.LogsCmd(p, cs.Name, false)}, fix.Commands...)
+			break
+		}
+	}
+	f.Actions = append([]report.Action{fix}, f.Actions...)
+	if cause := causes[p.Name]; cause != nil {
+		// The pod's own finding is the root cause; this one gives the
+		// StatefulSet's view of it.
+		f.Confidence = rule.Even
+		f.Context = true
+		f.Title = fmt.Sprintf("statefulset %s is stuck at %d/%d ready: %s (%s) blocks %s", s.Name, s.Status.ReadyReplicas, want, name, cause.Title, blocked)
+		f.Culprit = fmt.Sprintf("pod/%s (ordinal %d): %s", name, ordinal, cause.Culprit)
+		f.Contributing = append(f.Contributing,
+			fmt.Sprintf("StatefulSet %s is stuck at %d/%d ready: with podManagementPolicy %s it creates %s only once %s (ordinal %d) is Ready.", s.Name, s.Status.ReadyReplicas, want, orDefaultPolicy(s.Spec.PodManagementPolicy), blocked, name, ordinal),
+			fmt.Sprintf("Why %s is not Ready: %s.", name, cause.Title))
+		f.Actions = f.Actions[1:] // the pod's own finding says how to fix it
+	}
+	if s.Status.UpdateRevision != "" && s.Status.CurrentRevision != s.Status.UpdateRevision {
+		f.Contributing = append(f.Contributing, fmt.Sprintf("A rolling update from revision %s to %s is in progress: once the template is fixed, delete pod %s by hand — the controller waits for a broken pod to become Ready before it replaces it.", s.Status.CurrentRevision, s.Status.UpdateRevision, name))
+		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate, Description: fmt.Sprintf("After fixing the template, delete %s so the controller recreates it from the new revision.", name),
+			Commands: []string{fmt.Sprintf("kubectl delete pod %s -n %s", name, s.Namespace)},
+			Risk:     "the pod restarts; with one replica the service is down until it is Ready"})
+	}
+	f.Evidence = evidence
+	return f
+}
+
+func orDefaultPolicy(p appsv1.PodManagementPolicyType) string {
+	if p == "" {
+		return string(appsv1.OrderedReadyPodManagement)
+	}
+	return string(p)
+}

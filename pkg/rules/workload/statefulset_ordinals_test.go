@@ -1,0 +1,48 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule/ruletest"
+)
+
+// TestStatefulSetOrdinals: with ordered pod management, an ordinal that is
+// not Ready blocks the ones after it from being created; the finding names
+// the blocking pod and the missing ones. Parallel management blocks nothing.
+func TestStatefulSetOrdinals(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	yes, three := true, int32(3)
+	target := func(policy appsv1.PodManagementPolicyType) *bundle.Bundle {
+		s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop", UID: "s1"},
+			Spec:   appsv1.StatefulSetSpec{Replicas: &three, PodManagementPolicy: policy},
+			Status: appsv1.StatefulSetStatus{Replicas: 1, ReadyReplicas: 0}}
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-0", Namespace: "shop", UID: "p0",
+			OwnerReferences: []metav1.OwnerReference{{Kind: "StatefulSet", Name: "db", UID: "s1", Controller: &yes}}},
+			Spec: corev1.PodSpec{NodeName: "worker-1", Containers: []corev1.Container{{Name: "db", Image: "shop/db:1"}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "db",
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
+		return &bundle.Bundle{Target: fault.Resource{Kind: "StatefulSet", Name: "db", Namespace: "shop", UID: "s1"},
+			StatefulSets: []*appsv1.StatefulSet{s}, Pods: []*corev1.Pod{p}}
+	}
+	fs := ruletest.Run(StatefulSetOrdinals, target(appsv1.OrderedReadyPodManagement), now)
+	if len(fs) != 1 {
+		t.Fatalf("ordered: %+v", fs)
+	}
+	said := strings.Join(append(fs[0].Contributing, fs[0].Title, fs[0].Culprit), "\n")
+	for _, want := range []string{"db-0", "db-1", "db-2"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the finding does not name %s:\n%s", want, said)
+		}
+	}
+	if fs := ruletest.Run(StatefulSetOrdinals, target(appsv1.ParallelPodManagement), now); len(fs) != 0 {
+		t.Errorf("parallel: %+v", fs)
+	}
+}
