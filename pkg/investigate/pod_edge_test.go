@@ -60,9 +60,10 @@ func TestOldTransientProbeFailures(t *testing.T) {
 	}
 }
 
-// TestNotOOMKilledIsRuledOut: exit 137 with reason Error is not the OOM killer.
+// TestNotOOMKilledIsRuledOut: exit 137 with reason Error and no memory
+// limit is not the OOM killer at a limit.
 func TestNotOOMKilledIsRuledOut(t *testing.T) {
-	r := Investigate(podBundle(pod("api", crashing(137, "Error"))), Options{Now: now})
+	r := Investigate(podBundle(pod("api", crashing(137, "Error"), func(p *corev1.Pod) { p.Spec.Containers[0].Resources.Limits = nil })), Options{Now: now})
 	found := false
 	for _, h := range r.RuledOut {
 		if strings.Contains(h, "OOMKilled") {

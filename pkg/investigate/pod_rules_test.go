@@ -67,10 +67,31 @@ func TestContainerRules(t *testing.T) {
 			wantTitle:    []string{"/app/run.sh"},
 		},
 		{
-			name:         "exit 137 without OOM and without probes",
+			// The runtime records an OOM kill as Error when it handles the
+			// exit first (seen on the real node): at a memory limit with no
+			// other sender, the OOM killer is the likely one.
+			name:         "exit 137 without OOMKilled and without probes, at a memory limit",
 			bundle:       podBundle(pod("api", crashing(137, "Error"))),
+			wantCategory: "OOMKilled/Unrecorded",
+			wantTitle:    []string{"SIGKILL", "memory limit 64Mi", "most likely the kernel OOM killer"},
+		},
+		{
+			name: "exit 137 without OOMKilled and without a memory limit",
+			bundle: podBundle(pod("api", crashing(137, "Error"), func(p *corev1.Pod) {
+				p.Spec.Containers[0].Resources.Limits = nil
+			})),
 			wantCategory: "CrashLoop/Exit137",
-			wantTitle:    []string{"SIGKILL"},
+			wantTitle:    []string{"SIGKILL", "no memory limit"},
+		},
+		{
+			name: "exit 137 after the kubelet's Killing",
+			bundle: podBundle(pod("api", crashing(137, "Error")), withEvents(corev1.Event{
+				ObjectMeta:     metav1.ObjectMeta{Name: "api.killing", Namespace: "shop"},
+				InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "api", Namespace: "shop", UID: "uid-api", FieldPath: "spec.containers{app}"},
+				Type:           "Normal", Reason: "Killing", Message: "Stopping container app", Count: 1,
+				FirstTimestamp: ts(-2 * time.Minute), LastTimestamp: ts(-2 * time.Minute)})),
+			wantCategory: "CrashLoop/Exit137",
+			wantTitle:    []string{"not an OOM kill", "Killing: Stopping container app"},
 		},
 		{
 			name:         "exit 143 sigterm",

@@ -203,8 +203,16 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		}
 		f.Title = fmt.Sprintf("container %s crash-loops with %s", st.Name, meaning)
 		if term != nil && term.ExitCode == 137 && term.Reason != "OOMKilled" {
-			// SIGKILL without reason OOMKilled: not the kernel's OOM killer.
-			f.Title += fmt.Sprintf(", not an OOM kill (reason %s): something else sent SIGKILL", kube.OrDash(term.Reason))
+			// SIGKILL without reason OOMKilled: with a memory limit and no
+			// other sender, pod/not-oomkilled reads it as an OOM kill the
+			// runtime did not record; otherwise something else sent it.
+			if killer := sigkillSource(c, p, st.Name); killer != "" {
+				f.Title += fmt.Sprintf(", not an OOM kill (reason %s): %s", kube.OrDash(term.Reason), killer)
+			} else if memoryLimit(p, st.Name) == "" {
+				f.Title += fmt.Sprintf(", not an OOM kill at a limit (reason %s, no memory limit): something else sent SIGKILL", kube.OrDash(term.Reason))
+			} else {
+				f.Title += fmt.Sprintf(" (reason %s, not OOMKilled)", kube.OrDash(term.Reason))
+			}
 		}
 		f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; the logs collected do not say why.", st.Name, p.Name, meaning)
 		if dec != nil {

@@ -1,10 +1,12 @@
 package pod
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
@@ -30,5 +32,20 @@ func TestNotOOMKilled(t *testing.T) {
 	}
 	if fs := ruletest.Run(NotOOMKilled, killed("OOMKilled"), now); len(fs) != 0 {
 		t.Errorf("an OOM kill: %+v", fs)
+	}
+	// At a memory limit, with nothing else to send SIGKILL: an OOM kill the
+	// runtime recorded as Error (containerd does when it handles the exit
+	// before the OOM event).
+	limited := killed("Error")
+	limited.Pods[0].Spec.Containers = []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{
+		Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("16Mi")}}}}
+	fs = ruletest.Run(NotOOMKilled, limited, now)
+	if len(fs) != 1 || fs[0].Verdict != report.Validated || fs[0].Category != "OOMKilled/Unrecorded" || !strings.Contains(fs[0].Culprit, "16Mi") {
+		t.Errorf("SIGKILL at a limit: %+v", fs)
+	}
+	// A liveness probe is a sender of its own.
+	limited.Pods[0].Spec.Containers[0].LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
+	if fs := ruletest.Run(NotOOMKilled, limited, now); len(fs) != 1 || fs[0].Verdict != report.Refuted {
+		t.Errorf("SIGKILL of a container with a liveness probe: %+v", fs)
 	}
 }
