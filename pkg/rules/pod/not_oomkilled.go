@@ -84,8 +84,8 @@ func unrecordedOOM(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, limit
 		Category:   rule.OOMKilled.Sub("Unrecorded"),
 		Hypothesis: fmt.Sprintf("Container %s is killed by the OOM killer at its memory limit %s, unrecorded by the runtime", st.Name, limit),
 		Verdict:    report.Validated, Confidence: rule.Moderate, Evidence: []string{status, lim, none},
-		Title: fmt.Sprintf("container %s is killed by SIGKILL (exit 137) at its memory limit %s with nothing else to kill it: most likely the kernel OOM killer, though the runtime recorded reason Error, not OOMKilled", st.Name, limit),
-		Summary: fmt.Sprintf("Container %s of pod %s died from SIGKILL (exit code 137). Its status does not say OOMKilled, but it runs under memory limit %s and no kubelet kill, deletion, eviction or preemption explains the signal: the kernel OOM killer at that limit is the likely sender (a runtime that handles the exit before the OOM event records Error).", st.Name, p.Name, limit),
+		Title:     fmt.Sprintf("container %s is killed by SIGKILL (exit 137) at its memory limit %s with nothing else to kill it: most likely the kernel OOM killer, though the runtime recorded reason Error, not OOMKilled", st.Name, limit),
+		Summary:   fmt.Sprintf("Container %s of pod %s died from SIGKILL (exit code 137). Its status does not say OOMKilled, but it runs under memory limit %s and no kubelet kill, deletion, eviction or preemption explains the signal: the kernel OOM killer at that limit is the likely sender (a runtime that handles the exit before the OOM event records Error).", st.Name, p.Name, limit),
 		Mechanism: "When a container's memory reaches its cgroup limit the kernel kills a process in it with SIGKILL (exit 137). The runtime marks the exit OOMKilled only if it sees the cgroup's OOM event in time; otherwise the status says Error.",
 		Culprit:   fmt.Sprintf("%s container %s resources.limits.memory (%s)", kube.PodRef(p), st.Name, limit),
 		Actions: []report.Action{
