@@ -43,8 +43,10 @@ func TestWatchLeaderElectionStore(t *testing.T) {
 	crashPod(t, c, ns, "orphan-1")
 	crashPod(t, c, ns, "orphan-2")
 	tk := b.logged(t, "takeover: now triaging", time.Minute)
-	if tk["covered_by_earlier_incidents"] != float64(1) || tk["queued"] != float64(2) {
-		t.Errorf("takeover: %v; want the stored incident covering the old leader's fault and the 2 orphans queued", tk)
+	// Whether the follower saw "before" at all depends on its informer's
+	// timing; what it must not do is queue it again.
+	if tk["queued"] != float64(2) || tk["remembered"] != tk["queued"].(float64)+tk["covered_by_earlier_incidents"].(float64) {
+		t.Errorf("takeover: %v; want the 2 orphans queued and whatever else it remembered covered by the store", tk)
 	}
 	for range 2 {
 		if il := b.next(t, 2*time.Minute); il.Stored == "" {
