@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
@@ -61,7 +63,14 @@ func replayRoot(t *testing.T) (root, dir string) {
 	root = filepath.Join(t.TempDir(), "incidents")
 	dir = filepath.Join(root, idReplay)
 	copyDir(t, replayCapture, dir)
-	rep := savedReport(t, dir)
+	// What this build's engine would have saved for the capture (the
+	// capture's own output is an older build's: --diff tells them apart).
+	captured := savedReport(t, dir)
+	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: captured.Resource.APIVersion, Kind: captured.Resource.Kind, Name: captured.Resource.Name, Namespace: captured.Resource.Namespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := investigate.Investigate(b, investigate.Options{Agent: "builtin", Severity: captured.Severity, Now: captured.Time})
 	started := rep.Time.Add(-time.Second) // the builtin report's own time must win
 	inc := &incident.Incident{
 		IncidentID: idReplay, Status: incident.Resolved, Severity: rep.Severity,
@@ -182,8 +191,8 @@ func TestReplayErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.args...)
-			if tc.want == "" { // a capture with only investigation.json: compared rendered
-				if r.code != 0 || !strings.Contains(r.stdout, "investigation.json") {
+			if tc.want == "" { // a capture with only investigation.json: compared rendered (an older build's: it may differ)
+				if (r.code != 0 && r.code != 2) || !strings.Contains(r.stdout, "investigation.json") {
 					t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 				}
 				return

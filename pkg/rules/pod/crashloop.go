@@ -131,7 +131,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 	if term != nil {
 		code = kube.ExplainExit(term.ExitCode)
 		evidence = append(evidence, c.Evidence(
-			fmt.Sprintf("Its last run ended with exit code %d (%s, reason %s) at %s", term.ExitCode, code.Meaning, kube.OrDash(term.Reason), term.FinishedAt.UTC().Format("15:04:05")),
+			fmt.Sprintf("Its last run ended with exit code %d (%s, reason %s) at %s", term.ExitCode, code.Meaning, kube.OrDash(term.Reason), kube.Stamp(term.FinishedAt.Time)),
 			fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", kube.PodRef(p), st.Name),
 			kube.StatusCmd(p, st.Name, "lastState.terminated")))
 		f.Category = rule.CrashLoop.Sub(fmt.Sprintf("Exit%d", term.ExitCode))

@@ -71,7 +71,7 @@ func initRunningFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 		Category: rule.InitContainer.Sub("Running"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
 		Subject: p.Name + "/" + st.Name, Confidence: rule.Moderate,
 		Evidence: []string{c.Evidence(
-			fmt.Sprintf("Init container %s has been running since %s (%v) without exiting; the pod is %s", st.Name, r.StartedAt.UTC().Format("15:04:05"), age, status),
+			fmt.Sprintf("Init container %s has been running since %s (%v) without exiting; the pod is %s", st.Name, kube.Stamp(r.StartedAt.Time), age, status),
 			fmt.Sprintf("%s .status.initContainerStatuses[%s].state.running", kube.PodRef(p), st.Name),
 			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name=="%s")].state}'`, p.Name, kube.NSFlag(p), st.Name))},
 		Hypothesis: fmt.Sprintf("Init container %s never completes, so the app containers never start", st.Name),

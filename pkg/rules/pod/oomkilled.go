@@ -45,7 +45,7 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 				}
 			}
 			e1 := c.Evidence(
-				fmt.Sprintf("Container %s last terminated with reason OOMKilled, exit code %d, at %s (%d restarts)", st.Name, term.ExitCode, term.FinishedAt.UTC().Format("15:04:05"), st.RestartCount),
+				fmt.Sprintf("Container %s last terminated with reason OOMKilled, exit code %d, at %s (%d restarts)", st.Name, term.ExitCode, kube.Stamp(term.FinishedAt.Time), st.RestartCount),
 				fmt.Sprintf("%s .status.containerStatuses[%s].lastState.terminated", kube.PodRef(p), st.Name),
 				kube.StatusCmd(p, st.Name, "lastState.terminated"))
 			e2 := c.Evidence(fmt.Sprintf("Container %s has %s", st.Name, limit),
@@ -60,12 +60,20 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 					newLimit = d.String()
 				}
 			}
+			title := fmt.Sprintf("container %s is OOMKilled at its %s", st.Name, limit)
+			summary := fmt.Sprintf("Container %s of pod %s uses more memory than its %s allows; the kernel OOM killer ends it (exit code 137) and the kubelet restarts it.", st.Name, p.Name, limit)
+			if !current {
+				// History: it runs again now. Say when it happened (issue 16:
+				// "is OOMKilled" about a kill 3 days before, timed 00:00:00).
+				title = fmt.Sprintf("container %s was OOMKilled at its %s at %s, and has run since", st.Name, limit, kube.Since(c, term.FinishedAt.Time))
+				summary = fmt.Sprintf("Container %s of pod %s was killed by the kernel OOM killer at its %s at %s (exit code 137); the kubelet restarted it and it has run since. It may happen again at the next peak.", st.Name, p.Name, limit, kube.Since(c, term.FinishedAt.Time))
+			}
 			out = append(out, rule.Finding{
 				Category:   rule.OOMKilled,
 				Hypothesis: fmt.Sprintf("Container %s is killed for exceeding its memory (%s)", st.Name, limit),
 				Verdict:    report.Validated, Confidence: rule.Definitive, Evidence: []string{e1, e2},
-				Title:   fmt.Sprintf("container %s is OOMKilled at its %s", st.Name, limit),
-				Summary: fmt.Sprintf("Container %s of pod %s uses more memory than its %s allows; the kernel OOM killer ends it (exit code 137) and the kubelet restarts it.", st.Name, p.Name, limit),
+				Title:   title,
+				Summary: summary,
 				Mechanism: "When a container's memory usage reaches its cgroup limit, the kernel kills its process (SIGKILL, exit 137) and the kubelet records reason OOMKilled. " +
 					"Either the limit is too low for the workload's real peak, or the application leaks memory.",
 				Culprit: fmt.Sprintf("%s container %s resources.limits.memory (%s)", kube.PodRef(p), st.Name, strings.TrimPrefix(limit, "memory limit ")),
