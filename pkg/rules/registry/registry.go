@@ -28,6 +28,7 @@ var Rules = []*rule.Rule{
 	pod.ConfigError,
 	pod.RuntimeError,
 	pod.ConfigSource,
+	pod.EnvSpec,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.StuckTerminating,
