@@ -54,7 +54,10 @@ func checkEnvSpec(c *rule.Pass) []rule.Finding {
 		var names []string
 		if dec, prev := logs.LastDecisive(c, p, ctrName); dec != nil && dec.Pattern.Class == "MissingEnv" {
 			line, fromPrev = dec.Line, prev
-			if n := strings.TrimPrefix(logs.SubjectOf("MissingEnv", dec.Line), "environment variable "); n != "" {
+			// A literal $(VAR) in the log counts only when the spec holds the
+			// reference (below): the image's own CMD is never expanded, and
+			// the variable need not be one the application requires.
+			if n := strings.TrimPrefix(logs.SubjectOf("MissingEnv", dec.Line), "environment variable "); n != "" && !strings.Contains(dec.Line, "$("+n+")") {
 				names = append(names, n)
 			}
 		}
@@ -158,6 +161,13 @@ func envSpecFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 		verb = "failed"
 	}
 	who := "container " + ctr
+	if st := containerStatusNamed(p, ctr); st != nil {
+		term := st.LastTerminationState.Terminated
+		if term == nil {
+			term = st.State.Terminated
+		}
+		verb += kube.ExitSuffix(term)
+	}
 	if isInitContainer(p, ctr) {
 		who = "init container " + ctr
 	}
@@ -240,7 +250,7 @@ func envSpecFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 			break
 		}
 		sub = "Undefined"
-		f.Title = fmt.Sprintf("%s %s: the application requires env %s, which the container spec does not define", who, verb, name)
+		f.Title = fmt.Sprintf("%s %s: the application requires environment variable %s, which the container spec does not define", who, verb, name)
 		f.Hypothesis = fmt.Sprintf("Container %s's spec does not define %s, which the application requires", ctr, name)
 		f.Culprit = fmt.Sprintf("%s env %s (not defined; the container defines %s)", where, name, definedText)
 		fix = ContainerPatch(c, p, ctr, map[string]any{"env": []any{map[string]any{"name": name, "value": "<value>"}}},
@@ -260,8 +270,11 @@ func envSpecFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 	if line != "" {
 		f.Contributing = append(f.Contributing, fmt.Sprintf("The application's log names %s (%s instance): %q.", name, kube.Instance(fromPrev), line))
 	}
-	f.Actions = []report.Action{fix, {Kind: report.Check, Description: "Compare the names the application reads with the container's env, command and args.",
-		Commands: []string{containerSpecCmd(p, ctr, "env"), containerSpecCmd(p, ctr, "args")}}}
+	// The crash finding's own steps (its log, the workload, a rollback)
+	// follow the spec fix.
+	f.Actions = append([]report.Action{fix}, crash.Actions...)
+	f.Actions = append(f.Actions, report.Action{Kind: report.Check, Description: "Compare the names the application reads with the container's env, command and args.",
+		Commands: []string{containerSpecCmd(p, ctr, "env"), containerSpecCmd(p, ctr, "args")}})
 	return &f
 }
 
