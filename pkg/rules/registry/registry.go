@@ -29,6 +29,7 @@ var Rules = []*rule.Rule{
 	pod.RuntimeError,
 	pod.ConfigSource,
 	pod.EnvSpec,
+	pod.ListenPort,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.StuckTerminating,
