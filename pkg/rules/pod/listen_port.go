@@ -9,11 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // ListenPort is the rule pod/listen-port.
@@ -26,49 +25,6 @@ var ListenPort = &rule.Rule{
 		Doc:      "A failing probe checks a port other than the one the application logs that it listens on.",
 	},
 	Check: checkListenPort,
-}
-
-// listenLine is the last log record in which the application says which
-// port it listens on.
-type listenLine struct {
-	Ports    []string
-	Line     string
-	Previous bool
-}
-
-// listening reads a container's logs (the current instance first: it is the
-// one the probe checks) for the ports the application says it listens on.
-func listening(c *rule.Pass, p *corev1.Pod, container string) *listenLine {
-	cur, prev := c.B.LogsFor(p.Name, container)
-	for _, l := range []struct {
-		entry *bundle.ContainerLog
-		prev  bool
-	}{{cur, false}, {prev, true}} {
-		if l.entry == nil || l.entry.Error != "" {
-			continue
-		}
-		log := applog.Parse(l.entry.Text)
-		for i := len(log.Events) - 1; i >= 0; i-- {
-			text := log.Events[i].Text()
-			if failedBind(text) {
-				continue // it tried that port and failed: the crash rules say so
-			}
-			if ports := applog.Extract(text).Listen; len(ports) > 0 {
-				return &listenLine{Ports: ports, Line: strings.TrimSpace(text), Previous: l.prev}
-			}
-		}
-	}
-	return nil
-}
-
-// failedBind: a record about a port the process could not bind.
-func failedBind(text string) bool {
-	for _, s := range applog.Signals(text) {
-		if s == applog.SigAddrInUse || s == applog.SigBindDenied || s == applog.SigPermission {
-			return true
-		}
-	}
-	return false
 }
 
 // probePort resolves a probe's port to a number against the container's
@@ -121,7 +77,7 @@ func checkListenPort(c *rule.Pass) []rule.Finding {
 		}
 		pr := kind.of(ctr)
 		port, field := probePort(ctr, pr)
-		ll := listening(c, p, ctrName)
+		ll := logs.Listening(c, p, ctrName)
 		if port == 0 || ll == nil || slices.Contains(ll.Ports, strconv.Itoa(int(port))) {
 			continue
 		}
@@ -130,7 +86,7 @@ func checkListenPort(c *rule.Pass) []rule.Finding {
 	return out
 }
 
-func listenPortFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pf rule.Finding, kind *probeKind, pr *corev1.Probe, port int32, field string, ll *listenLine) rule.Finding {
+func listenPortFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pf rule.Finding, kind *probeKind, pr *corev1.Probe, port int32, field string, ll *logs.Listen) rule.Finding {
 	f := pf
 	listen := strings.Join(ll.Ports, ", ")
 	probe := strings.ToLower(kind.Name) + " probe"

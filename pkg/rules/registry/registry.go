@@ -55,6 +55,7 @@ var Rules = []*rule.Rule{
 
 	network.ServiceEndpoints,
 	network.ServiceTargetPort,
+	network.ServiceListenPort,
 	network.IngressBackends,
 	network.IngressClass,
 
