@@ -30,6 +30,7 @@ var Rules = []*rule.Rule{
 	pod.ConfigSource,
 	pod.EnvSpec,
 	pod.ListenPort,
+	pod.NoSpace,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.StuckTerminating,
