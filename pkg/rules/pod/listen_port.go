@@ -63,7 +63,10 @@ func checkListenPort(c *rule.Pass) []rule.Finding {
 		}
 		ctr := kube.SpecOf(p, ctrName)
 		parts := strings.Split(string(pf.Category), "/")
-		if ctr == nil || len(parts) < 2 {
+		// Only a probe that finds nothing listening: one the application
+		// answers (a 404, a 500, a slow reply) reached the right port, and a
+		// listen line may be about another server (metrics, admin).
+		if ctr == nil || len(parts) < 3 || (parts[2] != "PortMismatch" && parts[2] != "ConnectionRefused") {
 			continue
 		}
 		var kind *probeKind

@@ -38,6 +38,7 @@ func TestListenPort(t *testing.T) {
 		{"spring on 8081, probe on 8080", spring, intstr.FromInt(8080), []string{"readinessProbe.httpGet.port 8080", "listens on 8081"}},
 		{"gunicorn on 8000, probe on named http=8080", gunicorn, intstr.FromString("http"), []string{"8080", "listens on 8000", "containerPort 8080"}},
 		{"spring on 8081, probe on 8081", spring, intstr.FromInt(8081), nil},
+		{"an answering probe reached the right port", spring, intstr.FromInt(8080), nil},
 		{"failed bind is no listen port", "Error: listen EADDRINUSE: address already in use :::9000\n", intstr.FromInt(8080), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +56,10 @@ func TestListenPort(t *testing.T) {
 				Message:        `Readiness probe failed: Get "http://10.0.0.7:` + port + `/healthz": dial tcp 10.0.0.7:` + port + `: connect: connection refused`,
 				InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "api", Namespace: "shop", UID: "p1", FieldPath: "spec.containers{app}"},
 				LastTimestamp:  metav1.NewTime(now.Add(-10 * time.Second))}
+			if strings.HasPrefix(tt.name, "an answering") {
+				// prober's HTTP wording for a status outside 200-399
+				unhealthy.Message = "Readiness probe failed: HTTP probe failed with statuscode: 503"
+			}
 			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "api", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p}, Events: []corev1.Event{unhealthy},
 				Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: "api", Container: "app", Text: tt.log}}}
 			fs := ruletest.Run(ListenPort, b, now)
