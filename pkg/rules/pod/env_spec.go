@@ -61,9 +61,18 @@ func checkEnvSpec(c *rule.Pass) []rule.Finding {
 				names = append(names, n)
 			}
 		}
-		// A literal $(VAR) in command/args is a fault whatever the log says:
-		// the kubelet passed the program the characters "$(VAR)".
+		// A literal $(VAR) in command/args is a fault: the kubelet passed
+		// the program the characters "$(VAR)". It is the cause when the log
+		// says nothing more specific, or says what a literal argument
+		// provokes; not when the kubelet killed the container (a probe) or
+		// the log names another cause.
+		cat := string(crash.Category)
+		refsExplain := crash.Strength == rule.Observed || strings.Contains(cat, "/MissingEnv") ||
+			strings.Contains(cat, "/InvalidConfig") || strings.Contains(cat, "/CommandNotFound")
 		for _, n := range undefinedRefs(spec) {
+			if !refsExplain {
+				break
+			}
 			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}

@@ -85,6 +85,9 @@ func TestEnvSpec(t *testing.T) {
 		// Escaped $$(PORT) is literal on purpose; a set literal is no spec
 		// fault; envFrom may provide the variable; a ConfigMap reference is
 		// pod/config-source's.
+		// A literal the log does not blame: a refused connection is the
+		// cause the crash finding names.
+		{"literal ref, other cause", envPod(app(nil, "-region=$(REGION)")), "2026/11/26 10:02:11 dial tcp 10.96.0.12:5432: connect: connection refused\n", "", nil, nil, ""},
 		{"escaped ref", envPod(app(nil, "-port=$$(PORT)")), "starting\nexit: bad port\n", "", nil, nil, ""},
 		{"set", envPod(app([]corev1.EnvVar{{Name: "DATABASE_URL", Value: "postgres://db/shop"}})), envconfigLine, "", nil, nil, ""},
 		{"envFrom", envPod(corev1.Container{Name: "app", EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}}}}}), envconfigLine, "", nil, nil, ""},
