@@ -28,6 +28,9 @@ var Rules = []*rule.Rule{
 	pod.ConfigError,
 	pod.RuntimeError,
 	pod.ConfigSource,
+	pod.EnvSpec,
+	pod.ListenPort,
+	pod.NoSpace,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.StuckTerminating,
@@ -53,6 +56,7 @@ var Rules = []*rule.Rule{
 
 	network.ServiceEndpoints,
 	network.ServiceTargetPort,
+	network.ServiceListenPort,
 	network.IngressBackends,
 	network.IngressClass,
 
