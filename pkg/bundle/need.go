@@ -26,6 +26,9 @@ const (
 	NeedIngressClasses  Need = "ingressclasses"  // the cluster's IngressClasses
 	NeedHPAs            Need = "hpas"            // the autoscalers of a workload target
 	NeedQuotas          Need = "quotas"          // ResourceQuotas and LimitRanges of a workload's namespace
+	// NeedNetworkPolicies is the target namespace's NetworkPolicies (one
+	// bounded list) for a pod, a workload or a Service target.
+	NeedNetworkPolicies Need = "networkpolicies"
 )
 
 // wants reports whether the plan includes n; no plan (nil Needs) fetches

@@ -30,6 +30,7 @@ const (
 	IngressClasses  = bundle.NeedIngressClasses
 	HPAs            = bundle.NeedHPAs
 	Quotas          = bundle.NeedQuotas
+	NetworkPolicies = bundle.NeedNetworkPolicies
 )
 
 // PodEvidence is what a rule about a pod's own containers reads: the pods,

@@ -55,6 +55,7 @@ var Rules = []*rule.Rule{
 	network.ServiceTargetPort,
 	network.IngressBackends,
 	network.IngressClass,
+	network.PolicyBlocks,
 
 	storage.PVCPending,
 	storage.VolumeAttachMount,
