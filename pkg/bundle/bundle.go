@@ -55,7 +55,9 @@ type Bundle struct {
 	// StorageClasses are the classes the claims name and, when a claim names
 	// none or one that does not exist, the cluster's classes (up to 100).
 	StorageClasses []*storagev1.StorageClass
-	Services       []*corev1.Service // the target, or an Ingress's backends
+	// Services are the target, an Ingress's backends, or every Service
+	// of a pod or Deployment target's namespace (up to 100).
+	Services       []*corev1.Service
 	EndpointSlices []*discoveryv1.EndpointSlice
 	Ingresses      []*networkingv1.Ingress
 	IngressClasses []*networkingv1.IngressClass

@@ -558,6 +558,12 @@ func (c *collector) namespaceAndQuotas(ctx context.Context) {
 			tasks = append(tasks, func() { c.networkPolicies(ctx, ns) })
 		}
 	}
+	switch c.b.Target.Kind {
+	case "Pod", "Deployment":
+		if c.opts.wants(NeedNamespaceServices) {
+			tasks = append(tasks, func() { c.namespaceServices(ctx, ns) })
+		}
+	}
 	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
 }
 
@@ -582,7 +588,25 @@ const (
 	// A namespace rarely holds more policies than this; which of them
 	// select a pod is a label match, so one list serves every pod.
 	maxNetworkPolicies = 100
+	maxServices        = 100
 )
+
+// namespaceServices lists the namespace's Services once, for the rules that
+// ask which of them select a pod target (or nearly do).
+func (c *collector) namespaceServices(ctx context.Context, ns string) {
+	c.count()
+	list, err := c.cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{Limit: maxServices})
+	if err != nil {
+		c.problem("services of "+ns, err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range list.Items {
+		list.Items[i].ManagedFields = nil
+		c.b.Services = append(c.b.Services, redacted(&list.Items[i], corev1.SchemeGroupVersion.WithKind("Service")))
+	}
+}
 
 // networkPolicies lists the namespace's NetworkPolicies once: one bounded
 // request whatever the number of pods.

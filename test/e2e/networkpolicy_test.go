@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
 
@@ -104,4 +106,56 @@ func TestNetworkPolicyBlocksDNS(t *testing.T) {
 	if rep := readReportJSON(t, onlyWorkspace(t, r.root)); strings.HasPrefix(rep.RootCause.Category, "NetworkPolicy") {
 		t.Errorf("after the fix the policy is still blamed: %s", rep.Title)
 	}
+}
+
+// TestServiceNearMissFlat: a Ready pod no Service selects is tied to the
+// Service whose selector is one character off its label, from one bounded
+// list of the namespace's Services — whose events are not read, so forty
+// more Services cost no request.
+func TestServiceNearMissFlat(t *testing.T) {
+	c := testcluster.Get(t)
+	setup := func(extra int) string {
+		ns := c.Namespace(t)
+		pod := c.CreatePod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "checkout", Namespace: ns, Labels: map[string]string{"app": "checkout", "tier": "web"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/checkout:2.0"}}}})
+		pod.Status = wlReadyStatus("app", "registry.example/checkout:2.0", 10*time.Minute)
+		c.SetStatus(t, pod)
+		svc := func(name string, sel map[string]string) {
+			c.Create(t, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				Spec: corev1.ServiceSpec{Selector: sel, Ports: []corev1.ServicePort{{Port: 80}}}})
+		}
+		svc("checkout", map[string]string{"app": "chekout", "tier": "web"})
+		for i := 0; i < extra; i++ {
+			svc(fmt.Sprintf("other-%02d", i), map[string]string{"app": fmt.Sprintf("other-%02d", i)})
+		}
+		return ns
+	}
+	count := func(ns string) (int, *report.Report) {
+		if r := triage(t, c, ns, "pod/checkout"); r.code != 0 { // warm discovery
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		mark := c.AuditMark()
+		r := triage(t, c, ns, "pod/checkout")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		n := 0
+		for _, e := range c.AuditSince(t, mark, c.UserName) {
+			if e.Resource != "" {
+				n++
+			}
+		}
+		return n, readReportJSON(t, onlyWorkspace(t, r.root))
+	}
+	few, rep := count(setup(0))
+	many, rep2 := count(setup(40))
+	for _, r := range []*report.Report{rep, rep2} {
+		if r.RootCause.Category != "Service/SelectorMismatch/NearMiss" || !strings.Contains(r.RootCause.Culprit, "app=chekout") {
+			t.Errorf("root cause %q (%s), culprit %q; want service checkout's near-miss selector", r.RootCause.Category, r.Title, r.RootCause.Culprit)
+		}
+	}
+	if few != many || many > 15 {
+		t.Errorf("object requests: %d with one Service, %d with 41 (want equal, ≤ 15)", few, many)
+	}
+	t.Logf("%d object requests either way", few)
 }

@@ -56,6 +56,7 @@ var Rules = []*rule.Rule{
 	network.IngressBackends,
 	network.IngressClass,
 	network.PolicyBlocks,
+	network.ServiceNearMiss,
 
 	storage.PVCPending,
 	storage.VolumeAttachMount,
