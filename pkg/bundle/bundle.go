@@ -55,10 +55,16 @@ type Bundle struct {
 	// StorageClasses are the classes the claims name and, when a claim names
 	// none or one that does not exist, the cluster's classes (up to 100).
 	StorageClasses []*storagev1.StorageClass
-	Services       []*corev1.Service // the target, or an Ingress's backends
+	// Services are the target, an Ingress's backends, or every Service
+	// of a pod or Deployment target's namespace (up to 100).
+	Services       []*corev1.Service
 	EndpointSlices []*discoveryv1.EndpointSlice
 	Ingresses      []*networkingv1.Ingress
 	IngressClasses []*networkingv1.IngressClass
+	// NetworkPolicies are every NetworkPolicy of a pod, workload or
+	// Service target's namespace (up to 100): which select the pods is a
+	// label match the rules make.
+	NetworkPolicies []*networkingv1.NetworkPolicy
 	// HPAs are the target, or those scaling a Deployment, StatefulSet or
 	// ReplicaSet target (or a ReplicaSet's Deployment).
 	HPAs           []*autoscalingv2.HorizontalPodAutoscaler
@@ -215,6 +221,9 @@ func (b *Bundle) each(visit func(gvk schema.GroupVersionKind, meta metav1.Object
 	}
 	for _, o := range b.IngressClasses {
 		visit(networkingv1.SchemeGroupVersion.WithKind("IngressClass"), o, o)
+	}
+	for _, o := range b.NetworkPolicies {
+		visit(networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"), o, o)
 	}
 	for _, o := range b.ResourceQuotas {
 		visit(corev1.SchemeGroupVersion.WithKind("ResourceQuota"), o, o)

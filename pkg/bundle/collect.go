@@ -584,6 +584,12 @@ func (c *collector) parallel(ctx context.Context) {
 		if ref.Kind == "Node" && ref.UID != c.b.Target.UID && !podNodes[ref.Name] {
 			continue
 		}
+		// The namespace's Services listed for a pod or Deployment target
+		// are context (which of them select it): reading their events
+		// would grow with the namespace.
+		if ref.Kind == "Service" && c.b.Target.Kind != "Service" && c.b.Target.Kind != "Ingress" {
+			continue
+		}
 		tasks = append(tasks, func() { c.events(ctx, ref) })
 	}
 	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })

@@ -166,6 +166,8 @@ func (b *Bundle) addLoaded(u *unstructured.Unstructured) error {
 		return into(u, &b.Ingresses)
 	case "IngressClass":
 		return into(u, &b.IngressClasses)
+	case "NetworkPolicy":
+		return into(u, &b.NetworkPolicies)
 	case "HorizontalPodAutoscaler":
 		return into(u, &b.HPAs)
 	case "ResourceQuota":

@@ -26,6 +26,13 @@ const (
 	NeedIngressClasses  Need = "ingressclasses"  // the cluster's IngressClasses
 	NeedHPAs            Need = "hpas"            // the autoscalers of a workload target
 	NeedQuotas          Need = "quotas"          // ResourceQuotas and LimitRanges of a workload's namespace
+	// NeedNetworkPolicies is the target namespace's NetworkPolicies (one
+	// bounded list) for a pod, a workload or a Service target.
+	NeedNetworkPolicies Need = "networkpolicies"
+	// NeedNamespaceServices is the Services of a pod or Deployment
+	// target's namespace (one bounded list, into Services): which of them
+	// select the pods, or nearly.
+	NeedNamespaceServices Need = "namespace-services"
 )
 
 // wants reports whether the plan includes n; no plan (nil Needs) fetches

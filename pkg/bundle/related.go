@@ -552,6 +552,18 @@ func (c *collector) namespaceAndQuotas(ctx context.Context) {
 			tasks = append(tasks, func() { c.hpas(ctx, ns) })
 		}
 	}
+	switch c.b.Target.Kind {
+	case "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Service":
+		if c.opts.wants(NeedNetworkPolicies) {
+			tasks = append(tasks, func() { c.networkPolicies(ctx, ns) })
+		}
+	}
+	switch c.b.Target.Kind {
+	case "Pod", "Deployment":
+		if c.opts.wants(NeedNamespaceServices) {
+			tasks = append(tasks, func() { c.namespaceServices(ctx, ns) })
+		}
+	}
 	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
 }
 
@@ -573,7 +585,45 @@ const (
 	maxQuotas      = 50
 	maxLimitRanges = 50
 	maxHPAs        = 50
+	// A namespace rarely holds more policies than this; which of them
+	// select a pod is a label match, so one list serves every pod.
+	maxNetworkPolicies = 100
+	maxServices        = 100
 )
+
+// namespaceServices lists the namespace's Services once, for the rules that
+// ask which of them select a pod target (or nearly do).
+func (c *collector) namespaceServices(ctx context.Context, ns string) {
+	c.count()
+	list, err := c.cs.CoreV1().Services(ns).List(ctx, metav1.ListOptions{Limit: maxServices})
+	if err != nil {
+		c.problem("services of "+ns, err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range list.Items {
+		list.Items[i].ManagedFields = nil
+		c.b.Services = append(c.b.Services, redacted(&list.Items[i], corev1.SchemeGroupVersion.WithKind("Service")))
+	}
+}
+
+// networkPolicies lists the namespace's NetworkPolicies once: one bounded
+// request whatever the number of pods.
+func (c *collector) networkPolicies(ctx context.Context, ns string) {
+	c.count()
+	list, err := c.cs.NetworkingV1().NetworkPolicies(ns).List(ctx, metav1.ListOptions{Limit: maxNetworkPolicies})
+	if err != nil {
+		c.problem("network policies of "+ns, err)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range list.Items {
+		list.Items[i].ManagedFields = nil
+		c.b.NetworkPolicies = append(c.b.NetworkPolicies, &list.Items[i])
+	}
+}
 
 func (c *collector) resourceQuotas(ctx context.Context, ns string) {
 	c.count()
@@ -701,6 +751,7 @@ func sortRelated(b *Bundle) {
 	sort.Slice(b.PVs, func(i, j int) bool { return b.PVs[i].Name < b.PVs[j].Name })
 	sort.Slice(b.StorageClasses, func(i, j int) bool { return b.StorageClasses[i].Name < b.StorageClasses[j].Name })
 	sort.Slice(b.HPAs, func(i, j int) bool { return b.HPAs[i].Name < b.HPAs[j].Name })
+	sort.Slice(b.NetworkPolicies, func(i, j int) bool { return b.NetworkPolicies[i].Name < b.NetworkPolicies[j].Name })
 	sort.Slice(b.LimitRanges, func(i, j int) bool { return b.LimitRanges[i].Name < b.LimitRanges[j].Name })
 	sort.Slice(b.Missing, func(i, j int) bool { return b.Missing[i].Kind+b.Missing[i].Name < b.Missing[j].Kind+b.Missing[j].Name })
 }

@@ -72,6 +72,9 @@ const (
 	// Service layer.
 	Service Category = "Service"
 	Ingress Category = "Ingress"
+	// NetworkPolicy: a policy selecting the pods blocks their ingress or
+	// egress (DNS included).
+	NetworkPolicy Category = "NetworkPolicy"
 )
 
 // WithRoot is c under another root, its refinements kept:

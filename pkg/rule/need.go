@@ -30,6 +30,9 @@ const (
 	IngressClasses  = bundle.NeedIngressClasses
 	HPAs            = bundle.NeedHPAs
 	Quotas          = bundle.NeedQuotas
+	NetworkPolicies = bundle.NeedNetworkPolicies
+	// NamespaceServices: the Services of a pod or Deployment target's namespace.
+	NamespaceServices = bundle.NeedNamespaceServices
 )
 
 // PodEvidence is what a rule about a pod's own containers reads: the pods,

@@ -59,6 +59,8 @@ var Rules = []*rule.Rule{
 	network.ServiceListenPort,
 	network.IngressBackends,
 	network.IngressClass,
+	network.PolicyBlocks,
+	network.ServiceNearMiss,
 
 	storage.PVCPending,
 	storage.VolumeAttachMount,

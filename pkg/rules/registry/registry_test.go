@@ -20,18 +20,18 @@ func TestNeeds(t *testing.T) {
 		want    []rule.Need
 		notWant []rule.Need
 	}{
-		{"Pod", podish, []rule.Need{rule.NodePods, rule.Candidates, rule.IngressClasses}},
+		{"Pod", with(rule.NetworkPolicies, rule.NamespaceServices), []rule.Need{rule.NodePods, rule.Candidates, rule.IngressClasses}},
 		{"Deployment", with(rule.Quotas, rule.HPAs), []rule.Need{rule.NodePods, rule.Candidates}},
 		{"StatefulSet", with(rule.Quotas, rule.HPAs), nil},
 		{"ReplicaSet", with(rule.Quotas, rule.HPAs), nil},
 		{"DaemonSet", with(rule.Quotas), nil},
-		{"Job", with(rule.Quotas), nil},
+		{"Job", with(rule.Quotas), []rule.Need{rule.NetworkPolicies, rule.NamespaceServices}},
 		{"CronJob", with(rule.Quotas), nil},
-		{"Service", with(rule.EndpointSlices, rule.Candidates), []rule.Need{rule.NodePods, rule.IngressClasses}},
+		{"Service", with(rule.EndpointSlices, rule.Candidates, rule.NetworkPolicies), []rule.Need{rule.NodePods, rule.IngressClasses, rule.NamespaceServices}},
 		{"Ingress", []rule.Need{rule.Services, rule.EndpointSlices, rule.IngressClasses, rule.Events}, []rule.Need{rule.NodePods, rule.Candidates}},
 		{"PersistentVolumeClaim", []rule.Need{rule.Claims, rule.Events}, []rule.Need{rule.Candidates}},
 		{"HorizontalPodAutoscaler", with(rule.HPAs), []rule.Need{rule.NodePods}},
-		{"Node", []rule.Need{rule.Nodes, rule.NodePods, rule.Events}, []rule.Need{rule.Candidates, rule.IngressClasses}},
+		{"Node", []rule.Need{rule.Nodes, rule.NodePods, rule.Events}, []rule.Need{rule.Candidates, rule.IngressClasses, rule.NetworkPolicies}},
 	} {
 		got := Needs(tt.kind)
 		for _, n := range tt.want {
