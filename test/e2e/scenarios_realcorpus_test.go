@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
+)
+
+func init() {
+	register(realCorpusScenarios...)
+	// The known misses are not part of the corpus: the builtin investigator
+	// gets them wrong today. KUBECTL_TRIAGE_REAL_MISSES=1 registers them, to
+	// watch a fix turn them green before they are captured.
+	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
+		register(realCorpusMisses...)
+	}
+}
+
+// Scenarios whose log lines and messages are taken from public bug reports
+// (the source field cites each), not written from the rules' own phrasing.
+
+// rcCrashPod creates a bare pod "name" crash-looping with exit code and the
+// previous instance's log, as the kubelet leaves it.
+func rcCrashPod(t *testing.T, c *testcluster.Cluster, ns, name string, code int32, log string, mutate ...func(*corev1.Pod)) *corev1.Pod {
+	t.Helper()
+	p := c.CreatePod(t, simplePod(name, append([]func(*corev1.Pod){func(p *corev1.Pod) {
+		p.Namespace = ns
+		p.Status = crashStatus("app", code, "Error", 6)
+	}}, mutate...)...))
+	c.SetLogs(ns, name, "app", true, log)
+	c.SetLogs(ns, name, "app", false, "")
+	c.Event(t, testcluster.EventSpec{Object: p, Reason: "BackOff", Count: 27, First: time.Now().Add(-25 * time.Minute), FieldPath: "spec.containers{app}",
+		Message: fmt.Sprintf("Back-off restarting failed container app in pod %s_%s(%s)", name, ns, p.UID)})
+	return p
+}
+
+func rcImage(image string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.Containers[0].Image = image
+		for i := range p.Status.ContainerStatuses {
+			p.Status.ContainerStatuses[i].Image = image
+		}
+	}
+}
+
+func rcNonRoot(uid int64) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: ptr(uid), RunAsNonRoot: ptr(true)}
+	}
+}
+
+func rcPort(port int32) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: port, Protocol: corev1.ProtocolTCP}}
+	}
+}
+
+// rcPVCMount mounts a bound PVC "claim" at path.
+func rcPVCMount(claim, path string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}})
+		p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "data", MountPath: path})
+	}
+}
+
+// rcReadyStatus is a pod serving and Ready, restarted restarts times; with
+// last, the previous instance ended that way at that time.
+func rcReadyStatus(image string, restarts int32, last *corev1.ContainerStateTerminated) corev1.PodStatus {
+	cond := func(t corev1.PodConditionType) corev1.PodCondition {
+		return corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: minutesAgo(60)}
+	}
+	st := corev1.ContainerStatus{Name: "app", Image: image, ImageID: image + "@sha256:03", ContainerID: "containerd://h1",
+		Ready: true, Started: ptr(true), RestartCount: restarts,
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: minutesAgo(3 * 24 * 60)}}}
+	if last != nil {
+		st.LastTerminationState = corev1.ContainerState{Terminated: last}
+	}
+	return corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "127.0.0.1", PodIP: "10.244.0.31", StartTime: ptr(minutesAgo(4 * 24 * 60)),
+		Conditions:        []corev1.PodCondition{cond(corev1.PodScheduled), cond(corev1.PodInitialized), cond(corev1.ContainersReady), cond(corev1.PodReady)},
+		ContainerStatuses: []corev1.ContainerStatus{st}}
+}
+
+func rcHTTPProbe(path string, port int) *corev1.Probe {
+	return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt(port), Scheme: corev1.URISchemeHTTP}},
+		PeriodSeconds: 10, TimeoutSeconds: 1, FailureThreshold: 3, SuccessThreshold: 1}
+}
+
+// realCorpusScenarios are new scenarios from real material, to be captured
+// (make capture-scenarios) and then removed from here.
+var realCorpusScenarios = []scenario{}
+
+// realCorpusMisses are scenarios from real material whose expectation (what
+// the material shows) the builtin investigator does not meet yet.
+var realCorpusMisses = []scenario{
+	{
+		name:   "real-nginx-upstream-host-not-found",
+		source: "https://github.com/vishnoisuresh/netbox-kubernetes/issues/2 (nginx [emerg] host not found in upstream)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "nginx", 1, ""+
+				"2018/02/26 20:08:22 [emerg] 1#1: host not found in upstream \"netbox\" in /etc/netbox-nginx/nginx.conf:21\n"+
+				"nginx: [emerg] host not found in upstream \"netbox\" in /etc/netbox-nginx/nginx.conf:21\n",
+				rcImage("nginx:1.13-alpine"), rcPort(80))
+			return []string{"pod/nginx"}
+		},
+		category: "CrashLoop/Exit1/DNS",
+		culprit:  []string{"netbox"},
+	},
+	{
+		name:   "real-postgres-initdb-lost-found",
+		source: "https://github.com/infrahq/infra/issues/3124 (postgres initdb on a PVC mount point)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "postgres", 1, ""+
+				"The files belonging to this database system will be owned by user \"postgres\".\nThis user must also own the server process.\n\n"+
+				"The database cluster will be initialized with locale \"en_US.utf8\".\nThe default database encoding has accordingly been set to \"UTF8\".\n"+
+				"The default text search configuration will be set to \"english\".\n\nData page checksums are disabled.\n\n"+
+				"initdb: error: directory \"/var/lib/postgresql/data\" exists but is not empty\n"+
+				"It contains a lost+found directory, perhaps due to it being a mount point.\n"+
+				"Using a mount point directly as the data directory is not recommended.\nCreate a subdirectory under the mount point.\n",
+				rcImage("postgres:14"), rcPort(5432), rcPVCMount("postgres-data", "/var/lib/postgresql/data"))
+			return []string{"pod/postgres"}
+		},
+		category: "CrashLoop/Exit1",
+		culprit:  []string{"/var/lib/postgresql/data"},
+	},
+	{
+		name:   "real-bunyan-json-listen-eacces",
+		source: "https://github.com/thenets/docker-parsoid/issues/15 (service-runner bunyan JSON, level 60)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "parsoid", 1, ""+
+				`{"name":"parsoid","hostname":"parsoid-547874b8cf-97t54","pid":1,"level":30,"msg":"master(1) initializing 1 workers","time":"2020-07-18T04:50:02.610Z","v":0}`+"\n"+
+				`{"name":"parsoid","hostname":"parsoid-547874b8cf-97t54","pid":9,"level":60,"code":"EACCES","errno":"EACCES","syscall":"listen","address":"tcp://172.20.11.4:8000","port":-1,"levelPath":"fatal/service-runner/unhandled","msg":"listen EACCES: permission denied tcp://172.20.11.4:8000","time":"2020-07-18T04:50:02.710Z","v":0}`+"\n",
+				rcImage("thenets/parsoid:0.11"), rcPort(8000))
+			return []string{"pod/parsoid"}
+		},
+		category: "CrashLoop/Exit1/PermissionDenied",
+		culprit:  []string{"listen EACCES"},
+	},
+	{
+		name:   "real-quickwit-env-not-set",
+		source: "https://github.com/quickwit-oss/helm-charts/pull/72 (quickwit config template rendering)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "quickwit-searcher-0", 1, ""+
+				"failed to render config file template: environment variable `AWS_ACCESS_KEY_ID` is not set and no default value is provided\n",
+				rcImage("quickwit/quickwit:0.7.1"), rcPort(7280))
+			return []string{"pod/quickwit-searcher-0"}
+		},
+		category: "CrashLoop/Exit1/MissingEnv",
+		culprit:  []string{"AWS_ACCESS_KEY_ID"},
+	},
+	{
+		name:   "real-logrus-json-invalid-log-level",
+		source: "https://github.com/cruise-automation/k-rail/issues/31 (logrus JSON formatter, fatal level)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "k-rail", 1, ""+
+				`{"level":"fatal","msg":"invalid log level set: \u003cnil\u003e","time":"2019-11-13T03:45:45Z"}`+"\n",
+				rcImage("cruise/k-rail:v1.1"), rcPort(10250))
+			return []string{"pod/k-rail"}
+		},
+		category: "CrashLoop/Exit1",
+		culprit:  []string{"invalid log level set"},
+	},
+	{
+		name:   "real-rails-start-script-missing-binary",
+		source: "https://github.com/pulumi/examples/issues/776 (bash wording for a missing script; exit 127)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "rails-app", 127, ""+
+				"* CREATING DATABASE (first time only):\n/myapp/start: line 10: bin/rails: No such file or directory\n"+
+				"* MIGRATING DATABASE (if needed):\n/myapp/start: line 12: bin/rails: No such file or directory\n"+
+				"* RUNNING...\n/myapp/start: line 15: bin/rails: No such file or directory\n",
+				rcImage("docker.io/pulumi/rails-todo:latest"), rcPort(3000), func(p *corev1.Pod) { p.Spec.Containers[0].Command = []string{"/myapp/start"} })
+			return []string{"pod/rails-app"}
+		},
+		category: "CrashLoop/Exit127/CommandNotFound",
+		culprit:  []string{"bin/rails"},
+	},
+	{
+		name:   "real-spring-port-vs-readiness-probe",
+		source: "Spring Boot TomcatWebServer (\"Tomcat started on port(s): %s\") and the kubelet prober's HTTP failure wording (pkg/probe/http); the port mismatch as in https://github.com/rinormaloku/k8s-mastery/issues/53",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			p := c.CreatePod(t, simplePod("sa-webapp", func(p *corev1.Pod) {
+				p.Namespace = ns
+				p.Spec.Containers[0].Image = "rinormaloku/sentiment-analysis-web-app:latest"
+				p.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
+				p.Spec.Containers[0].ReadinessProbe = rcHTTPProbe("/actuator/health", 8080)
+				p.Status = corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "127.0.0.1", PodIP: "10.244.0.21", StartTime: ptr(minutesAgo(30)),
+					Conditions: notReadyConditions(),
+					ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: p.Spec.Containers[0].Image, ImageID: "sha256:02", ContainerID: "containerd://r1",
+						Started: ptr(true), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: minutesAgo(29)}}}}}
+			}))
+			c.SetLogs(ns, "sa-webapp", "app", false, ""+
+				"2024-01-23 09:12:01.220  INFO 1 --- [           main] c.e.s.SentimentAnalysisWebApp            : Starting SentimentAnalysisWebApp v0.0.1 with PID 1\n"+
+				"2024-01-23 09:12:02.410  INFO 1 --- [           main] o.s.b.w.embedded.tomcat.TomcatWebServer  : Tomcat initialized with port(s): 8081 (http)\n"+
+				"2024-01-23 09:12:04.020  INFO 1 --- [           main] o.s.b.w.embedded.tomcat.TomcatWebServer  : Tomcat started on port(s): 8081 (http) with context path ''\n"+
+				"2024-01-23 09:12:04.031  INFO 1 --- [           main] c.e.s.SentimentAnalysisWebApp            : Started SentimentAnalysisWebApp in 3.2 seconds (JVM running for 3.9)\n")
+			c.Event(t, testcluster.EventSpec{Object: p, Type: corev1.EventTypeWarning, Reason: "Unhealthy", Count: 160, First: time.Now().Add(-28 * time.Minute),
+				FieldPath: "spec.containers{app}",
+				Message:   `Readiness probe failed: Get "http://10.244.0.21:8080/actuator/health": dial tcp 10.244.0.21:8080: connect: connection refused`})
+			return []string{"pod/sa-webapp"}
+		},
+		category: "Probe/Readiness",
+		culprit:  []string{"8081"},
+	},
+	{
+		name:   "real-redis-recovered-from-old-crash",
+		source: "https://github.com/bitnami/charts/issues/6809 (the AOF error, here three days old; the pod has served since)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			old := minutesAgo(3*24*60 + 1)
+			c.CreatePod(t, simplePod("redis-master-0", func(p *corev1.Pod) {
+				p.Namespace = ns
+				p.Spec.Containers[0].Image = "docker.io/bitnami/redis:6.2.4"
+				p.Status = rcReadyStatus("docker.io/bitnami/redis:6.2.4", 1, &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error",
+					StartedAt: old, FinishedAt: minutesAgo(3 * 24 * 60), ContainerID: "containerd://h0"})
+			}))
+			c.SetLogs(ns, "redis-master-0", "app", true, "1:M 01 Jul 2021 13:48:32.327 # Can't open the append-only file: Permission denied\n")
+			c.SetLogs(ns, "redis-master-0", "app", false, ""+
+				"1:C 01 Jul 2021 13:49:02.325 # oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo\n"+
+				"1:M 01 Jul 2021 13:49:02.327 * Running mode=standalone, port=6379.\n"+
+				"1:M 01 Jul 2021 13:49:02.328 * Ready to accept connections\n")
+			return []string{"pod/redis-master-0"}
+		},
+		healthy: true,
+	},
+}
