@@ -92,6 +92,33 @@ func rcHTTPProbe(path string, port int) *corev1.Probe {
 		PeriodSeconds: 10, TimeoutSeconds: 1, FailureThreshold: 3, SuccessThreshold: 1}
 }
 
+// rcWaiting is a pod whose only container waits with reason and message.
+func rcWaiting(image, reason, message string) corev1.PodStatus {
+	return corev1.PodStatus{Phase: corev1.PodPending, HostIP: "127.0.0.1", PodIP: "10.244.0.22", StartTime: ptr(minutesAgo(20)),
+		Conditions: notReadyConditions(),
+		ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}},
+	}
+}
+
+// rcEvent records a kubelet event about the pod's container app.
+func rcEvent(t *testing.T, c *testcluster.Cluster, p *corev1.Pod, typ, reason, msg string, count int32) {
+	t.Helper()
+	c.Event(t, testcluster.EventSpec{Object: p, Type: typ, Reason: reason, Message: msg, Count: count,
+		First: time.Now().Add(-20 * time.Minute), FieldPath: "spec.containers{app}"})
+}
+
+// rcHealthyPod creates a serving, Ready pod with the current log.
+func rcHealthyPod(t *testing.T, c *testcluster.Cluster, ns, name, image, log string) {
+	t.Helper()
+	c.CreatePod(t, simplePod(name, func(p *corev1.Pod) {
+		p.Namespace = ns
+		p.Spec.Containers[0].Image = image
+		p.Status = rcReadyStatus(image, 0, nil)
+	}))
+	c.SetLogs(ns, name, "app", false, log)
+}
+
 // realCorpusScenarios are new scenarios from real material, to be captured
 // (make capture-scenarios) and then removed from here.
 var realCorpusScenarios = []scenario{}
@@ -99,6 +126,86 @@ var realCorpusScenarios = []scenario{}
 // realCorpusMisses are scenarios from real material whose expectation (what
 // the material shows) the builtin investigator does not meet yet.
 var realCorpusMisses = []scenario{
+	{
+		name:   "real-rails-secret-key-base-renamed",
+		source: "https://github.com/AlverezYari/phillips-homelab/pull/285 (Rails validate_secret_key_base after SECRET_KEY_BASE was renamed RAILS_SECRET_KEY_BASE)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "exchange-rails", 1, ""+
+				"=> Booting Puma\n=> Rails 7.1.3 application starting in prod_k8s\n=> Run `bin/rails server --help` for more startup options\n"+
+				"Exiting\n"+
+				"/usr/local/bundle/gems/railties-7.1.3/lib/rails/application.rb:665:in `validate_secret_key_base': Missing `secret_key_base` for 'prod_k8s' environment, set this string with `bin/rails credentials:edit` (ArgumentError)\n"+
+				"\tfrom /app/app/models/app_token.rb:2:in `<class:AppToken>'\n",
+				rcImage("ghcr.io/alverezyari/exchange-rails:b9fb861"), rcPort(3000), func(p *corev1.Pod) {
+					p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "RAILS_ENV", Value: "prod_k8s"}, {Name: "RAILS_SECRET_KEY_BASE", Value: "x"}}
+				})
+			return []string{"pod/exchange-rails"}
+		},
+		category: "CrashLoop/Exit1/MissingEnv",
+		culprit:  []string{"SECRET_KEY_BASE"},
+	},
+	{
+		name:   "real-kafka-client-broker-unavailable",
+		source: "https://github.com/wurstmeister/kafka-docker/issues/294 and https://github.com/bitnami/charts/issues/24817 (org.apache.kafka.clients.NetworkClient warning)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			var log string
+			for i := 0; i < 5; i++ {
+				log += fmt.Sprintf("2024-05-02 08:14:0%d.702  WARN 1 --- [ad | producer-1] org.apache.kafka.clients.NetworkClient   : [Producer clientId=producer-1] Connection to node -1 (kafka.messaging.svc.cluster.local/10.96.18.40:9092) could not be established. Broker may not be available.\n", i)
+			}
+			log += "2024-05-02 08:15:00.011 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed\n" +
+				"org.apache.kafka.common.errors.TimeoutException: Topic orders not present in metadata after 60000 ms.\n"
+			rcCrashPod(t, c, ns, "orders-producer", 1, log, rcImage("registry.example.com/shop/orders-producer:2.3.1"))
+			return []string{"pod/orders-producer"}
+		},
+		category: "CrashLoop/Exit1",
+		culprit:  []string{"10.96.18.40:9092"},
+	},
+	{
+		name:   "real-spring-datasource-url-missing",
+		source: "spring-projects/spring-boot DataSourceBeanCreationFailureAnalyzer (spring-boot-autoconfigure, jdbc): the failure analysis printed when spring.datasource.url is unset",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "catalog", 1, ""+
+				"2024-02-11 09:30:02.114  INFO 1 --- [           main] c.e.catalog.CatalogApplication           : No active profile set, falling back to 1 default profile: \"default\"\n"+
+				"2024-02-11 09:30:04.872  WARN 1 --- [           main] ConfigServletWebServerApplicationContext : Exception encountered during context initialization - cancelling refresh attempt: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n"+
+				"2024-02-11 09:30:04.920 ERROR 1 --- [           main] o.s.b.d.LoggingFailureAnalysisReporter   : \n\n"+
+				"***************************\nAPPLICATION FAILED TO START\n***************************\n\nDescription:\n\n"+
+				"Failed to configure a DataSource: 'url' attribute is not specified and no embedded datasource could be configured.\n\n"+
+				"Reason: Failed to determine a suitable driver class\n\n\nAction:\n\nConsider the following:\n"+
+				"\tIf you want an embedded database (H2, HSQL or Derby), please put it on the classpath.\n"+
+				"\tIf you have database settings to be loaded from a particular profile you may need to activate it (no profiles are currently active).\n",
+				rcImage("registry.example.com/shop/catalog:1.8.0"), rcPort(8080))
+			return []string{"pod/catalog"}
+		},
+		category: "CrashLoop/Exit1",
+		culprit:  []string{"'url' attribute is not specified"},
+	},
+	{
+		name:   "real-zap-json-dial-timeout",
+		source: "go.uber.org/zap NewProductionEncoderConfig field names (level, ts, caller, msg, error) with Go net's dial error wording (net/net.go OpError: \"dial tcp ...: i/o timeout\")",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "sessions", 1, ""+
+				`{"level":"info","ts":1714637640.101,"caller":"cmd/main.go:38","msg":"starting sessions service","version":"1.12.0"}`+"\n"+
+				`{"level":"warn","ts":1714637640.102,"caller":"config/config.go:77","msg":"SESSION_TTL not set, using default","default":"24h"}`+"\n"+
+				`{"level":"fatal","ts":1714637670.104,"caller":"cmd/main.go:51","msg":"failed to connect to redis","error":"dial tcp 10.96.112.4:6379: i/o timeout","stacktrace":"main.main\n\t/src/cmd/main.go:51\nruntime.main\n\t/usr/local/go/src/runtime/proc.go:271"}`+"\n",
+				rcImage("registry.example.com/shop/sessions:1.12.0"), rcPort(8080))
+			return []string{"pod/sessions"}
+		},
+		category: "CrashLoop/Exit1",
+		culprit:  []string{"10.96.112.4:6379"},
+	},
+	{
+		name:   "real-mimir-nginx-resolver-not-found",
+		source: "https://github.com/grafana/mimir/issues/1669 (nginx [emerg] host not found in resolver kube-dns on an RKE2 cluster whose DNS Service is named differently)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "mimir-nginx", 1, ""+
+				"/docker-entrypoint.sh: No files found in /docker-entrypoint.d/, skipping configuration\n"+
+				"2022/04/10 07:38:01 [emerg] 1#1: host not found in resolver \"kube-dns.kube-system.svc.cluster.local\" in /etc/nginx/nginx.conf:25\n"+
+				"nginx: [emerg] host not found in resolver \"kube-dns.kube-system.svc.cluster.local\" in /etc/nginx/nginx.conf:25\n",
+				rcImage("nginxinc/nginx-unprivileged:1.19-alpine"), rcPort(8080))
+			return []string{"pod/mimir-nginx"}
+		},
+		category: "CrashLoop/Exit1/DNS",
+		culprit:  []string{"kube-dns.kube-system.svc.cluster.local"},
+	},
 	{
 		name:   "real-nginx-upstream-host-not-found",
 		source: "https://github.com/vishnoisuresh/netbox-kubernetes/issues/2 (nginx [emerg] host not found in upstream)",
