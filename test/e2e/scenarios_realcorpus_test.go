@@ -128,6 +128,38 @@ var realCorpusScenarios = []scenario{}
 // the material shows) the builtin investigator does not meet yet.
 var realCorpusMisses = []scenario{
 	{
+		name:   "real-spring-hikari-pgjdbc-refused",
+		source: "pgjdbc ConnectionFactoryImpl (\"Connection to {0} refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\") and HikariCP's HikariPool \"Exception during pool initialization.\"",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "billing", 1, ""+
+				"2024-06-10 12:00:03.441  INFO 1 --- [           main] com.zaxxer.hikari.HikariDataSource       : HikariPool-1 - Starting...\n"+
+				"2024-06-10 12:00:04.512 ERROR 1 --- [           main] com.zaxxer.hikari.pool.HikariPool        : HikariPool-1 - Exception during pool initialization.\n\n"+
+				"org.postgresql.util.PSQLException: Connection to billing-db:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\n"+
+				"\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:342)\n"+
+				"Caused by: java.net.ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)\n",
+				rcImage("registry.example.com/shop/billing:4.1.0"), rcPort(8080))
+			return []string{"pod/billing"}
+		},
+		category: "CrashLoop/Exit1/ConnectionRefused",
+		culprit:  []string{"billing-db:5432"},
+	},
+	{
+		name:   "real-recovered-oomkill-three-days-ago",
+		source: "containerd's CRI reason \"OOMKilled\" in the last termination state of a pod that has served since (the history case of issue 16)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			c.CreatePod(t, simplePod("search", func(p *corev1.Pod) {
+				p.Namespace = ns
+				p.Spec.Containers[0].Image = "docker.elastic.co/elasticsearch/elasticsearch:8.13.0"
+				p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
+				p.Status = rcReadyStatus("docker.elastic.co/elasticsearch/elasticsearch:8.13.0", 1, &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled",
+					StartedAt: minutesAgo(4 * 24 * 60), FinishedAt: minutesAgo(3*24*60 + 1), ContainerID: "containerd://h0"})
+			}))
+			c.SetLogs(ns, "search", "app", false, "{\"@timestamp\":\"2024-05-01T10:00:00.000Z\", \"log.level\": \"INFO\", \"message\":\"started\", \"ecs.version\": \"1.2.0\",\"service.name\":\"ES_ECS\"}\n")
+			return []string{"pod/search"}
+		},
+		healthy: true,
+	},
+	{
 		name:   "real-scheduler-insufficient-memory-selector",
 		source: "https://github.com/kubernetes/kubernetes/issues/86942 (default-scheduler FailedScheduling: Insufficient memory and node selector)",
 		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
