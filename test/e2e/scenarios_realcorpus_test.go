@@ -128,6 +128,21 @@ var realCorpusScenarios = []scenario{}
 // the material shows) the builtin investigator does not meet yet.
 var realCorpusMisses = []scenario{
 	{
+		name:   "real-elasticsearch-max-map-count",
+		source: "elastic/elasticsearch BootstrapChecks (\"max virtual memory areas vm.max_map_count [%d] is too low, increase to at least [%d]\"; exit 78) as reported in Elasticsearch-on-Kubernetes threads",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "es-master-0", 78, ""+
+				"{\"@timestamp\":\"2024-05-01T10:00:01.000Z\", \"log.level\": \"INFO\", \"message\":\"bound or publishing to a non-loopback address, enforcing bootstrap checks\", \"ecs.version\": \"1.2.0\",\"service.name\":\"ES_ECS\",\"event.dataset\":\"elasticsearch.server\",\"log.logger\":\"org.elasticsearch.bootstrap.BootstrapChecks\"}\n"+
+				"ERROR: [1] bootstrap checks failed. You must address the points described in the following [1] lines before starting Elasticsearch.\n"+
+				"bootstrap check failure [1] of [1]: max virtual memory areas vm.max_map_count [65530] is too low, increase to at least [262144]\n"+
+				"ERROR: Elasticsearch did not exit normally - check the logs at /usr/share/elasticsearch/logs/docker-cluster.log\n",
+				rcImage("docker.elastic.co/elasticsearch/elasticsearch:8.13.0"), rcPort(9200))
+			return []string{"pod/es-master-0"}
+		},
+		category: "CrashLoop/Exit78",
+		culprit:  []string{"vm.max_map_count"},
+	},
+	{
 		name:   "real-spring-hikari-pgjdbc-refused",
 		source: "pgjdbc ConnectionFactoryImpl (\"Connection to {0} refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\") and HikariCP's HikariPool \"Exception during pool initialization.\"",
 		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
