@@ -507,6 +507,9 @@ func capture(t *testing.T, sc scenario, workspace string, args []string, ns stri
 		State:  sc.state,
 		Target: fault.Resource{APIVersion: rep.Resource.APIVersion, Kind: rep.Resource.Kind, Name: rep.Resource.Name, Namespace: rep.Resource.Namespace},
 		Source: "written as a Go setup in test/e2e/" + sc.file + "; captured from the e2e control plane (make capture-scenarios)"}
+	if sc.source != "" {
+		meta.Source = "material: " + sc.source + "; " + meta.Source
+	}
 	if sc.dir != nil {
 		meta.Source = sc.dir.Meta.Source
 	}

@@ -30,6 +30,7 @@ type scenario struct {
 	healthy  bool
 	state    string              // the Summary's State line, when pinned (ongoing, healthy, historical)
 	file     string              // the Go file defining setup
+	source   string              // where the scenario's material came from (URL or repo+path), recorded in scenario.json
 	dir      *scenarios.Scenario // a captured scenario (test/scenarios): setup loads it
 }
 
