@@ -127,8 +127,10 @@ func TestReplayRealCapture(t *testing.T) {
 	if !strings.Contains(rc, "DATABASE_URL") {
 		t.Errorf("Root cause does not name DATABASE_URL:\n%s", rc)
 	}
+	// The recorded report is an older build's: --diff may find this build
+	// words it differently (exit 2), but it compares with that record.
 	code, stdout, _ = runBinary(t, offline, "replay", dir, "--diff")
-	if code != 0 || !strings.Contains(stdout, "investigation.json") {
+	if (code != 0 && code != 2) || !strings.Contains(stdout, "investigation.json") {
 		t.Errorf("--diff against the recorded report: exit %d\n%s", code, stdout)
 	}
 }
