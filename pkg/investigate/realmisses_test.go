@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -200,5 +202,51 @@ func TestRolloutContextBeforeStatusCatchesUp(t *testing.T) {
 	}
 	if named := strings.Join(r.RootCause.Contributing, "\n"); !strings.Contains(named, "revision 2") {
 		t.Errorf("root cause does not name revision 2; contributing:\n%s", named)
+	}
+}
+
+// TestRolloutBetweenRestarts: the same back-off moment as full CI runs
+// caught it, a kubelet round trip later: the container already restarted
+// (Running for a second, its last termination the crash) when the
+// collector read it. The crash loop is the present, not history, so the
+// pod's own cause stays the root cause, with the rollout around it.
+func TestRolloutBetweenRestarts(t *testing.T) {
+	dir := filepath.Join(realCorpus, "rollout-crash-introduced", "back-off")
+	data, err := os.ReadFile(filepath.Join(dir, "output", "investigation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded report.Report
+	if err := json.Unmarshal(data, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	res := recorded.Resource
+	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: res.APIVersion, Kind: res.Kind, Name: res.Name, Namespace: res.Namespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted := 0
+	for _, p := range b.Pods {
+		for i := range p.Status.ContainerStatuses {
+			st := &p.Status.ContainerStatuses[i]
+			if st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" {
+				st.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(recorded.Time.Add(-time.Second))}}
+				st.RestartCount++
+				restarted++
+			}
+		}
+	}
+	if restarted == 0 {
+		t.Fatal("the capture holds no container in CrashLoopBackOff")
+	}
+	r := Investigate(b, Options{Agent: "builtin", Now: recorded.Time})
+	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/Exit1/MissingEnv") {
+		t.Fatalf("category %q (%s), want the pod's own cause", r.RootCause.Category, r.Title)
+	}
+	if named := strings.Join(r.RootCause.Contributing, "\n"); !strings.Contains(named, "revision 2") {
+		t.Errorf("root cause does not name revision 2; contributing:\n%s", named)
+	}
+	if !r.Ongoing {
+		t.Errorf("a crash loop between two restarts is reported as history")
 	}
 }

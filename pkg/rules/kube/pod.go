@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -57,4 +59,17 @@ func AllStatuses(p *corev1.Pod) []ContainerStatus {
 		out = append(out, ContainerStatus{s, false})
 	}
 	return out
+}
+
+// restartedRecently bounds how long a container may have run since its
+// last crash and still be in the crash loop: the kubelet's back-off tops
+// out at 5 minutes, so a loop restarts at least that often.
+const restartedRecently = 10 * time.Minute
+
+// JustRestarted: the container runs again after a termination, started
+// within restartedRecently of now: between two crashes of a loop (the
+// kubelet restarted it and it has not died again yet), not recovered.
+func JustRestarted(st corev1.ContainerStatus, now time.Time) bool {
+	r := st.State.Running
+	return r != nil && st.RestartCount > 0 && st.LastTerminationState.Terminated != nil && now.Sub(r.StartedAt.Time) < restartedRecently
 }

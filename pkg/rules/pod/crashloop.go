@@ -115,7 +115,7 @@ func initFinding(p *corev1.Pod, st corev1.ContainerStatus, f rule.Finding) rule.
 
 func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated, waiting bool) rule.Finding {
 	kind, owner := kube.OwnerName(c, p)
-	f := rule.Finding{Category: rule.CrashLoop, Current: waiting || st.State.Terminated != nil, Strength: rule.Observed, Subject: p.Name + "/" + st.Name}
+	f := rule.Finding{Category: rule.CrashLoop, Current: waiting || st.State.Terminated != nil || kube.JustRestarted(st, c.Now), Strength: rule.Observed, Subject: p.Name + "/" + st.Name}
 	// When the kubelet itself ended the container (a failing probe) or the
 	// runtime could not start it, the exit is a symptom: the probe and
 	// runtime rules name the cause, so this finding never outranks them.

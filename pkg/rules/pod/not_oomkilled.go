@@ -36,7 +36,7 @@ func checkNotOOMKilled(c *rule.Pass) []rule.Finding {
 		for _, cs := range kube.AllStatuses(p) {
 			st := cs.Status
 			t := st.LastTerminationState.Terminated
-			current := st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff"
+			current := st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" || kube.JustRestarted(st, c.Now)
 			if st.State.Terminated != nil {
 				t, current = st.State.Terminated, true
 			}

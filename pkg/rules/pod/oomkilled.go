@@ -35,7 +35,7 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 			if term == nil || term.Reason != "OOMKilled" {
 				continue
 			}
-			if st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" {
+			if st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" || kube.JustRestarted(st, c.Now) {
 				current = true
 			}
 			limit := "no memory limit"
