@@ -194,22 +194,6 @@ var realCorpusMisses = []scenario{
 		culprit:  []string{"billing-db:5432"},
 	},
 	{
-		name:   "real-recovered-oomkill-three-days-ago",
-		source: "containerd's CRI reason \"OOMKilled\" in the last termination state of a pod that has served since (the history case of issue 16)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c.CreatePod(t, simplePod("search", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.Containers[0].Image = "docker.elastic.co/elasticsearch/elasticsearch:8.13.0"
-				p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
-				p.Status = rcReadyStatus("docker.elastic.co/elasticsearch/elasticsearch:8.13.0", 1, &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled",
-					StartedAt: minutesAgo(4 * 24 * 60), FinishedAt: minutesAgo(3*24*60 + 1), ContainerID: "containerd://h0"})
-			}))
-			c.SetLogs(ns, "search", "app", false, "{\"@timestamp\":\"2024-05-01T10:00:00.000Z\", \"log.level\": \"INFO\", \"message\":\"started\", \"ecs.version\": \"1.2.0\",\"service.name\":\"ES_ECS\"}\n")
-			return []string{"pod/search"}
-		},
-		healthy: true,
-	},
-	{
 		name:   "real-scheduler-insufficient-memory-selector",
 		source: "https://github.com/kubernetes/kubernetes/issues/86942 (default-scheduler FailedScheduling: Insufficient memory and node selector)",
 		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
