@@ -400,24 +400,4 @@ var realCorpusMisses = []scenario{
 		category: "Probe/Readiness",
 		culprit:  []string{"8081"},
 	},
-	{
-		name:   "real-redis-recovered-from-old-crash",
-		source: "https://github.com/bitnami/charts/issues/6809 (the AOF error, here three days old; the pod has served since)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			old := minutesAgo(3*24*60 + 1)
-			c.CreatePod(t, simplePod("redis-master-0", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.Containers[0].Image = "docker.io/bitnami/redis:6.2.4"
-				p.Status = rcReadyStatus("docker.io/bitnami/redis:6.2.4", 1, &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error",
-					StartedAt: old, FinishedAt: minutesAgo(3 * 24 * 60), ContainerID: "containerd://h0"})
-			}))
-			c.SetLogs(ns, "redis-master-0", "app", true, "1:M 01 Jul 2021 13:48:32.327 # Can't open the append-only file: Permission denied\n")
-			c.SetLogs(ns, "redis-master-0", "app", false, ""+
-				"1:C 01 Jul 2021 13:49:02.325 # oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo\n"+
-				"1:M 01 Jul 2021 13:49:02.327 * Running mode=standalone, port=6379.\n"+
-				"1:M 01 Jul 2021 13:49:02.328 * Ready to accept connections\n")
-			return []string{"pod/redis-master-0"}
-		},
-		healthy: true,
-	},
 }

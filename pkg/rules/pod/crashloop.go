@@ -248,6 +248,12 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			f.Contributing = append(f.Contributing, fmt.Sprintf("The kubelet killed the container because its %s probe failed: the exit is the kubelet's doing, not the application's.", probe))
 		}
 	}
+	if !f.Current && term != nil && st.State.Running != nil {
+		// History: it runs again and has for a while. Say when it crashed
+		// (issue 16: a fault that ended reads as history, with its date).
+		f.Title += fmt.Sprintf(" — history: it last crashed at %s and has run since %s", kube.Since(c, term.FinishedAt.Time), kube.Stamp(st.State.Running.StartedAt.Time))
+		f.Summary = fmt.Sprintf("In the past: %s Container %s has run again since %s.", f.Summary, st.Name, kube.Stamp(st.State.Running.StartedAt.Time))
+	}
 	return f
 }
 
