@@ -373,31 +373,4 @@ var realCorpusMisses = []scenario{
 		category: "CrashLoop/Exit127/CommandNotFound",
 		culprit:  []string{"bin/rails"},
 	},
-	{
-		name:   "real-spring-port-vs-readiness-probe",
-		source: "Spring Boot TomcatWebServer (\"Tomcat started on port(s): %s\") and the kubelet prober's HTTP failure wording (pkg/probe/http); the port mismatch as in https://github.com/rinormaloku/k8s-mastery/issues/53",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			p := c.CreatePod(t, simplePod("sa-webapp", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.Containers[0].Image = "rinormaloku/sentiment-analysis-web-app:latest"
-				p.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
-				p.Spec.Containers[0].ReadinessProbe = rcHTTPProbe("/actuator/health", 8080)
-				p.Status = corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "127.0.0.1", PodIP: "10.244.0.21", StartTime: ptr(minutesAgo(30)),
-					Conditions: notReadyConditions(),
-					ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: p.Spec.Containers[0].Image, ImageID: "sha256:02", ContainerID: "containerd://r1",
-						Started: ptr(true), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: minutesAgo(29)}}}}}
-			}))
-			c.SetLogs(ns, "sa-webapp", "app", false, ""+
-				"2024-01-23 09:12:01.220  INFO 1 --- [           main] c.e.s.SentimentAnalysisWebApp            : Starting SentimentAnalysisWebApp v0.0.1 with PID 1\n"+
-				"2024-01-23 09:12:02.410  INFO 1 --- [           main] o.s.b.w.embedded.tomcat.TomcatWebServer  : Tomcat initialized with port(s): 8081 (http)\n"+
-				"2024-01-23 09:12:04.020  INFO 1 --- [           main] o.s.b.w.embedded.tomcat.TomcatWebServer  : Tomcat started on port(s): 8081 (http) with context path ''\n"+
-				"2024-01-23 09:12:04.031  INFO 1 --- [           main] c.e.s.SentimentAnalysisWebApp            : Started SentimentAnalysisWebApp in 3.2 seconds (JVM running for 3.9)\n")
-			c.Event(t, testcluster.EventSpec{Object: p, Type: corev1.EventTypeWarning, Reason: "Unhealthy", Count: 160, First: time.Now().Add(-28 * time.Minute),
-				FieldPath: "spec.containers{app}",
-				Message:   `Readiness probe failed: Get "http://10.244.0.21:8080/actuator/health": dial tcp 10.244.0.21:8080: connect: connection refused`})
-			return []string{"pod/sa-webapp"}
-		},
-		category: "Probe/Readiness",
-		culprit:  []string{"8081"},
-	},
 }
