@@ -3,7 +3,9 @@ package bundle
 import (
 	"context"
 	"sort"
+	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -123,4 +125,37 @@ func PodSeverity(p *corev1.Pod) int {
 		worst = max(worst, 2)
 	}
 	return worst
+}
+
+// WorkloadOf names the workload a pod belongs to from its controller
+// reference alone, no request: a ReplicaSet named <deployment>-<hash> of
+// the pod's pod-template-hash is its Deployment's; a pod without a
+// controller is its own ("pod", name).
+func WorkloadOf(p *corev1.Pod) (kind, name string) {
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil {
+		return "pod", p.Name
+	}
+	if d := DeploymentOf(p); d != "" {
+		return "deployment", d
+	}
+	return strings.ToLower(ref.Kind), ref.Name
+}
+
+// DeploymentOf is the Deployment a pod's controlling ReplicaSet was made
+// for (the deployment controller names it <deployment>-<pod-template-hash>),
+// "" when it is not one.
+func DeploymentOf(p *corev1.Pod) string {
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil || ref.Kind != "ReplicaSet" {
+		return ""
+	}
+	hash := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+	if hash == "" {
+		return ""
+	}
+	if d, ok := strings.CutSuffix(ref.Name, "-"+hash); ok && d != "" {
+		return d
+	}
+	return ""
 }

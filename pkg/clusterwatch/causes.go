@@ -1,12 +1,10 @@
 package clusterwatch
 
 import (
-	"strings"
-
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 )
 
@@ -62,11 +60,8 @@ func podCauses(pod *corev1.Pod, nodeNotReady func(string) bool) []string {
 			out = append(out, fault.CauseKey("Job", pod.Namespace, ref.Name))
 		case "ReplicaSet":
 			out = append(out, fault.CauseKey("ReplicaSet", pod.Namespace, ref.Name))
-			// A Deployment's ReplicaSets are named <deployment>-<pod-template-hash>.
-			if hash := pod.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; hash != "" {
-				if d, ok := strings.CutSuffix(ref.Name, "-"+hash); ok && d != "" {
-					out = append(out, fault.CauseKey("Deployment", pod.Namespace, d))
-				}
+			if d := bundle.DeploymentOf(pod); d != "" {
+				out = append(out, fault.CauseKey("Deployment", pod.Namespace, d))
 			}
 		}
 	}

@@ -5,9 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -48,7 +46,8 @@ func failingWorkloads(c *rule.Pass, findings []rule.Finding) []*workloadGroup {
 		if !bundle.PodFailing(p) {
 			continue
 		}
-		name := workloadName(p)
+		kind, wname := bundle.WorkloadOf(p)
+		name := kind + " " + wname
 		g := byName[name]
 		if g == nil {
 			g = &workloadGroup{name: name}
@@ -80,21 +79,6 @@ func failingWorkloads(c *rule.Pass, findings []rule.Finding) []*workloadGroup {
 		return a.name < b.name
 	})
 	return out
-}
-
-// workloadName names a pod's workload from its controller reference alone
-// (a ReplicaSet's pod-template-hash taken off: its Deployment).
-func workloadName(p *corev1.Pod) string {
-	ref := metav1.GetControllerOfNoCopy(p)
-	if ref == nil {
-		return "pod " + p.Name
-	}
-	if ref.Kind == "ReplicaSet" {
-		if h := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; h != "" && strings.HasSuffix(ref.Name, "-"+h) {
-			return "deployment " + strings.TrimSuffix(ref.Name, "-"+h)
-		}
-	}
-	return strings.ToLower(ref.Kind) + " " + ref.Name
 }
 
 func findingsAbout(fs []rule.Finding, pod string) []rule.Finding {

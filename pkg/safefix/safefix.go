@@ -247,7 +247,7 @@ func (s state) selectorChange(c call) string {
 	}
 	var workloads []string
 	for _, p := range pods {
-		w := workloadOf(p)
+		_, w := bundle.WorkloadOf(p)
 		if related(svc.Name, w) {
 			return ""
 		}

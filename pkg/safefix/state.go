@@ -2,11 +2,9 @@ package safefix
 
 import (
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 )
@@ -155,21 +153,6 @@ func (s state) selected(ns string, sel map[string]string) []*corev1.Pod {
 		}
 	}
 	return out
-}
-
-// workloadOf names the controller a pod belongs to: its owner, with a
-// ReplicaSet's pod-template-hash taken off (the Deployment's name).
-func workloadOf(p *corev1.Pod) string {
-	ref := metav1.GetControllerOf(p)
-	if ref == nil {
-		return p.Name
-	}
-	if ref.Kind == "ReplicaSet" {
-		if h := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]; h != "" {
-			return strings.TrimSuffix(ref.Name, "-"+h)
-		}
-	}
-	return ref.Name
 }
 
 func (s state) service(ns, name string) *corev1.Service {
