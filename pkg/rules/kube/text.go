@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agnivade/levenshtein"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
@@ -124,28 +126,9 @@ func HumanDuration(d time.Duration) string {
 	return fmt.Sprintf("%dd", days)
 }
 
-// EditDistance is the Levenshtein distance, for telling a typo from an
-// unrelated label value.
-func EditDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+// EditDistance is the Levenshtein distance (over runes), for telling a
+// typo from an unrelated label value.
+func EditDistance(a, b string) int { return levenshtein.ComputeDistance(a, b) }
 
 func StampPtr(t *metav1.Time) string {
 	if t == nil {
