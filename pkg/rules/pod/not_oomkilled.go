@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
@@ -71,14 +72,6 @@ func unrecordedOOM(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, limit
 	none := c.Evidence(fmt.Sprintf("Nothing else killed container %s: no Killing or liveness Unhealthy event, no deletion, eviction or preemption of pod %s", st.Name, p.Name),
 		"events of "+kube.PodRef(p), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s", kube.NSFlag(p), p.Name))
 	kind, owner := kube.OwnerName(c, p)
-	doubled := "<a higher limit, e.g. 2x the current one>"
-	if spec := kube.SpecOf(p, st.Name); spec != nil {
-		if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
-			d := q.DeepCopy()
-			d.Add(q)
-			doubled = d.String()
-		}
-	}
 	node := kube.OrDash(p.Spec.NodeName)
 	return rule.Finding{
 		Category:   rule.OOMKilled.Sub("Unrecorded"),
@@ -89,7 +82,7 @@ func unrecordedOOM(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, limit
 		Mechanism: "When a container's memory reaches its cgroup limit the kernel kills a process in it with SIGKILL (exit 137). The runtime marks the exit OOMKilled only if it sees the cgroup's OOM event in time; otherwise the status says Error.",
 		Culprit:   fmt.Sprintf("%s container %s resources.limits.memory (%s)", kube.PodRef(p), st.Name, limit),
 		Actions: []report.Action{
-			raiseMemory(p, kind, owner, st.Name, doubled),
+			raiseMemory(p, kind, owner, st.Name, doubledLimit(p, st.Name)),
 			{Kind: report.Check, Description: fmt.Sprintf("Confirm the OOM kill on node %s: the kernel logs each one (\"Memory cgroup out of memory: Killed process …\").", node),
 				Commands: []string{fmt.Sprintf("ssh %s 'journalctl -k --since \"1 hour ago\" | grep -i -e \"out of memory\" -e oom_reaper'", node),
 					fmt.Sprintf("kubectl top pod %s %s --containers", p.Name, kube.NSFlag(p))}},
@@ -100,12 +93,30 @@ func unrecordedOOM(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, limit
 
 // memoryLimit is the container's memory limit, "" without one.
 func memoryLimit(p *corev1.Pod, container string) string {
-	if spec := kube.SpecOf(p, container); spec != nil {
-		if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
-			return q.String()
-		}
+	if q, ok := limitOf(p, container); ok {
+		return q.String()
 	}
 	return ""
+}
+
+// doubledLimit is twice the container's memory limit: the value a raised
+// limit is proposed at.
+func doubledLimit(p *corev1.Pod, container string) string {
+	q, ok := limitOf(p, container)
+	if !ok {
+		return "<a higher limit, e.g. 2x the current one>"
+	}
+	d := q.DeepCopy()
+	d.Add(q)
+	return d.String()
+}
+
+func limitOf(p *corev1.Pod, container string) (resource.Quantity, bool) {
+	if spec := kube.SpecOf(p, container); spec != nil {
+		q, ok := spec.Resources.Limits[corev1.ResourceMemory]
+		return q, ok
+	}
+	return resource.Quantity{}, false
 }
 
 // sigkillSource names what, other than the OOM killer, sends a container

@@ -39,10 +39,8 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 				current = true
 			}
 			limit := "no memory limit"
-			if spec := kube.SpecOf(p, st.Name); spec != nil {
-				if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
-					limit = "memory limit " + q.String()
-				}
+			if l := memoryLimit(p, st.Name); l != "" {
+				limit = "memory limit " + l
 			}
 			e1 := c.Evidence(
 				fmt.Sprintf("Container %s last terminated with reason OOMKilled, exit code %d, at %s (%d restarts)", st.Name, term.ExitCode, kube.Stamp(term.FinishedAt.Time), st.RestartCount),
@@ -52,14 +50,7 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 				fmt.Sprintf("%s .spec.containers[%s].resources", kube.PodRef(p), st.Name),
 				fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].resources}'`, p.Name, kube.NSFlag(p), st.Name))
 			kind, owner := kube.OwnerName(c, p)
-			newLimit := "<a higher limit, e.g. 2x the current one>"
-			if spec := kube.SpecOf(p, st.Name); spec != nil {
-				if q, ok := spec.Resources.Limits[corev1.ResourceMemory]; ok {
-					d := q.DeepCopy()
-					d.Add(q)
-					newLimit = d.String()
-				}
-			}
+			newLimit := doubledLimit(p, st.Name)
 			title := fmt.Sprintf("container %s is OOMKilled at its %s", st.Name, limit)
 			summary := fmt.Sprintf("Container %s of pod %s uses more memory than its %s allows; the kernel OOM killer ends it (exit code 137) and the kubelet restarts it.", st.Name, p.Name, limit)
 			if !current {
