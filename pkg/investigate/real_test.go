@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -97,6 +98,15 @@ func TestRealCaptures(t *testing.T) {
 // the capture was triaged.
 func replay(t *testing.T, dir string) *report.Report {
 	t.Helper()
+	b, at := loadCapture(t, dir)
+	return Investigate(b, Options{Agent: "builtin", Now: at})
+}
+
+// loadCapture is a captured workspace's bundle and the time it was
+// triaged (its recorded report's), for tests that change the evidence
+// before replaying it.
+func loadCapture(t *testing.T, dir string) (*bundle.Bundle, time.Time) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "output", "investigation.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -110,5 +120,5 @@ func replay(t *testing.T, dir string) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Investigate(b, Options{Agent: "builtin", Now: recorded.Time})
+	return b, recorded.Time
 }

@@ -1,8 +1,6 @@
 package investigate
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,8 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
-	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 	podrules "github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
 )
@@ -173,19 +169,7 @@ func TestInitRunning(t *testing.T) {
 // written before, in its own words.)
 func TestRolloutContextBeforeStatusCatchesUp(t *testing.T) {
 	dir := filepath.Join(realCorpus, "rollout-crash-introduced", "back-off")
-	data, err := os.ReadFile(filepath.Join(dir, "output", "investigation.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recorded report.Report
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatal(err)
-	}
-	res := recorded.Resource
-	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: res.APIVersion, Kind: res.Kind, Name: res.Name, Namespace: res.Namespace})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, at := loadCapture(t, dir)
 	if len(b.Deployments) != 1 {
 		t.Fatalf("capture holds %d deployments, want 1", len(b.Deployments))
 	}
@@ -196,7 +180,7 @@ func TestRolloutContextBeforeStatusCatchesUp(t *testing.T) {
 			c.Status, c.Reason, c.Message = corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability."
 		}
 	}
-	r := Investigate(b, Options{Agent: "builtin", Now: recorded.Time})
+	r := Investigate(b, Options{Agent: "builtin", Now: at})
 	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/Exit1/MissingEnv") {
 		t.Fatalf("category %q, want the pod's own cause", r.RootCause.Category)
 	}
@@ -212,25 +196,13 @@ func TestRolloutContextBeforeStatusCatchesUp(t *testing.T) {
 // pod's own cause stays the root cause, with the rollout around it.
 func TestRolloutBetweenRestarts(t *testing.T) {
 	dir := filepath.Join(realCorpus, "rollout-crash-introduced", "back-off")
-	data, err := os.ReadFile(filepath.Join(dir, "output", "investigation.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recorded report.Report
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatal(err)
-	}
-	res := recorded.Resource
-	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: res.APIVersion, Kind: res.Kind, Name: res.Name, Namespace: res.Namespace})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, at := loadCapture(t, dir)
 	restarted := 0
 	for _, p := range b.Pods {
 		for i := range p.Status.ContainerStatuses {
 			st := &p.Status.ContainerStatuses[i]
 			if st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" {
-				st.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(recorded.Time.Add(-time.Second))}}
+				st.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(at.Add(-time.Second))}}
 				st.RestartCount++
 				restarted++
 			}
@@ -239,7 +211,7 @@ func TestRolloutBetweenRestarts(t *testing.T) {
 	if restarted == 0 {
 		t.Fatal("the capture holds no container in CrashLoopBackOff")
 	}
-	r := Investigate(b, Options{Agent: "builtin", Now: recorded.Time})
+	r := Investigate(b, Options{Agent: "builtin", Now: at})
 	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/Exit1/MissingEnv") {
 		t.Fatalf("category %q (%s), want the pod's own cause", r.RootCause.Category, r.Title)
 	}
