@@ -46,7 +46,8 @@ func Apply(r *report.Report, b *bundle.Bundle, history bool) {
 	}
 	var kept []report.Action
 	for _, a := range r.Actions {
-		reason, replacement := s.check(a, history)
+		lines := parseAll(a)
+		reason, replacement := s.check(a, lines, history)
 		if reason != "" {
 			r.Withheld = append(r.Withheld, report.Withheld{Action: a, Reason: reason})
 			if replacement != nil {
@@ -58,7 +59,7 @@ func Apply(r *report.Report, b *bundle.Bundle, history bool) {
 			a.Kind = report.LongTerm
 			a.Description = "Before it happens again: " + a.Description
 		}
-		kept = append(kept, s.annotate(a))
+		kept = append(kept, s.annotate(a, lines))
 	}
 	r.Actions = kept
 }
@@ -69,7 +70,7 @@ func Violations(r *report.Report, b *bundle.Bundle, history bool) []report.Withh
 	s := state{b: b, ns: b.Target.Namespace}
 	var out []report.Withheld
 	for _, a := range r.Actions {
-		if reason, _ := s.check(a, history); reason != "" {
+		if reason, _ := s.check(a, parseAll(a), history); reason != "" {
 			out = append(out, report.Withheld{Action: a, Reason: reason})
 		}
 		if history && a.Kind == report.Immediate {
@@ -79,19 +80,28 @@ func Violations(r *report.Report, b *bundle.Bundle, history bool) []report.Withh
 	return out
 }
 
+// parseAll parses each of a's command lines once, for every check on it.
+func parseAll(a report.Action) [][]call {
+	lines := make([][]call, len(a.Commands))
+	for i, line := range a.Commands {
+		lines[i] = parse(line)
+	}
+	return lines
+}
+
 // check returns why the action must not be proposed ("" when it may), and
-// what to propose instead, if anything.
-func (s state) check(a report.Action, history bool) (string, *report.Action) {
+// what to propose instead, if anything. lines is parseAll(a).
+func (s state) check(a report.Action, lines [][]call, history bool) (string, *report.Action) {
 	files := map[string][2]string{} // FILE of `kubectl get KIND NAME -o yaml > FILE`
-	for _, line := range a.Commands {
-		for _, c := range parse(line) {
+	for _, calls := range lines {
+		for _, c := range calls {
 			if c.verb == "get" && c.output != "" && len(c.names) == 1 {
 				files[c.output] = [2]string{c.kind, c.names[0]}
 			}
 		}
 	}
-	for _, line := range a.Commands {
-		for _, c := range parse(line) {
+	for _, calls := range lines {
+		for _, c := range calls {
 			if !c.writes() {
 				continue
 			}
@@ -104,7 +114,7 @@ func (s state) check(a report.Action, history bool) (string, *report.Action) {
 				}
 			}
 			if why := s.selectorChange(c); why != "" {
-				return why, readOnly(a, "Find the workload this Service is for, and make the selector match its pods' labels (or fix the labels in its pod template).")
+				return why, readOnly(a, lines, "Find the workload this Service is for, and make the selector match its pods' labels (or fix the labels in its pod template).")
 			}
 			if key, near, cm := s.misspelledKey(c); key != "" {
 				return fmt.Sprintf("it would add key %s to ConfigMap %s, which has %s: %s looks like a misspelling, so the reference is what to correct", key, cm, near, key),
@@ -117,12 +127,11 @@ func (s state) check(a report.Action, history bool) (string, *report.Action) {
 
 // readOnly keeps what a withheld action would have had a human look at,
 // as a check.
-func readOnly(a report.Action, description string) *report.Action {
+func readOnly(a report.Action, lines [][]call, description string) *report.Action {
 	out := report.Action{Kind: report.Check, Description: description}
-	for _, line := range a.Commands {
-		calls := parse(line)
+	for i, calls := range lines {
 		if len(calls) > 0 && !slices.ContainsFunc(calls, call.writes) {
-			out.Commands = append(out.Commands, line)
+			out.Commands = append(out.Commands, a.Commands[i])
 		}
 	}
 	return &out
@@ -353,9 +362,9 @@ func nearest(k string, keys []string) string {
 }
 
 // annotate makes a selector change say which pods it will select.
-func (s state) annotate(a report.Action) report.Action {
-	for _, line := range a.Commands {
-		for _, c := range parse(line) {
+func (s state) annotate(a report.Action, lines [][]call) report.Action {
+	for _, calls := range lines {
+		for _, c := range calls {
 			if _, sel := s.newSelector(c); sel != nil && !placeholder(sel) {
 				var names []string
 				for _, p := range s.selected(s.namespace(c), sel) {
