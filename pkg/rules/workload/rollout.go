@@ -64,32 +64,47 @@ func checkRollout(c *rule.Pass) []rule.Finding {
 	available := deploymentCondition(d, appsv1.DeploymentAvailable)
 	deadline := progressing != nil && progressing.Status == corev1.ConditionFalse && progressing.Reason == "ProgressDeadlineExceeded"
 	unavailable := available != nil && available.Status == corev1.ConditionFalse
-	if !deadline && !unavailable && !newRevisionFailing(c, d) {
+	revs := revisionsOf(c, d)
+	if !deadline && !unavailable && !revs.newFailing() {
 		return nil
 	}
-	if f, ok := rolloutFinding(c, d, progressing, available, deadline); ok {
+	if f, ok := rolloutFinding(c, d, revs, progressing, available, deadline); ok {
 		return []rule.Finding{f}
 	}
 	return nil
 }
 
-// newRevisionFailing: pods of the newest revision (a rollout: there is a
-// previous one) have a cause of their own. The Deployment's conditions lag
-// its pods by a controller round trip, so a new pod can already be in
-// CrashLoopBackOff while Available still reads True (seen on the real node);
-// the rollout's context is due then too.
-func newRevisionFailing(c *rule.Pass, d *appsv1.Deployment) bool {
-	rss := replicaSetsOf(c, d)
-	newest := bundle.NewestReplicaSet(rss)
-	if newest == nil || previousRevision(rss, newest) == nil {
-		return false
-	}
-	return len(kube.PodCauses(c, kube.PodsOf(c, newest.UID))) > 0
+// revisions is a Deployment's newest and previous ReplicaSets and the pods
+// of the newest with their causes, computed once for the gate and the finding.
+type revisions struct {
+	newest, prev *appsv1.ReplicaSet
+	pods         []*corev1.Pod
+	causes       map[string]*rule.Finding
 }
 
-func rolloutFinding(c *rule.Pass, d *appsv1.Deployment, progressing, available *appsv1.DeploymentCondition, deadline bool) (rule.Finding, bool) {
+func revisionsOf(c *rule.Pass, d *appsv1.Deployment) revisions {
 	rss := replicaSetsOf(c, d)
-	newest := bundle.NewestReplicaSet(rss)
+	r := revisions{newest: bundle.NewestReplicaSet(rss)}
+	if r.newest == nil {
+		return r
+	}
+	r.prev = previousRevision(rss, r.newest)
+	r.pods = kube.PodsOf(c, r.newest.UID)
+	r.causes = kube.PodCauses(c, r.pods)
+	return r
+}
+
+// newFailing: pods of the newest revision (a rollout: there is a previous
+// one) have a cause of their own. The Deployment's conditions lag its pods
+// by a controller round trip, so a new pod can already be in CrashLoopBackOff
+// while Available still reads True (seen on the real node); the rollout's
+// context is due then too.
+func (r revisions) newFailing() bool {
+	return r.prev != nil && len(r.causes) > 0
+}
+
+func rolloutFinding(c *rule.Pass, d *appsv1.Deployment, revs revisions, progressing, available *appsv1.DeploymentCondition, deadline bool) (rule.Finding, bool) {
+	newest := revs.newest
 	want := kube.ReplicasOf(d.Spec.Replicas)
 	f := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Observed, Subject: d.Name}
 	var evidence []string
@@ -120,9 +135,7 @@ func rolloutFinding(c *rule.Pass, d *appsv1.Deployment, progressing, available *
 		return f, true
 	}
 	rev := bundle.Revision(newest)
-	prev := previousRevision(rss, newest)
-	newPods := kube.PodsOf(c, newest.UID)
-	causes := kube.PodCauses(c, newPods)
+	prev, newPods, causes := revs.prev, revs.pods, revs.causes
 	rsWant := kube.ReplicasOf(newest.Spec.Replicas)
 	rsLine := fmt.Sprintf("ReplicaSet %s is revision %d, created %s: %d/%d pods, %d ready", newest.Name, rev, kube.Stamp(newest.CreationTimestamp.Time), newest.Status.Replicas, rsWant, newest.Status.ReadyReplicas)
 	if prev != nil {
