@@ -30,6 +30,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/test/proc"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -71,7 +73,7 @@ type Node struct {
 	StartedIn time.Duration
 
 	pki      *pki
-	procs    []*process // in start order
+	procs    []*proc.Process // in start order
 	mounts   []string
 	stopOnce sync.Once
 }
@@ -212,12 +214,12 @@ func (n *Node) bindHostPaths() error {
 	return nil
 }
 
-func (n *Node) start(name string, args ...string) (*process, error) {
+func (n *Node) start(name string, args ...string) (*proc.Process, error) {
 	bin := name
 	if _, err := os.Stat(filepath.Join(n.BinDir, name)); err == nil {
 		bin = filepath.Join(n.BinDir, name)
 	}
-	p, err := startProcess(name, bin, filepath.Join(n.Dir, "logs", name+".log"), args)
+	p, err := proc.Start(name, bin, filepath.Join(n.Dir, "logs", name+".log"), args)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +242,7 @@ func (n *Node) startContainerd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitFor(ctx, 30*time.Second, p, "containerd", func() bool {
+	return proc.WaitFor(ctx, 30*time.Second, p, "containerd", func() bool {
 		return exec.Command("ctr", "--address", n.ContainerdSocket, "version").Run() == nil
 	})
 }
@@ -274,7 +276,7 @@ func (n *Node) startEtcd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitFor(ctx, 30*time.Second, p, "etcd health", func() bool {
+	return proc.WaitFor(ctx, 30*time.Second, p, "etcd health", func() bool {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:2379", time.Second)
 		if err == nil {
 			c.Close()
@@ -285,7 +287,7 @@ func (n *Node) startEtcd(ctx context.Context) error {
 
 func (n *Node) startAPIServer(ctx context.Context) error {
 	p := n.pki
-	proc, err := n.start("kube-apiserver",
+	apiserver, err := n.start("kube-apiserver",
 		"--etcd-servers=http://127.0.0.1:2379",
 		"--bind-address=0.0.0.0", fmt.Sprintf("--secure-port=%d", apiPort), "--advertise-address="+NodeIP,
 		"--cert-dir="+filepath.Join(n.Dir, "pki"),
@@ -301,7 +303,7 @@ func (n *Node) startAPIServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitFor(ctx, 90*time.Second, proc, "kube-apiserver /readyz", func() bool {
+	return proc.WaitFor(ctx, 90*time.Second, apiserver, "kube-apiserver /readyz", func() bool {
 		out, err := exec.Command(n.KubectlPath, "--server", n.Server, "--token", p.tokens["admin"],
 			"--certificate-authority", p.caCertFile, "get", "--raw", "/readyz").CombinedOutput()
 		return err == nil && strings.TrimSpace(string(out)) == "ok"
@@ -333,7 +335,7 @@ func (n *Node) startControllers(ctx context.Context) error {
 	}
 	// The controllers run once the default ServiceAccount exists: pods
 	// are refused until then.
-	return waitFor(ctx, time.Minute, p, "the default ServiceAccount", func() bool {
+	return proc.WaitFor(ctx, time.Minute, p, "the default ServiceAccount", func() bool {
 		_, err := n.Client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 		return err == nil
 	})
@@ -354,7 +356,7 @@ func (n *Node) startKubelet(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return waitFor(ctx, 2*time.Minute, p, "node Ready", func() bool {
+	return proc.WaitFor(ctx, 2*time.Minute, p, "node Ready", func() bool {
 		node, err := n.Client.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
 		if err != nil {
 			return false
@@ -377,7 +379,7 @@ func (n *Node) Stop() {
 	}
 	n.stopOnce.Do(func() {
 		for i := len(n.procs) - 1; i >= 0; i-- {
-			n.procs[i].stop(10 * time.Second)
+			n.procs[i].Stop(10 * time.Second)
 		}
 		if self, err := os.Readlink("/proc/self/ns/net"); err == nil {
 			_ = killNetns(self)

@@ -37,6 +37,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/test/proc"
+
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -93,8 +95,8 @@ type Cluster struct {
 
 	etcdPort  int
 	pki       *pki
-	etcd      *process
-	apiserver *process
+	etcd      *proc.Process
+	apiserver *proc.Process
 	kubelet   *fakeKubelet
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 	stopOnce  sync.Once
@@ -124,7 +126,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		if err == nil {
 			return c, nil
 		}
-		if !errors.Is(err, errAddrInUse) || attempt == startAttempts {
+		if !errors.Is(err, proc.ErrAddrInUse) || attempt == startAttempts {
 			return nil, err
 		}
 		if opts.Dir != "" {
@@ -204,6 +206,10 @@ func start(ctx context.Context, opts Options, binDir string) (_ *Cluster, err er
 	return c, nil
 }
 
+// stopTimeout bounds the graceful part of stopping a process; the data is
+// thrown away anyway, so there is no point in waiting longer.
+const stopTimeout = 5 * time.Second
+
 // Stop stops the apiserver, etcd and the fake kubelet (SIGTERM, SIGKILL
 // after a bound), waits for them, and removes Dir unless
 // KUBECTL_TRIAGE_KEEP=1. Safe to call more than once and on a half-started
@@ -214,8 +220,8 @@ func (c *Cluster) Stop() {
 	}
 	c.stopOnce.Do(func() {
 		// apiserver first: it talks to the other two.
-		c.apiserver.stop()
-		c.etcd.stop()
+		c.apiserver.Stop(stopTimeout)
+		c.etcd.Stop(stopTimeout)
 		c.kubelet.stop()
 		if os.Getenv(EnvKeep) == "1" {
 			fmt.Fprintf(os.Stderr, "testcluster: %s=1, keeping %s\n", EnvKeep, c.Dir)
@@ -290,7 +296,7 @@ func (c *Cluster) startEtcd(ctx context.Context, clientPort, peerPort int) error
 	if etcdSupportsNoFsync(bin) {
 		args = append(args, "--unsafe-no-fsync")
 	}
-	p, err := startProcess("etcd", bin, c.EtcdLogPath, args)
+	p, err := proc.Start("etcd", bin, c.EtcdLogPath, args)
 	if err != nil {
 		return err
 	}
@@ -298,7 +304,7 @@ func (c *Cluster) startEtcd(ctx context.Context, clientPort, peerPort int) error
 
 	client := &http.Client{Timeout: time.Second}
 	defer client.CloseIdleConnections()
-	return waitFor(ctx, 30*time.Second, p, func() bool {
+	return proc.WaitFor(ctx, 30*time.Second, p, "etcd /health", func() bool {
 		resp, err := client.Get(clientURL + "/health")
 		if err != nil {
 			return false
@@ -345,11 +351,11 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdPort, port int, extra 
 		"--audit-log-maxsize=1000000",
 	}
 	args = append(args, extra...)
-	proc, err := startProcess("kube-apiserver", filepath.Join(c.BinDir, "kube-apiserver"), c.APIServerLogPath, args)
+	apiserver, err := proc.Start("kube-apiserver", filepath.Join(c.BinDir, "kube-apiserver"), c.APIServerLogPath, args)
 	if err != nil {
 		return err
 	}
-	c.apiserver = proc
+	c.apiserver = apiserver
 
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(p.caCert)
@@ -375,48 +381,19 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdPort, port int, extra 
 	// /readyz turns 200 only after every post-start hook ran, including
 	// rbac/bootstrap-roles; the default namespace is created asynchronously
 	// right after, so wait for it too.
-	if err := waitFor(ctx, 90*time.Second, proc, func() bool { return get("/readyz") }); err != nil {
-		return fmt.Errorf("wait for /readyz: %w", err)
+	if err := proc.WaitFor(ctx, 90*time.Second, apiserver, "/readyz", func() bool { return get("/readyz") }); err != nil {
+		return err
 	}
-	if err := waitFor(ctx, 30*time.Second, proc, func() bool { return get("/api/v1/namespaces/default") }); err != nil {
-		return fmt.Errorf("wait for namespace default: %w", err)
+	if err := proc.WaitFor(ctx, 30*time.Second, apiserver, "namespace default", func() bool { return get("/api/v1/namespaces/default") }); err != nil {
+		return err
 	}
 	return nil
-}
-
-// waitFor polls cond until it is true, the process exits, ctx is done or the
-// timeout passes.
-func waitFor(ctx context.Context, timeout time.Duration, p *process, cond func() bool) error {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		// Exit is checked on both sides of cond: if our child died (e.g.
-		// on a port race), whatever answers on its port is not ours.
-		if p.exited() {
-			return p.exitError()
-		}
-		if cond() {
-			if p.exited() {
-				return p.exitError()
-			}
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w; last %s log lines:\n%s", ctx.Err(), p.name, logTail(p.logPath, 25))
-		case <-deadline.C:
-			return fmt.Errorf("timed out after %v; last %s log lines:\n%s", timeout, p.name, logTail(p.logPath, 25))
-		case <-tick.C:
-		}
-	}
 }
 
 // logTails formats the end of both logs for error messages.
 func (c *Cluster) logTails() string {
 	return fmt.Sprintf("\n--- last lines of %s:\n%s\n--- last lines of %s:\n%s",
-		c.APIServerLogPath, logTail(c.APIServerLogPath, 20), c.EtcdLogPath, logTail(c.EtcdLogPath, 10))
+		c.APIServerLogPath, proc.LogTail(c.APIServerLogPath, 20), c.EtcdLogPath, proc.LogTail(c.EtcdLogPath, 10))
 }
 
 func (c *Cluster) writeKubeconfigs() error {

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/test/proc"
 )
 
-// A port taken between picking and binding must surface as errAddrInUse, or
+// A port taken between picking and binding must surface as proc.ErrAddrInUse, or
 // Start would not retry with new ports.
 func TestPortInUseIsRetryable(t *testing.T) {
 	shared := Get(t)
@@ -49,16 +51,16 @@ func TestPortInUseIsRetryable(t *testing.T) {
 		c := newCluster()
 		defer c.Stop()
 		err := c.startEtcd(ctx, busy, free[0])
-		if !errors.Is(err, errAddrInUse) {
-			t.Fatalf("got %v, want errAddrInUse", err)
+		if !errors.Is(err, proc.ErrAddrInUse) {
+			t.Fatalf("got %v, want proc.ErrAddrInUse", err)
 		}
 	})
 	t.Run("kube-apiserver", func(t *testing.T) {
 		c := newCluster()
 		defer c.Stop()
 		err := c.startAPIServer(ctx, shared.etcdPort, busy, nil)
-		if !errors.Is(err, errAddrInUse) {
-			t.Fatalf("got %v, want errAddrInUse", err)
+		if !errors.Is(err, proc.ErrAddrInUse) {
+			t.Fatalf("got %v, want proc.ErrAddrInUse", err)
 		}
 	})
 }
