@@ -139,6 +139,6 @@ contexts:
     user: %s
     namespace: default
 current-context: realnode
-`, n.Server, n.pki.caCertFile, user, n.pki.tokens[user], user)
+`, n.Server, n.pki.CACertFile, user, n.pki.Tokens[user], user)
 	return path, os.WriteFile(path, []byte(data), 0o600)
 }

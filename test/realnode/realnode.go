@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/test/pki"
 	"github.com/kubectl-triage/kubectl-triage/test/proc"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,7 +73,7 @@ type Node struct {
 	// Times of the bring-up, for make bench.
 	StartedIn time.Duration
 
-	pki      *pki
+	pki      *pki.Files
 	procs    []*proc.Process // in start order
 	mounts   []string
 	stopOnce sync.Once
@@ -291,11 +292,11 @@ func (n *Node) startAPIServer(ctx context.Context) error {
 		"--etcd-servers=http://127.0.0.1:2379",
 		"--bind-address=0.0.0.0", fmt.Sprintf("--secure-port=%d", apiPort), "--advertise-address="+NodeIP,
 		"--cert-dir="+filepath.Join(n.Dir, "pki"),
-		"--tls-cert-file="+p.servingCert, "--tls-private-key-file="+p.servingKey,
-		"--client-ca-file="+p.caCertFile, "--token-auth-file="+p.tokenFile,
+		"--tls-cert-file="+p.ServingCert, "--tls-private-key-file="+p.ServingKey,
+		"--client-ca-file="+p.CACertFile, "--token-auth-file="+p.TokenFile,
 		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file="+p.saPub, "--service-account-signing-key-file="+p.saKey,
+		"--service-account-key-file="+p.SAPub, "--service-account-signing-key-file="+p.SAKey,
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none",
 		"--kubelet-preferred-address-types=InternalIP",
@@ -304,8 +305,8 @@ func (n *Node) startAPIServer(ctx context.Context) error {
 		return err
 	}
 	return proc.WaitFor(ctx, 90*time.Second, apiserver, "kube-apiserver /readyz", func() bool {
-		out, err := exec.Command(n.KubectlPath, "--server", n.Server, "--token", p.tokens["admin"],
-			"--certificate-authority", p.caCertFile, "get", "--raw", "/readyz").CombinedOutput()
+		out, err := exec.Command(n.KubectlPath, "--server", n.Server, "--token", p.Tokens["admin"],
+			"--certificate-authority", p.CACertFile, "get", "--raw", "/readyz").CombinedOutput()
 		return err == nil && strings.TrimSpace(string(out)) == "ok"
 	})
 }
@@ -322,7 +323,7 @@ func (n *Node) startControllers(ctx context.Context) error {
 	p, err := n.start("kube-controller-manager", "--kubeconfig="+kcm,
 		"--authentication-kubeconfig="+kcm, "--authorization-kubeconfig="+kcm,
 		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=10257",
-		"--service-account-private-key-file="+n.pki.saKey, "--root-ca-file="+n.pki.caCertFile,
+		"--service-account-private-key-file="+n.pki.SAKey, "--root-ca-file="+n.pki.CACertFile,
 		"--use-service-account-credentials=false", "--cluster-name=realnode",
 		"--profiling=false")
 	if err != nil {

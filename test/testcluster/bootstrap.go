@@ -45,7 +45,7 @@ func (c *Cluster) ensureNamespaceDefaults(ctx context.Context, ns string) error 
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt", Namespace: ns,
 			Annotations: map[string]string{"kubernetes.io/description": "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters."}},
-		Data: map[string]string{"ca.crt": string(c.pki.caCert)},
+		Data: map[string]string{"ca.crt": string(c.pki.CACert)},
 	}
 	_, err = c.Client.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {

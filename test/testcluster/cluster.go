@@ -94,7 +94,7 @@ type Cluster struct {
 	EtcdLogPath      string
 
 	etcdPort  int
-	pki       *pki
+	pki       *creds
 	etcd      *proc.Process
 	apiserver *proc.Process
 	kubelet   *fakeKubelet
@@ -322,15 +322,15 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdPort, port int, extra 
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
 		"--advertise-address=127.0.0.1",
-		"--cert-dir=" + filepath.Dir(p.servingCert),
-		"--tls-cert-file=" + p.servingCert,
-		"--tls-private-key-file=" + p.servingKey,
-		"--client-ca-file=" + p.caCertFile,
-		"--token-auth-file=" + p.tokenFile,
+		"--cert-dir=" + filepath.Dir(p.ServingCert),
+		"--tls-cert-file=" + p.ServingCert,
+		"--tls-private-key-file=" + p.ServingKey,
+		"--client-ca-file=" + p.CACertFile,
+		"--token-auth-file=" + p.TokenFile,
 		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file=" + p.saPub,
-		"--service-account-signing-key-file=" + p.saKey,
+		"--service-account-key-file=" + p.SAPub,
+		"--service-account-signing-key-file=" + p.SAKey,
 		"--service-cluster-ip-range=10.0.0.0/24",
 		// Otherwise it logs an error every 10 s: the "kubernetes" Endpoints
 		// may not point at a loopback address.
@@ -358,7 +358,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdPort, port int, extra 
 	c.apiserver = apiserver
 
 	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(p.caCert)
+	pool.AppendCertsFromPEM(p.CACert)
 	client := &http.Client{
 		Timeout:   2 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}},
@@ -399,7 +399,7 @@ func (c *Cluster) logTails() string {
 func (c *Cluster) writeKubeconfigs() error {
 	write := func(path, context, user, token string) error {
 		cfg := clientcmdapi.NewConfig()
-		cfg.Clusters["testcluster"] = &clientcmdapi.Cluster{Server: c.Server, CertificateAuthorityData: c.pki.caCert}
+		cfg.Clusters["testcluster"] = &clientcmdapi.Cluster{Server: c.Server, CertificateAuthorityData: c.pki.CACert}
 		cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
 		cfg.Contexts[context] = &clientcmdapi.Context{Cluster: "testcluster", AuthInfo: user, Namespace: "default"}
 		cfg.CurrentContext = context
@@ -415,7 +415,7 @@ func (c *Cluster) initClients() error {
 	c.Config = &rest.Config{
 		Host:            c.Server,
 		BearerToken:     c.pki.adminToken,
-		TLSClientConfig: rest.TLSClientConfig{CAData: c.pki.caCert},
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.pki.CACert},
 		// Negative QPS disables client-side throttling: tests create
 		// objects in bursts and the default 5 QPS would dominate run time.
 		QPS:       -1,
