@@ -2,6 +2,8 @@ package agent
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -61,6 +63,52 @@ func TestWeakerSandboxSaysWhatIsNotContained(t *testing.T) {
 			}
 			if e.contained() != (got == sandbox.ModeNamespaces) {
 				t.Errorf("contained() = %v for %q", e.contained(), got)
+			}
+		})
+	}
+}
+
+// TestModelEndpoints: what the egress hub lets the agent reach is the
+// definition's model hosts, replaced by the user's base-URL setting when
+// there is one (a variable, or codex's config.toml); a base URL on loopback
+// is forwarded as it is rather than proxied; the user's own HTTPS proxy is
+// the one the egress proxy chains to.
+func TestModelEndpoints(t *testing.T) {
+	defs, err := Definitions("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		agent      string
+		env        []string
+		codexToml  string
+		allow, fwd []string
+		upstream   string
+	}{
+		{"claude by default", "claude", nil, "", []string{"api.anthropic.com:443", "platform.claude.com:443"}, nil, ""},
+		{"claude, a company gateway", "claude", []string{"ANTHROPIC_BASE_URL=https://llm.corp.example/anthropic"}, "", []string{"llm.corp.example:443"}, nil, ""},
+		{"claude, a local model", "claude", []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:4000"}, "", nil, []string{"127.0.0.1:4000"}, ""},
+		{"codex, config.toml", "codex", nil, "openai_base_url = \"http://gw.corp.example:8080/v1\"\n", []string{"gw.corp.example:8080"}, nil, ""},
+		{"gemini behind the user's proxy", "gemini", []string{"HTTPS_PROXY=http://proxy.corp.example:3128"}, "", []string{"generativelanguage.googleapis.com:443", "cloudcode-pa.googleapis.com:443", "oauth2.googleapis.com:443"}, nil, "http://proxy.corp.example:3128"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			if tc.codexToml != "" {
+				os.MkdirAll(filepath.Join(home, ".codex"), 0o700)
+				os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(tc.codexToml), 0o600)
+			}
+			e := &Exec{Def: defs[tc.agent], Home: home, Environ: func() []string { return tc.env }}
+			allow, fwd := e.modelEndpoints()
+			if strings.Join(allow, ",") != strings.Join(tc.allow, ",") || strings.Join(fwd, ",") != strings.Join(tc.fwd, ",") {
+				t.Errorf("allow %v, forward %v; want %v, %v", allow, fwd, tc.allow, tc.fwd)
+			}
+			got := ""
+			if u := e.userProxy(); u != nil {
+				got = u.String()
+			}
+			if got != tc.upstream {
+				t.Errorf("upstream proxy %q, want %q", got, tc.upstream)
 			}
 		})
 	}
