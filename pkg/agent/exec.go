@@ -45,6 +45,9 @@ type Exec struct {
 	Environ  func() []string
 	LookPath func(string) (string, error)
 	Home     string
+	// Probe says whether the namespace sandbox can be made here (default
+	// sandbox.Probe); tests replace it to reach the weaker fallbacks.
+	Probe func() error
 
 	// Isolation decides whether the agent runs sandboxed away from the
 	// user's credentials (zero value: off, for tests that do not exercise it).

@@ -31,7 +31,11 @@ func (e *Exec) chooseSandbox() error {
 	var reasons []string
 	switch runtime.GOOS {
 	case "linux":
-		err := sandbox.Probe()
+		probe := sandbox.Probe
+		if e.Probe != nil {
+			probe = e.Probe
+		}
+		err := probe()
 		if err == nil {
 			e.sandboxMode = sandbox.ModeNamespaces
 			return nil

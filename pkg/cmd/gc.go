@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
+	"github.com/kubectl-triage/kubectl-triage/pkg/egress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
 )
 
@@ -43,7 +44,8 @@ func NewCmdGC(streams genericiooptions.IOStreams) *cobra.Command {
 agent_failed) at least --older-than ago; an incident that never recorded its
 completion counts from its creation. Investigating incidents are running and
 are never removed, whatever their age. Entries of the root that are not valid
-incidents are left alone, with a warning.`,
+incidents are left alone, with a warning. The egress socket directories that
+killed runs left in TMPDIR (kubectl-triage-net-*) are removed too.`,
 		Example: gcExample,
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -91,6 +93,10 @@ func (o *GCOptions) Run() error {
 		return err
 	}
 	warnSkipped(o.ErrOut, o.store.Root, res.Skipped)
+	if !o.DryRun {
+		// What a kill -9 left outside the root: gone with its owner.
+		egress.Sweep()
+	}
 	verb := "removed"
 	if o.DryRun {
 		verb = "would remove"

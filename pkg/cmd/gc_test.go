@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
 )
 
 func TestGCCommand(t *testing.T) {
@@ -99,5 +101,41 @@ func TestGCValidation(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, idResolved)); err != nil {
 		t.Errorf("an invalid gc removed something: %v", err)
+	}
+}
+
+// TestGCSweepsKilledRunsSocketDirs: gc removes the egress socket directory
+// a killed run left in TMPDIR (its owner, named in it, is gone), keeps a
+// live run's, and --dry-run removes nothing.
+func TestGCSweepsKilledRunsSocketDirs(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	dead := owner.Process{PID: exited.Process.Pid, StartTime: 1}
+	killed := filepath.Join(tmp, "kubectl-triage-net-"+dead.Token()+"-1")
+	live := filepath.Join(tmp, "kubectl-triage-net-"+owner.Self().Token()+"-2")
+	for _, d := range []string{killed, live} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := t.TempDir()
+	for _, tt := range []struct {
+		args       []string
+		killedGone bool
+	}{{[]string{"--dry-run"}, false}, {nil, true}} {
+		r := run(t, append([]string{"gc", "--workspace-root", root, "--older-than", "72h"}, tt.args...)...)
+		if r.code != 0 {
+			t.Fatalf("gc %v: exit %d: %s", tt.args, r.code, r.stderr)
+		}
+		if _, err := os.Stat(killed); os.IsNotExist(err) != tt.killedGone {
+			t.Errorf("gc %v: the killed run's directory removed=%v, want %v", tt.args, os.IsNotExist(err), tt.killedGone)
+		}
+		if _, err := os.Stat(live); err != nil {
+			t.Errorf("gc %v removed a live run's socket directory: %v", tt.args, err)
+		}
 	}
 }

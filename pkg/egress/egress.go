@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/auditlog"
+	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
 )
 
 // Config says what the agent may reach.
@@ -65,7 +66,8 @@ type Socket struct {
 
 // Hub serves one agent run's ways out.
 type Hub struct {
-	// Dir holds the sockets (0700, outside the workspace).
+	// Dir holds the sockets (0700, in TMPDIR, named after its owner: see
+	// Sweep).
 	Dir string
 	// Sockets are what the init must listen on; ProxyURL is the proxy's
 	// address inside the namespace, for the agent's HTTPS_PROXY.
@@ -105,7 +107,10 @@ func Start(cfg Config) (*Hub, error) {
 		}
 		allow[hp] = true
 	}
-	dir, err := os.MkdirTemp("", "kubectl-triage-net-")
+	// A run killed before Close (kill -9) leaves its directory: the next
+	// run takes it away, as gc does.
+	Sweep()
+	dir, err := os.MkdirTemp("", dirPrefix+owner.Self().Token()+"-")
 	if err != nil {
 		return nil, fmt.Errorf("egress: socket directory: %w", err)
 	}

@@ -294,21 +294,8 @@ func setup(spec Spec, home *homeCopy) error {
 			}
 		}
 	}
-	empty, err := os.MkdirTemp("", ".sandbox-empty-") // TMPDIR: the private one in the workspace
-	if err != nil {
+	if err := maskAll(spec); err != nil {
 		return err
-	}
-	emptyFile := filepath.Join(empty, "file")
-	if err := os.WriteFile(emptyFile, nil, 0o400); err != nil {
-		return err
-	}
-	for _, m := range spec.Mask {
-		if spec.Home != "" && within(spec.Home, m) {
-			continue // the whole home is replaced
-		}
-		if err := mask(m, emptyFile); err != nil {
-			return err
-		}
 	}
 	if spec.Home != "" {
 		if err := unix.Mount("tmpfs", spec.Home, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0700,size=512m"); err != nil {
@@ -318,6 +305,7 @@ func setup(spec Spec, home *homeCopy) error {
 			return err
 		}
 		for _, rb := range rebinds {
+			var err error
 			if rb.dir {
 				err = os.MkdirAll(rb.path, 0o700)
 			} else if err = os.MkdirAll(filepath.Dir(rb.path), 0o700); err == nil {
@@ -354,6 +342,53 @@ func setup(spec Spec, home *homeCopy) error {
 	}
 	// No privilege gains through setuid binaries inside.
 	return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+}
+
+// maskAll hides spec.Mask. A masked file is covered by an empty file that
+// has no name on disk: whatever TMPDIR is and however the run ends (kill -9
+// of the plugin included), nothing of it stays behind.
+func maskAll(spec Spec) error {
+	var masks []string
+	for _, m := range spec.Mask {
+		if spec.Home != "" && within(spec.Home, m) {
+			continue // the whole home is replaced
+		}
+		masks = append(masks, m)
+	}
+	if len(masks) == 0 {
+		return nil
+	}
+	emptyFile, done, err := nameless()
+	if err != nil {
+		return err
+	}
+	defer done()
+	for _, m := range masks {
+		if err := mask(m, emptyFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameless returns a path to bind an empty, read-only file from, and a
+// func to call once the binds are made (they keep the file alive). The file
+// is on a tiny tmpfs mounted for a moment over /proc (which the sandbox
+// replaces with a fresh one later anyway) and detached at once: it never
+// has a name on disk. (An O_TMPFILE file cannot be bound: the kernel
+// refuses an unlinked source.)
+func nameless() (string, func(), error) {
+	const at = "/proc"
+	if err := unix.Mount("tmpfs", at, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500"); err != nil {
+		return "", nil, fmt.Errorf("an empty file to mask with: %w", err)
+	}
+	done := func() { unix.Unmount(at, unix.MNT_DETACH) }
+	f := filepath.Join(at, "empty")
+	if err := os.WriteFile(f, nil, 0o400); err != nil {
+		done()
+		return "", nil, fmt.Errorf("an empty file to mask with: %w", err)
+	}
+	return f, done, nil
 }
 
 // mask makes m empty: a tmpfs over a directory, an empty file over a file.

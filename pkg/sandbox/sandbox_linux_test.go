@@ -331,3 +331,38 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
 }
+
+// TestMaskingLeavesNothingInTMPDIR: the empty file masked files are covered
+// with has no name, so a sandboxed run leaves no new entry in its TMPDIR
+// (it once left a .sandbox-empty-NNNN directory per run in /tmp), and the
+// masked file still reads empty inside.
+func TestMaskingLeavesNothingInTMPDIR(t *testing.T) {
+	needNamespaces(t)
+	tmp, ws, secrets := t.TempDir(), t.TempDir(), t.TempDir()
+	token := filepath.Join(secrets, "token")
+	os.WriteFile(token, []byte("planted-token"), 0o600)
+	dir := filepath.Join(secrets, "dir")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "key"), []byte("planted-key"), 0o600)
+	cmd := exec.Command("/bin/sh", "-c", `cat "$T" "$D/key" 2>/dev/null; echo done`)
+	cmd.Dir = ws
+	cmd.Env = []string{"T=" + token, "D=" + dir, "TMPDIR=" + tmp, "PATH=/usr/bin:/bin"}
+	h, err := Wrap(cmd, Spec{Mask: []string{token, dir}, Writable: []string{ws}, UID: os.Getuid(), GID: os.Getgid()}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runWrapped(cmd, h)
+	if err != nil {
+		t.Fatalf("sandboxed shell: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "planted") || !strings.Contains(out, "done") {
+		t.Errorf("masked files readable inside:\n%s", out)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("the sandbox left %s in its TMPDIR", e.Name())
+	}
+}

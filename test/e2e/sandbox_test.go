@@ -309,6 +309,22 @@ func TestAgentDiesWithThePlugin(t *testing.T) {
 					t.Fatalf("%d agent processes outlived the plugin", processesOf(id))
 				}
 			}
+			// Nothing of the killed run stays either: gc takes the
+			// interrupted incident and the egress hub's socket directory
+			// (named after the plugin's PID) that the kill left in TMPDIR.
+			hubDirs := filepath.Join(os.TempDir(), "kubectl-triage-net-"+strconv.Itoa(cmd.Process.Pid)+".*")
+			if left, _ := filepath.Glob(hubDirs); mode == "sandboxed" && len(left) != 1 {
+				t.Errorf("expected the killed run's socket directory %s, found %v", hubDirs, left)
+			}
+			if code, _, stderr := runWith(t, env, "gc", "--older-than", "0s"); code != 0 {
+				t.Fatalf("gc after the kill: exit %d\n%s", code, stderr)
+			}
+			if left, _ := filepath.Glob(hubDirs); len(left) != 0 {
+				t.Errorf("gc left the killed run's socket directory: %v", left)
+			}
+			if entries, _ := os.ReadDir(root); len(entries) != 0 {
+				t.Errorf("gc left %d entries in the root after the kill (%s)", len(entries), entries[0].Name())
+			}
 		})
 	}
 }

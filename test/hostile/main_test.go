@@ -65,6 +65,9 @@ func TestMain(m *testing.M) {
 	}
 	code := testcluster.Main(m)
 	os.RemoveAll(config)
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath)) // the plugin built for this run
+	}
 	out := printFigures()
 	fmt.Fprint(os.Stderr, out)
 	if p := os.Getenv("KUBECTL_TRIAGE_HOSTILE_FIGURES"); p != "" {

@@ -154,7 +154,14 @@ func TestKillAnywhere(t *testing.T) {
 		if agent {
 			what = fmt.Sprintf("kill %s after the agent started (point %d)", delay.Round(time.Millisecond), i)
 		}
-		if assertEnds(t, c, root, what) {
+		ok := assertEnds(t, c, root, what)
+		// Nor anything outside the root: the egress hub's socket directory
+		// (named after the killed plugin) went with gc.
+		if left, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("kubectl-triage-net-%d.*", cmd.Process.Pid))); len(left) != 0 {
+			t.Errorf("%s: gc left the killed run's socket directory %v", what, left)
+			ok = false
+		}
+		if ok {
 			figures.killsSurvived.Add(1)
 		}
 	}
