@@ -602,4 +602,39 @@ var realCorpusMisses = []scenario{
 		category: "ContainerFailed/Exit1",
 		culprit:  []string{"shop-postgres:5432"},
 	},
+	// Miss: Says "exit code 1 (general application error)"; should say port 8000 is already in use (gunicorn's "Connection in use: ('0.0.0.0', 8000)" repeated, then "Can't connect to").
+	{
+		name:   "real-gunicorn-connection-in-use",
+		source: "https://github.com/jonaswinkler/paperless-ng/issues/230 (gunicorn/sock.py 'Connection in use: %s', 'Retrying in 1 second.', 'Can't connect to %s'; exit status 1)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			log := "[2020-12-31 08:34:00 +0100] [132] [INFO] Starting gunicorn 20.0.4\n"
+			for i := 0; i < 5; i++ {
+				log += fmt.Sprintf("[2020-12-31 08:34:0%d +0100] [132] [ERROR] Connection in use: ('0.0.0.0', 8000)\n[2020-12-31 08:34:0%d +0100] [132] [ERROR] Retrying in 1 second.\n", i, i)
+			}
+			log += "[2020-12-31 08:34:05 +0100] [132] [ERROR] Can't connect to ('0.0.0.0', 8000)\n"
+			rcCrashPod(t, c, ns, "paperless", 1, log, rcImage("jonaswinkler/paperless-ng:0.9.10"), rcPort(8000))
+			return []string{"pod/paperless"}
+		},
+		category: "CrashLoop/Exit1/AddressInUse",
+		culprit:  []string{"8000"},
+	},
+	// Miss: Category right (CrashLoop/Exit134/AddressInUse) but the port is not named; should name 8080 from Kestrel's "Failed to bind to address http://[::]:8080: address already in use."
+	{
+		name:   "real-dotnet-kestrel-address-in-use",
+		source: "https://github.com/dotnet/aspnetcore/issues/4699 (Kestrel 'Failed to bind to address http://[::]:80: address already in use'; the unhandled exception aborts the runtime, exit 134)",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "catalog-api", 134, ""+
+				"info: Microsoft.Hosting.Lifetime[0]\n      Application is shutting down...\n"+
+				"Unhandled exception. System.IO.IOException: Failed to bind to address http://[::]:8080: address already in use.\n"+
+				" ---> Microsoft.AspNetCore.Connections.AddressInUseException: Address already in use\n"+
+				" ---> System.Net.Sockets.SocketException (98): Address already in use\n"+
+				"   at System.Net.Sockets.Socket.UpdateStatusAfterSocketErrorAndThrowException(SocketError error, String callerName)\n"+
+				"   at System.Net.Sockets.Socket.DoBind(EndPoint endPointSnapshot, SocketAddress socketAddress)\n"+
+				"   at Microsoft.AspNetCore.Server.Kestrel.Transport.Sockets.SocketConnectionListener.Bind()\n",
+				rcImage("registry.example.com/shop/catalog-api:8.0.1"), rcPort(8080))
+			return []string{"pod/catalog-api"}
+		},
+		category: "CrashLoop/Exit134/AddressInUse",
+		culprit:  []string{"8080"},
+	},
 }
