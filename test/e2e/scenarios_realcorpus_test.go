@@ -637,4 +637,40 @@ var realCorpusMisses = []scenario{
 		category: "CrashLoop/Exit134/AddressInUse",
 		culprit:  []string{"8080"},
 	},
+	// Miss: Says "exit code 1 (general application error)"; should say rabbitmq-0.rabbitmq-headless.messaging.svc.cluster.local does not resolve (Erlang's "nxdomain (non-existing domain)" is DNS wording the log reader does not know).
+	{
+		name:   "real-rabbitmq-epmd-nxdomain",
+		source: "RabbitMQ's CLI/epmd error as printed by the rabbitmq-server start-up in StatefulSets whose headless Service name does not resolve ('ERROR: epmd error for host %s: nxdomain (non-existing domain)'), as reported in bitnami/charts rabbitmq threads",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "rabbitmq-0", 1, ""+
+				"rabbitmq 08:12:31.09 INFO  ==> ** Starting RabbitMQ setup **\n"+
+				"rabbitmq 08:12:31.12 INFO  ==> Validating settings in RABBITMQ_* env vars..\n"+
+				"rabbitmq 08:12:31.20 INFO  ==> Initializing RabbitMQ...\n"+
+				"rabbitmq 08:12:31.34 INFO  ==> Starting RabbitMQ in background...\n"+
+				"ERROR: epmd error for host rabbitmq-0.rabbitmq-headless.messaging.svc.cluster.local: nxdomain (non-existing domain)\n",
+				rcImage("docker.io/bitnami/rabbitmq:3.12.12-debian-11-r0"), rcPort(5672), c2PodEnv("RABBITMQ_NODE_NAME", "rabbit@rabbitmq-0.rabbitmq-headless.messaging.svc.cluster.local"))
+			return []string{"pod/rabbitmq-0"}
+		},
+		category: "CrashLoop/Exit1/DNS",
+		culprit:  []string{"rabbitmq-0.rabbitmq-headless.messaging.svc.cluster.local"},
+	},
+	// Miss: Says "exit code 1 (general application error)"; should name the data directory /var/lib/mysql, which is not empty (MY-010457 "--initialize specified but the data directory has files in it"; a PVC mount point holding lost+found).
+	{
+		name:   "real-mysql-initialize-datadir-not-empty",
+		source: "MySQL 8 server errors MY-010457 ('--initialize specified but the data directory has files in it. Aborting.') and MY-013236 ('The designated data directory %s is unusable.'), seen when /var/lib/mysql is a PVC mount point holding lost+found",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "mysql", 1, ""+
+				"2024-01-10 10:11:10+00:00 [Note] [Entrypoint]: Entrypoint script for MySQL Server 8.0.36-1.el8 started.\n"+
+				"2024-01-10 10:11:11+00:00 [Note] [Entrypoint]: Initializing database files\n"+
+				"2024-01-10T10:11:11.402817Z 0 [System] [MY-013169] [Server] /usr/sbin/mysqld (mysqld 8.0.36) initializing of server in progress as process 80\n"+
+				"2024-01-10T10:11:11.404501Z 0 [ERROR] [MY-010457] [Server] --initialize specified but the data directory has files in it. Aborting.\n"+
+				"2024-01-10T10:11:11.404506Z 0 [ERROR] [MY-013236] [Server] The designated data directory /var/lib/mysql/ is unusable. You can remove all files that the server added to it.\n"+
+				"2024-01-10T10:11:11.404578Z 0 [ERROR] [MY-010119] [Server] Aborting\n"+
+				"2024-01-10T10:11:11.404786Z 0 [System] [MY-010910] [Server] /usr/sbin/mysqld: Shutdown complete (mysqld 8.0.36)  MySQL Community Server - GPL.\n",
+				rcImage("mysql:8.0.36"), rcPort(3306), rcPVCMount("mysql-data", "/var/lib/mysql"), c2PodEnv("MYSQL_ROOT_PASSWORD", "x"))
+			return []string{"pod/mysql"}
+		},
+		category: "CrashLoop/Exit1",
+		culprit:  []string{"/var/lib/mysql"},
+	},
 }
