@@ -673,4 +673,38 @@ var realCorpusMisses = []scenario{
 		category: "CrashLoop/Exit1",
 		culprit:  []string{"/var/lib/mysql"},
 	},
+	// Miss: Says "exit code 1 (general application error)"; should say the environment variable SERVER_PORT (injected by the Service named server: tcp://10.96.140.21:8080) is bound to server.port and is not a number (Spring's failure analysis names it; enableServiceLinks: false or a different Service name fixes it).
+	{
+		name:   "real-spring-server-port-service-link",
+		source: "Kubernetes' docker-links service environment variables (a Service named server injects SERVER_PORT=tcp://<clusterIP>:<port>, pkg/kubelet/envvars) colliding with Spring Boot's relaxed binding of server.port; Spring's failure analysis 'Failed to bind properties under 'server.port' to java.lang.Integer' with Origin: System Environment Property \"SERVER_PORT\"",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "gateway", 1, ""+
+				"2024-04-09 07:12:03.101  INFO 1 --- [           main] c.e.gateway.GatewayApplication           : Starting GatewayApplication v1.3.0 using Java 17.0.9 with PID 1\n"+
+				"2024-04-09 07:12:04.877 ERROR 1 --- [           main] o.s.b.d.LoggingFailureAnalysisReporter   : \n\n"+
+				"***************************\nAPPLICATION FAILED TO START\n***************************\n\nDescription:\n\n"+
+				"Failed to bind properties under 'server.port' to java.lang.Integer:\n\n"+
+				"    Property: server.port\n    Value: \"tcp://10.96.140.21:8080\"\n    Origin: System Environment Property \"SERVER_PORT\"\n"+
+				"    Reason: failed to convert java.lang.String to java.lang.Integer (caused by java.lang.NumberFormatException: For input string: \"tcp://10.96.140.21:8080\")\n\n"+
+				"Action:\n\nUpdate your application's configuration\n",
+				rcImage("registry.example.com/edge/gateway:1.3.0"), rcPort(8080), c2PodEnv("SERVER_PORT", "tcp://10.96.140.21:8080", "SERVER_SERVICE_HOST", "10.96.140.21"))
+			return []string{"pod/gateway"}
+		},
+		category: "CrashLoop/Exit1",
+		culprit:  []string{"SERVER_PORT"},
+	},
+	// Miss: Category right (CrashLoop/Exit1/AddressInUse) but the port is not named; should name 0.0.0.0:8080 from the JSON record's fields.addr next to "Address already in use (os error 98)".
+	{
+		name:   "real-rust-tracing-json-addr-in-use",
+		source: "tracing-subscriber's JSON format (timestamp, level, fields.message, target) around std::io::Error's 'Address already in use (os error 98)' from a Rust service binding 0.0.0.0:8080 next to a sidecar that already holds it",
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			rcCrashPod(t, c, ns, "ingest", 1, ""+
+				`{"timestamp":"2024-06-11T08:00:01.004512Z","level":"INFO","fields":{"message":"starting ingest","version":"0.9.1"},"target":"ingest"}`+"\n"+
+				`{"timestamp":"2024-06-11T08:00:01.005877Z","level":"ERROR","fields":{"message":"failed to bind listener","addr":"0.0.0.0:8080","error":"Address already in use (os error 98)"},"target":"ingest::server"}`+"\n"+
+				"Error: Address already in use (os error 98)\n",
+				rcImage("registry.example.com/data/ingest:0.9.1"), rcPort(8080))
+			return []string{"pod/ingest"}
+		},
+		category: "CrashLoop/Exit1/AddressInUse",
+		culprit:  []string{"8080"},
+	},
 }
