@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
@@ -46,6 +48,43 @@ func c2CrashDeployment(t *testing.T, c *testcluster.Cluster, ns, name, image str
 			Message: fmt.Sprintf("Back-off restarting failed container %s in pod %s_%s(%s)", name, p.Name, ns, p.UID)})
 	}
 	return pods
+}
+
+// scenarioScoped marks a cluster-scoped object (a Node, a PersistentVolume)
+// that only its own scenario may see: the control plane is shared, and a
+// node or volume left behind changes what later scenarios count and list.
+const scenarioScoped = "kubectl-triage.test/scenario-scoped"
+
+// dropAfterScenario deletes, when the scenario ends, a cluster-scoped object
+// it created with the scenarioScoped annotation (finalizers removed first:
+// no controller runs here to release them).
+func dropAfterScenario(t *testing.T, c *testcluster.Cluster, kind, name string, annotations map[string]string) {
+	if annotations[scenarioScoped] != "true" {
+		return
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		var err error
+		switch kind {
+		case "Node":
+			err = c.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
+		case "PersistentVolume":
+			pvs := c.Client.CoreV1().PersistentVolumes()
+			if pv, gerr := pvs.Get(ctx, name, metav1.GetOptions{}); gerr == nil && len(pv.Finalizers) > 0 {
+				pv.Finalizers = nil
+				_, err = pvs.Update(ctx, pv, metav1.UpdateOptions{})
+			}
+			if err == nil {
+				err = pvs.Delete(ctx, name, metav1.DeleteOptions{})
+			}
+
+		default:
+			t.Errorf("%s %s: scenario-scoped cleanup handles Nodes and PersistentVolumes", kind, name)
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete scenario-scoped %s %s: %v", kind, name, err)
+		}
+	})
 }
 
 func c2Env(kv ...string) func(*corev1.PodSpec) {
