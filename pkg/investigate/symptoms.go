@@ -308,12 +308,33 @@ var selfRepairing = map[string]bool{"ClusterIPNotAllocated": true, "PortNotAlloc
 func recentWarnings(c *rule.Pass) []string {
 	var out []string
 	for _, e := range kube.WarningEvents(c.B) {
-		if c.Now.Sub(bundle.EventTime(&e)) > kube.RecentWarning || (selfRepairing[e.Reason] && strings.Contains(e.Message, "repairing")) {
+		if c.Now.Sub(bundle.EventTime(&e)) > kube.RecentWarning || (selfRepairing[e.Reason] && strings.Contains(e.Message, "repairing")) ||
+			readySince(c.B, e) {
 			continue
 		}
 		out = append(out, fmt.Sprintf("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), kube.FirstLine(e.Message)))
 	}
 	return out
+}
+
+// readySince reports whether e is about a pod that has been Ready since
+// after the event was last seen: a probe that failed while the app was
+// starting, then passed, describes the past.
+func readySince(b *bundle.Bundle, e corev1.Event) bool {
+	if e.InvolvedObject.Kind != "Pod" {
+		return false
+	}
+	for _, p := range b.Pods {
+		if p.Name != e.InvolvedObject.Name || p.Namespace != e.InvolvedObject.Namespace {
+			continue
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodReady {
+				return cond.Status == corev1.ConditionTrue && cond.LastTransitionTime.Time.After(bundle.EventTime(&e))
+			}
+		}
+	}
+	return false
 }
 
 func podSymptoms(p *corev1.Pod, prefix bool) []string {
@@ -353,7 +374,7 @@ func podSymptoms(p *corev1.Pod, prefix bool) []string {
 			}
 			out = append(out, line)
 		}
-		if t := st.LastTerminationState.Terminated; t != nil && t.ExitCode != 0 {
+		if t := st.LastTerminationState.Terminated; t != nil && t.ExitCode != 0 && !kube.LostByRuntime(st) {
 			out = append(out, fmt.Sprintf("%s%s %s last terminated with exit code %d (%s) at %s",
 				name, kind, st.Name, t.ExitCode, t.Reason, t.FinishedAt.UTC().Format(time.RFC3339)))
 		}

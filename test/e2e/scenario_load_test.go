@@ -148,6 +148,7 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 		out := createOrReplace(t, c, u)
 		uids[old] = out.GetUID()
 		created[kind+"/"+name] = out
+		dropAfterScenario(t, c, kind, name, out.GetAnnotations())
 		if refersToUnknown(captured, uids) {
 			later = append(later, captured)
 		}

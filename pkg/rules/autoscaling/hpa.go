@@ -36,7 +36,9 @@ type hpaProblem struct {
 }
 
 var hpaProblems = []hpaProblem{
-	{"MissingRequest", regexp.MustCompile(`missing request for (?P<res>[a-z.\-/]+) in container "?(?P<ctr>[^" ]+)"? of Pod "?(?P<pod>[^" ]+)"?`),
+	// Controllers before 1.25 print only "missing request for cpu"; the
+	// container and pod are then read from the target's template.
+	{"MissingRequest", regexp.MustCompile(`missing request for (?P<res>[a-z.\-/]+)(?: in container "?(?P<ctr>[^" ]+)"? of Pod "?(?P<pod>[^" ]+)"?)?`),
 		"", // built from the groups
 		"Resource utilization is usage divided by request; the HPA controller cannot compute it for a container that has no request for that resource, so it does not scale at all.", rule.Definitive},
 	{"MetricsAPIUnavailable", regexp.MustCompile(`unable to fetch metrics from resource metrics API: (?P<detail>[^\n]*(?:could not find the requested resource|currently unable to handle the request|no endpoints available|service unavailable|connection refused)[^\n]*)`),
@@ -302,11 +304,21 @@ func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond 
 		} else {
 			f.Confidence = rule.Strong // the controller's message alone
 		}
+		if ctr == "" && len(lacking) > 0 {
+			ctr = lacking[0]
+		}
+		if ctr == "" {
+			ctr = "<container>"
+		}
 		if len(lacking) == 0 {
 			lacking = []string{ctr}
 		}
+		inPod := ""
+		if pod != "" {
+			inPod = " (pod " + pod + ")"
+		}
 		f.Title = fmt.Sprintf("HPA %s cannot scale: container %s of %s has no %s request, so %s utilization cannot be computed", h.Name, ctr, target, res, res)
-		f.Summary = fmt.Sprintf("HPA %s scales %s on %s utilization, but container %s (pod %s) sets no resources.requests.%s. Utilization is a percentage of the request, so the controller gives up and never scales.", h.Name, target, res, ctr, pod, res)
+		f.Summary = fmt.Sprintf("HPA %s scales %s on %s utilization, but container %s%s sets no resources.requests.%s. Utilization is a percentage of the request, so the controller gives up and never scales.", h.Name, target, res, ctr, inPod, res)
 		f.Culprit = fmt.Sprintf("%s container %s resources.requests.%s (unset)", kube.ValueOr(workload, target), ctr, res)
 		if len(lacking) > 1 {
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Containers without a %s request: %s; each needs one.", res, strings.Join(lacking, ", ")))

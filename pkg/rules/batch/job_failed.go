@@ -63,14 +63,18 @@ func jobFinding(c *rule.Pass, j *batchv1.Job) rule.Finding {
 	case a.confident:
 		f.Strength = rule.Explained
 		f.Confidence = a.podConfidence()
-		if reason == "DeadlineExceeded" {
-			// A deadline is the Job's own limit: the pods' failure is
-			// context, the deadline the direct cause.
-			f.Strength = rule.Observed
-		}
 		f.Title = fmt.Sprintf("job %s failed (%s): %s", j.Name, reason, a.detail)
 		f.Summary = fmt.Sprintf("Job %s failed because %s; %s.", j.Name, why, a.detail)
 		f.Culprit = a.culprit
+		if reason == "DeadlineExceeded" {
+			// A deadline is the Job's own limit: the pods' failure is
+			// context (a SIGTERM is the deadline's own doing), the
+			// deadline the direct cause.
+			f.Strength = rule.Observed
+			f.Title = fmt.Sprintf("job %s failed (%s): %s", j.Name, reason, why)
+			f.Culprit = fmt.Sprintf("job/%s %s", j.Name, jobLimitField(reason))
+			f.Contributing = append(f.Contributing, fmt.Sprintf("When the deadline passed: %s.", a.detail))
+		}
 	default:
 		f.Confidence = rule.Likely
 		f.Title = fmt.Sprintf("job %s failed (%s): %s", j.Name, reason, why)

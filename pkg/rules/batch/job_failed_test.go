@@ -45,3 +45,25 @@ func TestJobFailed(t *testing.T) {
 		t.Fatalf("without its pods: %+v", f)
 	}
 }
+
+// TestJobFailedDeadlineWithPod: a Job past its activeDeadlineSeconds whose
+// pod the controller terminated (exit 143) is explained by the deadline,
+// not by the SIGTERM the deadline caused.
+func TestJobFailedDeadlineWithPod(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	yes, deadline := true, int64(600)
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "export", Namespace: "bi", UID: "j1"},
+		Spec: batchv1.JobSpec{ActiveDeadlineSeconds: &deadline},
+		Status: batchv1.JobStatus{Failed: 1, StartTime: &metav1.Time{Time: now.Add(-12 * time.Minute)}, Conditions: []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
+			Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline", LastTransitionTime: metav1.NewTime(now.Add(-2 * time.Minute))}}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "export-q8z7k", Namespace: "bi", UID: "p1",
+		OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: "export", UID: "j1", Controller: &yes}}},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "export", Image: "bi/export:2"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "DeadlineExceeded", ContainerStatuses: []corev1.ContainerStatus{{Name: "export",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 143, Reason: "Error", FinishedAt: metav1.NewTime(now.Add(-2 * time.Minute))}}}}}}
+	b := &bundle.Bundle{Target: fault.Resource{Kind: "Job", Name: "export", Namespace: "bi", UID: "j1"}, Jobs: []*batchv1.Job{job}, Pods: []*corev1.Pod{pod}}
+	f := ruletest.Root(ruletest.Run(JobFailed, b, now))
+	if f == nil || !strings.Contains(f.Title, "activeDeadlineSeconds (600s)") || !strings.Contains(f.Culprit, "spec.activeDeadlineSeconds") {
+		t.Fatalf("got %+v", f)
+	}
+}

@@ -53,6 +53,9 @@ func checkCrashLoop(c *rule.Pass) []rule.Finding {
 			if term != nil && term.Reason == "OOMKilled" {
 				continue // checkOOMKilled explains it
 			}
+			if !waiting && kube.LostByRuntime(st) {
+				continue // a node reboot, not a crash
+			}
 			if p.Status.Reason == "Evicted" {
 				continue // checkEvicted explains it: the kubelet stopped the containers
 			}

@@ -39,3 +39,33 @@ func TestCrashLoop(t *testing.T) {
 		t.Fatalf("without a log: %+v", f)
 	}
 }
+
+// TestCrashLoopRuntimeLost: one restart the runtime reported as Unknown
+// (exit 255: the node rebooted), serving since, is no crash; the same
+// status after an application error, or a second such restart, still is.
+func TestCrashLoopRuntimeLost(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		reason   string
+		restarts int32
+		want     bool
+	}{
+		{"node reboot", "Unknown", 1, false},
+		{"application error", "Error", 1, true},
+		{"lost twice", "Unknown", 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop", UID: "p1"},
+				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{{Name: "app", Image: "postgres:16"}}},
+				Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: tc.restarts, Ready: true,
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now.Add(-72 * time.Hour))}},
+					LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 255, Reason: tc.reason,
+						FinishedAt: metav1.NewTime(now.Add(-72*time.Hour - time.Minute))}}}}}}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "db", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p}}
+			if got := len(ruletest.Run(CrashLoop, b, now)) > 0; got != tc.want {
+				t.Errorf("finding: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -45,6 +45,11 @@ var pullFailures = []pullFailure{
 		"image reference %s is not a valid image name",
 		"The kubelet cannot parse the image reference, so it never tries to pull it.",
 		"Correct the image reference in the pod template (registry/repository:tag or @sha256:digest, lower-case repository).", rule.Definitive},
+	// Before Auth: Docker Hub's 429 advises "authenticating and upgrading".
+	{"RateLimited", regexp.MustCompile(`(?i)toomanyrequests|429 Too Many Requests|pull rate limit`),
+		"the registry refuses to serve image %s: its pull rate limit is reached (429 Too Many Requests)",
+		"The registry limits how many pulls a client (anonymous pulls: per source IP, so per node or NAT gateway) may make in a time window; past it every pull gets 429 Too Many Requests until the window passes.",
+		"Pull with credentials of an account with a higher limit (an imagePullSecret), or through a registry mirror or pull-through cache; pulls succeed again once the window passes.", rule.Strong},
 	{"Auth", regexp.MustCompile(`(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|insufficient_scope|access denied|denied: requested access|pull access denied`),
 		"the registry refuses to serve image %s without valid credentials",
 		"The registry answered the pull with an authentication/authorization error: the node has no credentials for it, or the pod's imagePullSecrets are missing, wrong or expired.",
@@ -138,7 +143,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 	case "Auth":
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
 		return f
-	case "Unreachable":
+	case "Unreachable", "RateLimited":
 		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}
 	case "NeverPull":
 		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace,

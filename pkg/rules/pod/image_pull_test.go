@@ -26,6 +26,7 @@ func TestImagePull(t *testing.T) {
 		{"ImagePullBackOff", `Back-off pulling image "registry.example.com/private/api:1.0": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`, rule.ImagePull.Sub("Auth")},
 		{"ErrImagePull", `failed to do request: Head "https://10.99.0.1:5999/v2/shop/api/manifests/1.4.2": dial tcp 10.99.0.1:5999: connect: connection refused`, rule.ImagePull.Sub("Unreachable")},
 		{"ErrImageNeverPull", `Container image "local/nope:1" is not present with pull policy of Never`, rule.ImagePull.Sub("NeverPull")},
+		{"ErrImagePull", `failed to pull and unpack image "docker.io/library/nginx:1.25.3": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/nginx/manifests/sha256:4c0f: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit`, rule.ImagePull.Sub("RateLimited")},
 	} {
 		t.Run(string(tt.want), func(t *testing.T) {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "p1"},
