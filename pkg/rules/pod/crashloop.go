@@ -175,6 +175,10 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		detail := ""
 		if subj := logs.SubjectOf(dec.Pattern.Class, dec.Line); subj != "" {
 			detail = " (" + subj + ")"
+		} else if dec.Pattern.Class == "PrivilegedPort" {
+			if port := privilegedPort(p, st.Name); port != "" {
+				detail = " (" + port + ")"
+			}
 		}
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)
