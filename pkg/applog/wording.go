@@ -17,7 +17,7 @@ var moreSignals = []signalRule{
 	// following as an environment variable: - MYSQL_ROOT_PASSWORD"), and
 	// applications' own checks ("… environment variables are not set.
 	// Provide a postgres url for DATABASE_URL.").
-	{SigMissingEnv, 47, []string{"specify", "provide", "not set", "environment variable"}, regexp.MustCompile(`(?i:must specify|need to specify|please specify|please set|you must set)(?i: one of the following)?(?i: as an? environment variables?)?:?\s*(?:-\s*)?"?[A-Z][A-Z0-9]*_[A-Z0-9_]+"?|(?i:environment variables? (?:is|are) (?:not set|missing|unset))[^\n]{0,80}?\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)},
+	{SigMissingEnv, 47, []string{"specify", "provide", "not set", "environment variable"}, regexp.MustCompile(`(?i:must specify|need to specify|please specify|please set|you must set)(?i: one of(?: the following)?)?(?i: as an? environment variables?)?:?\s*(?:-\s*)?"?[A-Z][A-Z0-9]*_[A-Z0-9_]+"?|(?i:environment variables? (?:is|are) (?:not set|missing|unset))[^\n]{0,80}?\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)},
 	// Kafka's ClientUtils "… as DNS resolution failed for kafka-headless"
 	// and Erlang's inet error nxdomain, "non-existing domain" (RabbitMQ's
 	// "epmd error for host X: nxdomain (non-existing domain)").

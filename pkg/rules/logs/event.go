@@ -97,6 +97,12 @@ func subjectMore(class, line string) string {
 		if e := EndpointIn(line); e != "" {
 			return e
 		}
+	case "ConnectionRefused":
+		// Prisma before 4.x quoted host and port apart: "Can't reach
+		// database server at `db`:`5432`".
+		if m := prismaAddrRe.FindStringSubmatch(line); m != nil {
+			return m[1] + ":" + m[2]
+		}
 	case "DNS":
 		if m := nxdomainRe.FindStringSubmatch(line); m != nil {
 			return m[1]
@@ -123,10 +129,11 @@ func subjectMore(class, line string) string {
 }
 
 var (
-	pyAddrRe    = regexp.MustCompile(`\('([^']*)', (\d{1,5})\)`)
-	nxdomainRe  = regexp.MustCompile(`host '?([\w.-]+)'?: nxdomain`)
-	directiveRe = regexp.MustCompile(`\((config directive '[^']*'(?: at line \d+)?)\)`)
-	portWordRe  = regexp.MustCompile(`(?i)\bport (\d{2,5})\b`)
-	sourceRefRe = regexp.MustCompile(`\S+\.(?:rb|py|go|js|mjs|ts|java|kt|cs|rs|php|ex|exs|erl):\d+(?::\d+)?`)
-	envOriginRe = regexp.MustCompile(`Origin: System Environment Property "([A-Za-z_][A-Za-z0-9_]*)"`)
+	pyAddrRe     = regexp.MustCompile(`\('([^']*)', (\d{1,5})\)`)
+	prismaAddrRe = regexp.MustCompile("at `([\\w.-]+)`:`(\\d{1,5})`")
+	nxdomainRe   = regexp.MustCompile(`host '?([\w.-]+)'?: nxdomain`)
+	directiveRe  = regexp.MustCompile(`\((config directive '[^']*'(?: at line \d+)?)\)`)
+	portWordRe   = regexp.MustCompile(`(?i)\bport (\d{2,5})\b`)
+	sourceRefRe  = regexp.MustCompile(`\S+\.(?:rb|py|go|js|mjs|ts|java|kt|cs|rs|php|ex|exs|erl):\d+(?::\d+)?`)
+	envOriginRe  = regexp.MustCompile(`Origin: System Environment Property "([A-Za-z_][A-Za-z0-9_]*)"`)
 )

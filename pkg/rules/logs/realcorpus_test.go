@@ -75,6 +75,9 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 				"Error: P1001: Can't reach database server at `shop-postgres:5432`\n\n" +
 				"Please make sure your database server is running at `shop-postgres:5432`.\n",
 			"ConnectionRefused", "shop-postgres:5432"},
+		{"prisma-p1001-quoted-apart", "prisma/prisma-engines P1001 as Prisma 2/3 printed it (host and port quoted apart)",
+			"Error: P1001: Can't reach database server at `shop-postgres`:`5432`\n\nPlease make sure your database server is running at `shop-postgres`:`5432`.\n",
+			"ConnectionRefused", "shop-postgres"},
 		{"gunicorn-connection-in-use", "benoitc/gunicorn gunicorn/sock.py create_sockets",
 			"[2020-12-31 08:34:00 +0100] [132] [INFO] Starting gunicorn 20.0.4\n" +
 				"[2020-12-31 08:34:00 +0100] [132] [ERROR] Connection in use: ('0.0.0.0', 8000)\n[2020-12-31 08:34:00 +0100] [132] [ERROR] Retrying in 1 second.\n" +
@@ -129,6 +132,7 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 		"serilog-clef-npgsql-refused":          "10.96.0.55:5432",
 		"flyway-pgjdbc-refused":                "orders-db:5432",
 		"prisma-p1001":                         "shop-postgres:5432",
+		"prisma-p1001-quoted-apart":            "shop-postgres:5432",
 		"kafka-dns-then-config-exception":      "kafka-headless:29092",
 		"spring-server-port-env":               "environment variable SERVER_PORT",
 		"postgres-password-unset":              "environment variable POSTGRES_PASSWORD",
