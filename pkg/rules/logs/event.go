@@ -118,7 +118,7 @@ func subjectMore(class, line string) string {
 		// Spring Boot's failure analysis says where a bad value came from:
 		// "Origin: System Environment Property "SERVER_PORT"".
 		if m := envOriginRe.FindStringSubmatch(line); m != nil {
-			return "environment variable " + m[1]
+			return "environment variable " + m[1] + serviceLink(m[1], line)
 		}
 	case "SQL":
 		if s := applog.Extract(line).SQL; len(s) > 0 {
@@ -135,5 +135,24 @@ var (
 	directiveRe  = regexp.MustCompile(`\((config directive '[^']*'(?: at line \d+)?)\)`)
 	portWordRe   = regexp.MustCompile(`(?i)\bport (\d{2,5})\b`)
 	sourceRefRe  = regexp.MustCompile(`\S+\.(?:rb|py|go|js|mjs|ts|java|kt|cs|rs|php|ex|exs|erl):\d+(?::\d+)?`)
+	linkValueRe  = regexp.MustCompile(`tcp://\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}`)
 	envOriginRe  = regexp.MustCompile(`Origin: System Environment Property "([A-Za-z_][A-Za-z0-9_]*)"`)
 )
+
+// serviceLink says where a bad <NAME>_PORT value came from when it is a
+// Service link: the kubelet sets <SVC>_PORT=tcp://<clusterIP>:<port> for
+// every Service of the namespace (pkg/kubelet/envvars), so a Service named
+// "server" hands Spring Boot's server.port (relaxed binding of SERVER_PORT)
+// a URL instead of a number.
+func serviceLink(name, line string) string {
+	svc, ok := strings.CutSuffix(name, "_PORT")
+	if !ok || svc == "" {
+		return ""
+	}
+	v := linkValueRe.FindString(line)
+	if v == "" {
+		return ""
+	}
+	return "=" + v + ", the Service link Kubernetes sets for a Service named " + strings.ToLower(strings.ReplaceAll(svc, "_", "-")) +
+		"; enableServiceLinks: false in the pod spec, or another Service name, avoids it"
+}

@@ -134,7 +134,7 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 		"prisma-p1001":                         "shop-postgres:5432",
 		"prisma-p1001-quoted-apart":            "shop-postgres:5432",
 		"kafka-dns-then-config-exception":      "kafka-headless:29092",
-		"spring-server-port-env":               "environment variable SERVER_PORT",
+		"spring-server-port-env":               "environment variable SERVER_PORT=tcp://10.96.140.21:8080, the Service link Kubernetes sets for a Service named server; enableServiceLinks: false in the pod spec, or another Service name, avoids it",
 		"postgres-password-unset":              "environment variable POSTGRES_PASSWORD",
 		"mysql-root-password-unset":            "environment variable MYSQL_ROOT_PASSWORD",
 		"node-database-url-after-deprecation":  "environment variable DATABASE_URL",
