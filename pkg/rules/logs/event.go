@@ -79,7 +79,7 @@ var frameLineRe = regexp.MustCompile(`^(at |File "|--- End of|\.\.\. \d+ more)|^
 // subjectMore names what the classes added after SubjectOf's are about.
 func subjectMore(class, line string) string {
 	switch class {
-	case "AddressInUse":
+	case "AddressInUse", "PrivilegedPort":
 		// Ruby's and others' crash lines start with a source position
 		// ("binder.rb:334:in `initialize'") that reads like host:port.
 		line = sourceRefRe.ReplaceAllString(line, " ")

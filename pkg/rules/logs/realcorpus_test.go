@@ -78,6 +78,20 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 		{"prisma-p1001-quoted-apart", "prisma/prisma-engines P1001 as Prisma 2/3 printed it (host and port quoted apart)",
 			"Error: P1001: Can't reach database server at `shop-postgres`:`5432`\n\nPlease make sure your database server is running at `shop-postgres`:`5432`.\n",
 			"ConnectionRefused", "shop-postgres"},
+		{"bitnami-env-empty", "bitnami/containers mariadb libmariadb.sh mysql_validate ('The %s environment variable is empty or not set.')",
+			"mariadb 10:12:00.00 INFO  ==> Validating settings in MYSQL_*/MARIADB_* env vars\n" +
+				"mariadb 10:12:00.01 ERROR ==> The MARIADB_ROOT_PASSWORD environment variable is empty or not set. Set the environment variable ALLOW_EMPTY_PASSWORD=yes to allow the container to be started with blank passwords. This is recommended only for development.\n",
+			"MissingEnv", "MARIADB_ROOT_PASSWORD"},
+		{"kestrel-loopback-address-in-use", "dotnet/aspnetcore Kestrel AddressBinder, a loopback URL",
+			"Unhandled exception. System.IO.IOException: Failed to bind to address http://127.0.0.1:5000: address already in use.\n" +
+				" ---> Microsoft.AspNetCore.Connections.AddressInUseException: Address already in use\n" +
+				" ---> System.Net.Sockets.SocketException (98): Address already in use\n" +
+				"   at System.Net.Sockets.Socket.DoBind(EndPoint endPointSnapshot, SocketAddress socketAddress)\n",
+			"AddressInUse", "5000"},
+		{"uvicorn-bind-80-denied", "encode/uvicorn server.py startup ('[Errno 13] error while attempting to bind on address %r: %s')",
+			"INFO:     Started server process [1]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\n" +
+				"ERROR:    [Errno 13] error while attempting to bind on address ('0.0.0.0', 80): permission denied\nINFO:     Waiting for application shutdown.\n",
+			"PrivilegedPort", "80"},
 		{"gunicorn-connection-in-use", "benoitc/gunicorn gunicorn/sock.py create_sockets",
 			"[2020-12-31 08:34:00 +0100] [132] [INFO] Starting gunicorn 20.0.4\n" +
 				"[2020-12-31 08:34:00 +0100] [132] [ERROR] Connection in use: ('0.0.0.0', 8000)\n[2020-12-31 08:34:00 +0100] [132] [ERROR] Retrying in 1 second.\n" +
@@ -133,6 +147,9 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 		"flyway-pgjdbc-refused":                "orders-db:5432",
 		"prisma-p1001":                         "shop-postgres:5432",
 		"prisma-p1001-quoted-apart":            "shop-postgres:5432",
+		"bitnami-env-empty":                    "environment variable MARIADB_ROOT_PASSWORD",
+		"kestrel-loopback-address-in-use":      "port 5000",
+		"uvicorn-bind-80-denied":               "port 80 on 0.0.0.0",
 		"kafka-dns-then-config-exception":      "kafka-headless:29092",
 		"spring-server-port-env":               "environment variable SERVER_PORT=tcp://10.96.140.21:8080, the Service link Kubernetes sets for a Service named server; enableServiceLinks: false in the pod spec, or another Service name, avoids it",
 		"postgres-password-unset":              "environment variable POSTGRES_PASSWORD",
