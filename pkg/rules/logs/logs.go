@@ -106,11 +106,12 @@ var Patterns = []Pattern{
 	// The database answers but lacks what the application connects to:
 	// PostgreSQL's postinit.c 'database "%s" does not exist' and miscinit.c
 	// 'role "%s" does not exist', MySQL's ER_BAD_DB_ERROR "Unknown database
-	// '%s'". Below DNS and ConnectionRefused: a line that says the server
-	// cannot be reached is about that.
+	// '%s'". Above ConnectionRefused: the server answered, though drivers
+	// word it "failed to connect to `host=db …`: server error (FATAL:
+	// database "shop" does not exist)" (pgx).
 	{"SQL", regexp.MustCompile(`(?i)\b(database|role|schema) "?[\w.-]+"? does not exist|Unknown database '[^']+'`),
 		"the database server answers but lacks the database, role or schema the application connects to",
-		"Create what the error names (or run the migrations or init scripts that create it), or correct the database name or user in the application's connection settings.", 79},
+		"Create what the error names (or run the migrations or init scripts that create it), or correct the database name or user in the application's connection settings.", 81},
 	// A database server refusing to initialise a data directory that
 	// already holds files: MySQL's MY-010457 "--initialize specified but
 	// the data directory has files in it" and MY-013236 "The designated

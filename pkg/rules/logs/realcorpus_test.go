@@ -92,6 +92,9 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 			"INFO:     Started server process [1]\nINFO:     Waiting for application startup.\nINFO:     Application startup complete.\n" +
 				"ERROR:    [Errno 13] error while attempting to bind on address ('0.0.0.0', 80): permission denied\nINFO:     Waiting for application shutdown.\n",
 			"PrivilegedPort", "80"},
+		{"pgx-database-missing", "jackc/pgx pgconn connect error ('failed to connect to `%s`: %s') around PostgreSQL's postinit.c 'database \"%s\" does not exist'",
+			"2024/05/14 08:02:11 failed to connect to `host=shop-db user=shop database=shop`: server error (FATAL: database \"shop\" does not exist (SQLSTATE 3D000))\n",
+			"SQL", `database "shop" does not exist`},
 		{"gunicorn-connection-in-use", "benoitc/gunicorn gunicorn/sock.py create_sockets",
 			"[2020-12-31 08:34:00 +0100] [132] [INFO] Starting gunicorn 20.0.4\n" +
 				"[2020-12-31 08:34:00 +0100] [132] [ERROR] Connection in use: ('0.0.0.0', 8000)\n[2020-12-31 08:34:00 +0100] [132] [ERROR] Retrying in 1 second.\n" +
