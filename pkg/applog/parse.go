@@ -82,7 +82,7 @@ func (p *parser) event(i int) (int, Event) {
 	case strings.HasPrefix(t, "Traceback (most recent call last)"):
 		end, head := p.pythonTraceback(i)
 		return end, Event{Format: FormatPlain, Level: LevelFatal, Message: head, Trace: TracePython, Headline: head}
-	case t == "APPLICATION FAILED TO START" || t == "*** FATAL CONFIG FILE ERROR ***":
+	case t == "APPLICATION FAILED TO START" || strings.HasPrefix(t, "*** FATAL CONFIG FILE ERROR"):
 		return p.report(i)
 	}
 
@@ -106,7 +106,9 @@ func (p *parser) event(i int) (int, Event) {
 			e, _ := p.pythonTraceback(end)
 			end = e
 			continue
-		case (javaExcRe.MatchString(lt) || dotnetExcRe.MatchString(lt)) && end+1 < len(p.lines) && javaFrameRe.MatchString(p.lines[end+1]):
+		case (javaExcRe.MatchString(lt) || dotnetExcRe.MatchString(lt)) && end+1 < len(p.lines) && javaFrameRe.MatchString(p.lines[end+1]) && !strings.HasPrefix(lt, "Exception in thread "):
+			// (The JVM's uncaught-exception handler prints a record of its
+			// own, not the trace of the line above.)
 			end++
 			continue
 		}
@@ -357,7 +359,7 @@ func (p *parser) report(i int) (int, Event) {
 		for end < len(p.lines) && end < i+6 && strings.TrimSpace(p.lines[end]) != "" && !startsRecord(p.lines[end]) {
 			end++
 		}
-		ev.Headline = strings.TrimSpace(p.lines[end-1])
+		ev.Headline = redisConfigHeadline(p.lines[i:end])
 		return end, ev
 	}
 	var desc []string

@@ -70,6 +70,7 @@ func parseJSON(line string) (record, bool) {
 	if d.Decode(&obj) != nil {
 		return record{}, false
 	}
+	liftFields(obj)
 	flatten(obj)
 	r := record{format: FormatJSON}
 	for _, k := range jsonLevelKeys {
@@ -97,6 +98,9 @@ func parseJSON(line string) (record, bool) {
 			r.err = firstLine(s)
 			break
 		}
+	}
+	if r.err != "" {
+		r.msg = withAddressFields(r.msg, r.err, obj)
 	}
 	for _, k := range jsonStackKeys {
 		if s := stackText(obj[k]); strings.Contains(s, "\n") {
@@ -393,6 +397,9 @@ func plainLevel(line string) (Level, bool) {
 	}
 	if m := serilogConsoleRe.FindStringSubmatch(head); m != nil {
 		return levelWord(m[1]), false
+	}
+	if l, ok := scriptLevel(head); ok {
+		return l, false
 	}
 	if m := syslogLevelRe.FindStringSubmatch(head); m != nil {
 		switch m[1] {

@@ -103,6 +103,23 @@ var Patterns = []Pattern{
 	{"Migration", regexp.MustCompile(`(?i)(\bmigrat(e|ion|ions)\b[^\n]*\b(fail(ed|s|ure)?|error|dirty)\b|\b(relation|table|column) "?[\w.]+"? (does not exist|already exists)|dirty database version|duplicate column name)`),
 		"a database schema migration failed",
 		"Fix the failing migration or the database state it expects (a missing table, a half-applied migration), then let the container run it again.", 82},
+	// The database answers but lacks what the application connects to:
+	// PostgreSQL's postinit.c 'database "%s" does not exist' and miscinit.c
+	// 'role "%s" does not exist', MySQL's ER_BAD_DB_ERROR "Unknown database
+	// '%s'". Above ConnectionRefused: the server answered, though drivers
+	// word it "failed to connect to `host=db …`: server error (FATAL:
+	// database "shop" does not exist)" (pgx).
+	{"SQL", regexp.MustCompile(`(?i)\b(database|role|schema) "?[\w.-]+"? does not exist|Unknown database '[^']+'`),
+		"the database server answers but lacks the database, role or schema the application connects to",
+		"Create what the error names (or run the migrations or init scripts that create it), or correct the database name or user in the application's connection settings.", 81},
+	// A database server refusing to initialise a data directory that
+	// already holds files: MySQL's MY-010457 "--initialize specified but
+	// the data directory has files in it" and MY-013236 "The designated
+	// data directory %s is unusable", PostgreSQL's initdb "directory \"%s\"
+	// exists but is not empty" (a volume's mount point holds lost+found).
+	{"DataDirNotEmpty", regexp.MustCompile(`data directory has files in it|designated data directory \S+ is unusable|initdb: (?:error: )?directory "[^"]+" exists but is not empty`),
+		"the database server will not initialise its data directory because it already holds files (often a volume's lost+found, when the volume's mount point is the data directory)",
+		"Point the data directory at a subdirectory of the volume (PGDATA=/var/lib/postgresql/data/pgdata, a subPath volume mount, or mysqld --datadir), or empty the volume if nothing on it is to be kept.", 86},
 	{Class: "MissingModule",
 		Explains: "the application cannot load a module, package or class it imports",
 		Fix:      "Install the dependency in the image (node_modules, site-packages, the jar on the classpath) or fix the entrypoint path the runtime loads.", Priority: 84},
@@ -179,7 +196,11 @@ func FindDecisive(text string) *Decisive {
 		if line == "" || strings.HasPrefix(line, "#") && ev.Trace == "" {
 			continue
 		}
-		if p := classify(line, ev.Trace != ""); p != nil && (best == nil || p.Priority > best.Pattern.Priority) {
+		line, p := refine(ev, line, classify(line, ev.Trace != ""))
+		// Among lines of one class the last wins, unless only an earlier
+		// one names what it is about (the endpoint, the port).
+		if p != nil && (best == nil || p.Priority > best.Pattern.Priority ||
+			p.Priority == best.Pattern.Priority && SubjectOf(p.Class, best.Line) == "" && SubjectOf(p.Class, line) != "") {
 			best = &Decisive{Pattern: p, Line: line, Time: ev.Time}
 		}
 	}
@@ -306,7 +327,7 @@ func SubjectOf(class, line string) string {
 			}
 			return "environment variable " + m
 		}
-	case "MissingFile", "PermissionDenied", "ExecFormat":
+	case "MissingFile", "PermissionDenied", "ExecFormat", "DataDirNotEmpty":
 		// The last path is the one the error is about: in "/bin/sh:
 		// /app/run.sh: Permission denied" the shell only reports it.
 		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
@@ -320,7 +341,9 @@ func SubjectOf(class, line string) string {
 			return "command " + c[0]
 		}
 	case "ConnectionRefused", "DNS":
-		return EndpointIn(line)
+		if e := EndpointIn(line); e != "" {
+			return e
+		}
 	case "Forbidden":
 		for _, f := range applog.Extract(line).Forbidden {
 			what := f.Resource
@@ -355,7 +378,7 @@ func SubjectOf(class, line string) string {
 			return m[len(m)-1]
 		}
 	}
-	return ""
+	return subjectMore(class, line)
 }
 
 // hostPortRe finds the endpoint a connection error names.

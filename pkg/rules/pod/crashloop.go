@@ -175,6 +175,13 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		detail := ""
 		if subj := logs.SubjectOf(dec.Pattern.Class, dec.Line); subj != "" {
 			detail = " (" + subj + ")"
+		} else if dec.Pattern.Class == "PrivilegedPort" {
+			if port := privilegedPort(p, st.Name); port != "" {
+				detail = " (" + port + ")"
+				evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s is set to listen on %s", st.Name, port),
+					fmt.Sprintf("%s .spec.containers[%s] env, ports and securityContext", kube.PodRef(p), st.Name),
+					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)))
+			}
 		}
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)

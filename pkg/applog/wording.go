@@ -1,0 +1,124 @@
+package applog
+
+import (
+	"regexp"
+	"strings"
+)
+
+// More wordings of the signals, from programs whose own phrasing the main
+// table's expressions miss. Kept as rows of their own (signalsOf tries
+// every row; a signal's weight is its first row's) so each cites the
+// program it comes from.
+var moreSignals = []signalRule{
+	// Database images' entrypoints name the variable to set rather than
+	// saying it is unset: docker-library/postgres docker-entrypoint.sh
+	// ("You must specify POSTGRES_PASSWORD to a non-empty value"),
+	// docker-library/mysql and mariadb ("You need to specify one of the
+	// following as an environment variable: - MYSQL_ROOT_PASSWORD"), and
+	// applications' own checks ("… environment variables are not set.
+	// Provide a postgres url for DATABASE_URL.").
+	{SigMissingEnv, 47, []string{"specify", "provide", "not set", "environment variable"}, regexp.MustCompile(`(?i:must specify|need to specify|please specify|please set|you must set)(?i: one of(?: the following)?)?(?i: as an? environment variables?)?:?\s*(?:-\s*)?"?[A-Z][A-Z0-9]*_[A-Z0-9_]+"?|(?i:environment variables? (?:is|are) (?:not set|missing|unset))[^\n]{0,80}?\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b`)},
+	// Kafka's ClientUtils "… as DNS resolution failed for kafka-headless"
+	// and Erlang's inet error nxdomain, "non-existing domain" (RabbitMQ's
+	// "epmd error for host X: nxdomain (non-existing domain)").
+	{SigDNS, 42, []string{"dns resolution", "nxdomain", "non-existing domain"}, regexp.MustCompile(`(?i)DNS resolution failed|\bnxdomain\b|non-existing domain`)},
+	// gunicorn/sock.py: "Connection in use: ('0.0.0.0', 8000)" before it
+	// retries, then "Can't connect to ('0.0.0.0', 8000)".
+	{SigAddrInUse, 44, []string{"connection in use"}, regexp.MustCompile(`Connection in use: \(`)},
+	// .NET's SocketException (13) is EACCES from bind(2) (Kestrel on a
+	// port below 1024 as non-root); Kestrel's own "Failed to bind to
+	// address http://+:80: Permission denied" too.
+	{SigBindDenied, 45, []string{"socketexception (13)", "failed to bind"}, regexp.MustCompile(`SocketException \(13\): Permission denied|Failed to bind to address \S+: (?i:permission denied|access denied)`)},
+	// Prisma's P1001 (prisma-engines user-facing-errors DatabaseNotReachable):
+	// "Can't reach database server at `host:5432`".
+	{SigRefused, 36, []string{"can't reach", "cannot reach"}, regexp.MustCompile(`(?i)(?:can't|cannot) reach database server at`)},
+	// Redis's config loader: "Bad directive or wrong number of arguments",
+	// "wrong number of arguments"; Spring Boot's BindFailureAnalyzer:
+	// "Failed to bind properties under 'server.port' to java.lang.Integer".
+	{SigConfig, 30, []string{"wrong number of arguments", "bad directive", "failed to bind properties"}, regexp.MustCompile(`(?i)Bad directive|wrong number of arguments|Failed to bind properties under '[^']+'`)},
+}
+
+func init() { signalTable = append(signalTable, moreSignals...) }
+
+// scriptLevelRe is the "<program>: <level>: message" prefix of shell
+// entrypoints and GNU tools: nginx's docker-entrypoint.d scripts print
+// "10-listen-on-ipv6-by-default.sh: info: /etc/nginx/conf.d/default.conf is
+// not a file or does not exist", an info line whatever its words.
+var scriptLevelRe = regexp.MustCompile(`^[\w.-]+(?:\.sh)?: (info|notice|warning|warn|error|fatal|debug): `)
+
+// scriptLevel returns the level a "<program>: <level>: " prefix declares.
+func scriptLevel(head string) (Level, bool) {
+	if !strings.Contains(head, ": ") {
+		return LevelUnknown, false
+	}
+	if m := scriptLevelRe.FindStringSubmatch(head); m != nil {
+		return levelWord(m[1]), true
+	}
+	return LevelUnknown, false
+}
+
+// redisConfigHeadline is the decisive line of Redis's FATAL CONFIG FILE
+// ERROR block (src/config.c loadServerConfigFromString: the banner, "Reading
+// the configuration file, at line N", ">>> 'directive args'", the error):
+// the error, with the directive and line it is about ("wrong number of
+// arguments" alone does not say that requirepass rendered empty).
+func redisConfigHeadline(block []string) string {
+	last := strings.TrimSpace(block[len(block)-1])
+	directive, line := "", ""
+	for _, l := range block {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, ">>> ") {
+			directive = strings.TrimPrefix(l, ">>> ")
+		}
+		if i := strings.Index(l, "at line "); strings.HasPrefix(l, "Reading the configuration file") && i > 0 {
+			line = l[i+len("at line "):]
+		}
+	}
+	if directive == "" || strings.HasPrefix(last, ">>> ") {
+		return last
+	}
+	where := "config directive " + directive
+	if line != "" {
+		where += " at line " + line
+	}
+	return last + " (" + where + ")"
+}
+
+// addressKeys are the fields structured loggers put the address of a
+// failed bind or dial in, beside the error: tracing's
+// {"fields":{"message":"failed to bind listener","addr":"0.0.0.0:8080",
+// "error":"Address already in use (os error 98)"}}, zap's "addr", slog's
+// "address". std::io::Error and many others do not repeat it.
+var addressKeys = []string{"addr", "address", "listen_addr", "listen", "bind", "bind_addr", "endpoint", "host", "port"}
+
+// withAddressFields appends to a failure record's message the address
+// fields its error does not already name.
+func withAddressFields(msg, err string, obj map[string]any) string {
+	var extra []string
+	for _, k := range addressKeys {
+		v := text(obj[k])
+		if v == "" || strings.Contains(err, v) || strings.Contains(msg, v) {
+			continue
+		}
+		extra = append(extra, k+"="+v)
+	}
+	if len(extra) == 0 {
+		return msg
+	}
+	return msg + " (" + strings.Join(extra, " ") + ")"
+}
+
+// liftFields reads tracing-subscriber's JSON format, which nests the event's
+// message and fields under "fields" ({"level":"ERROR","fields":{"message":
+// …,"error":…},"target":…}): they become top-level keys unless taken.
+func liftFields(obj map[string]any) {
+	fields, ok := obj["fields"].(map[string]any)
+	if !ok {
+		return
+	}
+	for k, v := range fields {
+		if _, taken := obj[k]; !taken {
+			obj[k] = v
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package applog
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Lines as the programs print them (source), and the signal each states.
+func TestSignalsOfRealWording(t *testing.T) {
+	tests := []struct {
+		source, line string
+		want         Signal
+	}{
+		{"docker-library/postgres docker-entrypoint.sh docker_verify_minimum_env", "Error: Database is uninitialized and superuser password is not specified. You must specify POSTGRES_PASSWORD to a non-empty value for the superuser.", SigMissingEnv},
+		{"docker-library/mysql 8 docker-entrypoint.sh", "[ERROR] [Entrypoint]: Database is uninitialized and password option is not specified You need to specify one of the following as an environment variable: - MYSQL_ROOT_PASSWORD - MYSQL_ALLOW_EMPTY_PASSWORD", SigMissingEnv},
+		{"docker-library/mysql 5.7 docker-entrypoint.sh", "error: database is uninitialized and password option is not specified You need to specify one of MYSQL_ROOT_PASSWORD, MYSQL_ALLOW_EMPTY_PASSWORD and MYSQL_RANDOM_ROOT_PASSWORD", SigMissingEnv},
+		{"MariaDB/mariadb-docker docker-entrypoint.sh", "[ERROR] [Entrypoint]: Database is uninitialized and password option is not specified You need to specify one of MARIADB_ROOT_PASSWORD, MARIADB_ROOT_PASSWORD_HASH, MARIADB_ALLOW_EMPTY_ROOT_PASSWORD and MARIADB_RANDOM_ROOT_PASSWORD", SigMissingEnv},
+		{"langfuse/langfuse-k8s#243", "Error: Required database environment variables are not set. Provide a postgres url for DATABASE_URL.", SigMissingEnv},
+		{"apache/kafka ClientUtils (2.x)", "WARN Removing server kafka-headless:29092 from bootstrap.servers as DNS resolution failed for kafka-headless (org.apache.kafka.clients.ClientUtils)", SigDNS},
+		{"apache/kafka ClientUtils (3.x)", "WARN Couldn't resolve server kafka:9092 from bootstrap.servers as DNS resolution failed for kafka (org.apache.kafka.clients.ClientUtils)", SigDNS},
+		{"rabbitmq-server epmd error; Erlang inet:format_error(nxdomain)", "ERROR: epmd error for host rabbitmq-0.rabbitmq-headless.messaging.svc.cluster.local: nxdomain (non-existing domain)", SigDNS},
+		{"benoitc/gunicorn gunicorn/sock.py", "[2020-12-31 08:34:00 +0100] [132] [ERROR] Connection in use: ('0.0.0.0', 8000)", SigAddrInUse},
+		{"tomkerkhove/promitor#1561 (.NET SocketError 13)", "System.Net.Sockets.SocketException (13): Permission denied", SigBindDenied},
+		{"prisma/prisma-engines user-facing-errors P1001", "Error: P1001: Can't reach database server at `shop-postgres:5432`", SigRefused},
+		{"redis/redis src/config.c (older)", "Bad directive or wrong number of arguments", SigConfig},
+		{"spring-projects/spring-boot BindFailureAnalyzer", "Failed to bind properties under 'server.port' to java.lang.Integer:", SigConfig},
+		// nginx's mkdir()/open() denials are file permissions, not a bind.
+		{"nginx src/core/ngx_file.c via sclorg/nginx-container#208", `nginx: [emerg] mkdir() "/var/cache/nginx/client_temp" failed (13: Permission denied)`, SigPermission},
+		{"nginx src/core/ngx_connection.c", "nginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)", SigBindDenied},
+	}
+	for _, tt := range tests {
+		got := Signals(tt.line)
+		if len(got) == 0 || got[0] != tt.want {
+			t.Errorf("%s: %q: signals %v, want %s first", tt.source, tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestParseRealWording(t *testing.T) {
+	// redis/redis src/config.c: the block names the directive and line.
+	l := Parse("\n\n*** FATAL CONFIG FILE ERROR (Redis 7.2.4) ***\nReading the configuration file, at line 3\n>>> 'requirepass'\nwrong number of arguments\n")
+	if len(l.Events) != 1 || l.Events[0].Text() != "wrong number of arguments (config directive 'requirepass' at line 3)" {
+		t.Errorf("redis block: %s", dump(l))
+	}
+	// nginx's docker-entrypoint.d scripts: "<script>: info: …" is info.
+	l = Parse("10-listen-on-ipv6-by-default.sh: info: /etc/nginx/conf.d/default.conf is not a file or does not exist\n")
+	if l.Events[0].Level != LevelInfo {
+		t.Errorf("entrypoint info line: level %s", l.Events[0].Level)
+	}
+	// The JVM's uncaught-exception report is a record of its own, not the
+	// trace of the WARN line above it.
+	l = Parse("[2019-05-30 10:12:01,178] WARN Removing server kafka-headless:29092 from bootstrap.servers as DNS resolution failed for kafka-headless (org.apache.kafka.clients.ClientUtils)\n" +
+		"Exception in thread \"main\" org.apache.kafka.common.config.ConfigException: No resolvable bootstrap urls given in bootstrap.servers\n" +
+		"\tat org.apache.kafka.clients.ClientUtils.parseAndValidateAddresses(ClientUtils.java:66)\n")
+	if len(l.Events) != 2 || l.Events[0].Level != LevelWarn || l.Events[1].Trace != TraceJava {
+		t.Errorf("kafka: %s", dump(l))
+	}
+	// tracing-subscriber's JSON nests message and fields; the address a
+	// failed bind names joins the message.
+	l = Parse(`{"timestamp":"2024-06-11T08:00:01.005877Z","level":"ERROR","fields":{"message":"failed to bind listener","addr":"0.0.0.0:8080","error":"Address already in use (os error 98)"},"target":"ingest::server"}` + "\n")
+	if got := l.Events[0].Text(); l.Events[0].Level != LevelError || !strings.Contains(got, "addr=0.0.0.0:8080") || !strings.Contains(got, "Address already in use") {
+		t.Errorf("tracing JSON: %s", dump(l))
+	}
+	if ds := l.Decisive(Options{}); len(ds) == 0 || !slices.Contains(ds[0].Listen, "8080") && !slices.Contains(ds[0].Endpoints, "0.0.0.0:8080") {
+		t.Errorf("tracing JSON: decisive %+v", ds)
+	}
+}

@@ -1,0 +1,70 @@
+package pod
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// privilegedPort names the port below 1024 a container is set to listen
+// on, when a bind is denied and the log does not say which: .NET prints
+// only "SocketException (13): Permission denied" while ASPNETCORE_URLS
+// (http://+:80) or the declared containerPort say it. With the user the
+// process runs as, which is why it may not. "" when neither says.
+func privilegedPort(p *corev1.Pod, container string) string {
+	ctr := containerNamed(p, container)
+	if ctr == nil {
+		return ""
+	}
+	port, from := "", ""
+	for _, e := range ctr.Env {
+		for _, m := range envPortRe.FindAllStringSubmatch(e.Value, -1) {
+			if n, _ := strconv.Atoi(m[1]); n > 0 && n < 1024 && port == "" {
+				port, from = m[1], fmt.Sprintf("%s=%s", e.Name, e.Value)
+			}
+		}
+	}
+	for _, cp := range ctr.Ports {
+		if cp.ContainerPort > 0 && cp.ContainerPort < 1024 && port == "" {
+			port, from = strconv.Itoa(int(cp.ContainerPort)), "containerPort"
+		}
+	}
+	if port == "" {
+		return ""
+	}
+	s := fmt.Sprintf("port %s from %s", port, from)
+	if uid := runAsUser(p, ctr); uid != nil && *uid != 0 {
+		s += fmt.Sprintf(", as non-root user %d", *uid)
+	}
+	return s
+}
+
+// envPortRe is a listen URL's port in an environment value
+// (ASPNETCORE_URLS=http://+:80, LISTEN=0.0.0.0:443).
+var envPortRe = regexp.MustCompile(`^(?:\w+://)?(?:[\w.*+-]+|\[[0-9a-fA-F:]*\])?:(\d{1,5})(?:/|;|$)`)
+
+func containerNamed(p *corev1.Pod, name string) *corev1.Container {
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == name {
+			return &p.Spec.Containers[i]
+		}
+	}
+	for i := range p.Spec.InitContainers {
+		if p.Spec.InitContainers[i].Name == name {
+			return &p.Spec.InitContainers[i]
+		}
+	}
+	return nil
+}
+
+func runAsUser(p *corev1.Pod, ctr *corev1.Container) *int64 {
+	if ctr.SecurityContext != nil && ctr.SecurityContext.RunAsUser != nil {
+		return ctr.SecurityContext.RunAsUser
+	}
+	if p.Spec.SecurityContext != nil {
+		return p.Spec.SecurityContext.RunAsUser
+	}
+	return nil
+}
