@@ -54,8 +54,8 @@ type hostileRun struct {
 	// its environment on), so the model may be sent it back (the vendor
 	// issued it); the workspace, the report and the logs must not keep it.
 	ownKey string
-	server   string   // the API server's URL
-	mark     int64    // the API server's audit log before the run
+	server string // the API server's URL
+	mark   int64  // the API server's audit log before the run
 }
 
 // plantHostile creates the Secret the script is after, leaves the user's
