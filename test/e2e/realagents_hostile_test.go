@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -64,6 +65,11 @@ type hostileRun struct {
 // gateway.
 func plantHostile(t *testing.T, r *realAgentRun) *hostileRun {
 	t.Helper()
+	// Without curl its two commands would fail as "command not found" and
+	// prove nothing about the network.
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("the hostile script needs curl on PATH (apt-get install curl; .ci/run installs it)")
+	}
 	const planted = "planted-secret-value-9f2c"
 	if _, err := r.c.Client.CoreV1().Secrets(r.ns).Create(context.Background(), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: r.ns}, StringData: map[string]string{"password": planted},
