@@ -2,8 +2,12 @@ package agent
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"os"
 	"sort"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 )
 
 // logMask writes agent.log with the agent's own credentials masked. The CLI
@@ -82,13 +86,46 @@ func (m *logMask) mask(b []byte) []byte {
 	return b
 }
 
-// credentialValues are the values of the agent's own credential variables
-// that it is given: what agent.log must not keep.
+// credentialValues are the agent's own credentials, what agent.log must
+// not keep: the values of its API key variables and the secret fields of
+// its login files (OAuth access, refresh and id tokens, a stored key), which
+// its in-memory home holds a copy of, so its shell can cat them. A token the
+// CLI refreshes during the run is new and not known here.
 func (e *Exec) credentialValues() []string {
 	var out []string
 	for _, k := range e.Def.APIKeyEnv {
 		if v := e.getenv(k); v != "" {
 			out = append(out, v)
+		}
+	}
+	for _, f := range e.Def.LoginFiles {
+		data, err := os.ReadFile(expandHome(f, e.home()))
+		if err != nil || len(data) > 1<<20 {
+			continue
+		}
+		var v any
+		if json.Unmarshal(data, &v) == nil {
+			out = secretFields(v, "", out)
+		}
+	}
+	return out
+}
+
+// secretFields appends the string values under keys whose names say they
+// are credentials (accessToken, refresh_token, OPENAI_API_KEY, …).
+func secretFields(v any, key string, out []string) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			out = secretFields(c, k, out)
+		}
+	case []any:
+		for _, c := range x {
+			out = secretFields(c, key, out)
+		}
+	case string:
+		if redact.IsSensitiveName(key) {
+			out = append(out, x)
 		}
 	}
 	return out

@@ -2,6 +2,9 @@ package agent
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -55,5 +58,23 @@ func TestLogMaskRunawayLine(t *testing.T) {
 	m.Flush()
 	if got := out.String(); strings.Contains(got, "sk-test-01") || !strings.HasSuffix(got, "x[REDACTED] end") || len(got) != len(filler)+len("[REDACTED] end") {
 		t.Errorf("runaway line not masked: ...%q", got[max(0, len(got)-40):])
+	}
+}
+
+// The values masked are the agent's API key variables and the secret
+// fields of its login file, not its other settings.
+func TestCredentialValues(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".codex"), 0o700)
+	os.WriteFile(filepath.Join(home, ".codex", "auth.json"), []byte(`{"OPENAI_API_KEY":null,"auth_mode":"chatgpt",
+		"tokens":{"access_token":"acc-0123456789","refresh_token":"ref-0123456789","id_token":"idt-0123456789","account_id":"acct-1"},
+		"last_refresh":"2026-11-26T10:00:00Z"}`), 0o600)
+	e := &Exec{Def: &Definition{APIKeyEnv: []string{"CODEX_API_KEY", "OPENAI_API_KEY"}, LoginFiles: []string{"~/.codex/auth.json", "~/.codex/missing.json"}},
+		Home: home, Environ: func() []string { return []string{"CODEX_API_KEY=key-0123456789", "PATH=/usr/bin"} }}
+	got := e.credentialValues()
+	sort.Strings(got)
+	want := []string{"acc-0123456789", "idt-0123456789", "key-0123456789", "ref-0123456789"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("credentialValues = %q, want %q", got, want)
 	}
 }
