@@ -321,7 +321,9 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 		return nil, fmt.Errorf("create agent log: %w", err)
 	}
 	defer logFile.Close()
-	log := &lockedWriter{w: logFile}
+	mask := newLogMask(logFile, e.credentialValues())
+	defer mask.Flush()
+	log := &lockedWriter{w: mask}
 
 	// The run's own context: the egress watchdog ends it early when the
 	// model API cannot be reached.

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -257,13 +258,19 @@ func tellingLine(output string) string {
 }
 
 // shellError recognises the lines a failed command prints: the shell's
-// "command not found", kubectl's "error: …" and "Error from server (…)" (a
-// request the read-only gateway refused is "Error from server (Forbidden)").
+// own errors ("command not found", "bash: line 4: FILE: No such file or
+// directory"), kubectl's "error: …" and "Error from server (…)" (a request
+// the read-only gateway refused is "Error from server (Forbidden)"), and
+// curl's "curl: (7) Failed to connect …" (the API server unreachable from
+// the sandbox; "(56) CONNECT tunnel failed, response 403": the egress proxy
+// refused it).
 func shellError(l string) bool {
 	return strings.Contains(l, "command not found") || strings.HasPrefix(l, "error: ") ||
 		strings.HasPrefix(l, "Error from server") || strings.HasPrefix(l, "Unable to connect to the server") ||
-		strings.HasPrefix(l, "The connection to the server")
+		strings.HasPrefix(l, "The connection to the server") || shellErrorLine.MatchString(l)
 }
+
+var shellErrorLine = regexp.MustCompile(`^(?:(?:\S*/)?(?:ba|da|z)?sh: |curl: \(\d+\) )`)
 
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")

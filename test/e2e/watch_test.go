@@ -165,6 +165,18 @@ func (w *watchProc) logged(t *testing.T, msg string, within time.Duration) map[s
 	return nil
 }
 
+// loggedCount counts the JSON log records whose msg is msg so far.
+func (w *watchProc) loggedCount(msg string) int {
+	n := 0
+	for _, l := range strings.Split(w.stderr.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) == nil && rec["msg"] == msg {
+			n++
+		}
+	}
+	return n
+}
+
 // startMCP starts the in-repo MCP test server on loopback.
 func startMCP(t *testing.T, opts mcpserver.Options) *mcpserver.Server {
 	t.Helper()
@@ -386,6 +398,10 @@ func TestWatchOverflowAndDrain(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(w.root); len(entries) != 1 {
 		t.Errorf("%d workspaces, want 1", len(entries))
+	}
+	// Logged once (issue 13: metrics.Serve and the command both logged it).
+	if n := w.loggedCount("serving metrics"); n != 1 {
+		t.Errorf("%q logged %d times, want once:\n%s", "serving metrics", n, w.stderr.String())
 	}
 }
 

@@ -94,10 +94,13 @@ func (s *Server) openai(w http.ResponseWriter, body []byte, e *Entry) {
 		switch tool {
 		case "exec":
 			// codex's code mode: one freeform tool running JavaScript that
-			// calls the nested tools; the shell is tools.exec_command.
+			// calls the nested tools; the shell is tools.exec_command, whose
+			// result is {output, exit_code, …}: both go back, as a model
+			// would read them.
 			js, _ := json.Marshal(t.command)
 			item = map[string]any{"type": "custom_tool_call", "id": newID("ctc"), "call_id": newID("call"), "name": tool, "status": "completed",
-				"input": "const r = await tools.exec_command({cmd: " + string(js) + "});\ntext(r.output ?? JSON.stringify(r));\n"}
+				"input": "const r = await tools.exec_command({cmd: " + string(js) + "});\ntext(r.output ?? JSON.stringify(r));\n" +
+					"if (r.exit_code !== undefined) text(\"Process exited with code \" + r.exit_code);\n"}
 		case "local_shell":
 			item = map[string]any{"type": "local_shell_call", "id": newID("lsc"), "call_id": newID("call"), "status": "completed",
 				"action": map[string]any{"type": "exec", "command": []string{"bash", "-lc", t.command}}}
