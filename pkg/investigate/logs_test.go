@@ -14,12 +14,14 @@ func TestFindDecisiveThroughLogComponent(t *testing.T) {
 	tests := []struct {
 		name, log, class, line, subject string
 	}{
-		{"java root cause is the innermost Caused by (github.com/axelor/open-platform-demo/issues/9)",
+		// Both Caused by lines are the same class; the one naming its endpoint
+		// (localhost:5432) wins over the innermost, which names none.
+		{"java refused connection names its endpoint from the Caused by chain (github.com/axelor/open-platform-demo/issues/9)",
 			"Caused by: org.postgresql.util.PSQLException: Connection to localhost:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\n" +
 				"        at org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:265)\n" +
 				"Caused by: java.net.ConnectException: Connection refused: connect\n" +
 				"        at java.net.DualStackPlainSocketImpl.waitForConnect(Native Method)\n",
-			"ConnectionRefused", "java.net.ConnectException: Connection refused: connect", ""},
+			"ConnectionRefused", "Caused by: org.postgresql.util.PSQLException: Connection to localhost:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.", ""},
 		{"spring failure analysis (github.com/digitalinnovationone/dio-springboot/issues/18)",
 			"***************************\nAPPLICATION FAILED TO START\n***************************\n\nDescription:\n\nWeb server failed to start. Port 8080 was already in use.\n\nAction:\n\nIdentify and stop the process that's listening on port 8080 or configure this application to listen on another port.\n",
 			"AddressInUse", "Web server failed to start. Port 8080 was already in use.", ""},
