@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
@@ -193,25 +192,7 @@ var realCorpusMisses = []scenario{
 		category: "CrashLoop/Exit1/ConnectionRefused",
 		culprit:  []string{"billing-db:5432"},
 	},
-	{
-		name:   "real-scheduler-insufficient-memory-selector",
-		source: "https://github.com/kubernetes/kubernetes/issues/86942 (default-scheduler FailedScheduling: Insufficient memory and node selector)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			msg := "0/12 nodes are available: 3 Insufficient memory, 9 node(s) didn't match node selector."
-			p := c.CreatePod(t, simplePod("pt-4c12g-2", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.NodeSelector = map[string]string{"pool": "pt"}
-				p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("12Gi")}
-				p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-					Reason: "Unschedulable", Message: msg, LastTransitionTime: minutesAgo(11)}}}
-			}))
-			c.Event(t, testcluster.EventSpec{Object: p, Type: corev1.EventTypeWarning, Reason: "FailedScheduling", Count: 150, First: time.Now().Add(-11 * time.Minute),
-				Component: "default-scheduler", Message: msg})
-			return []string{"pod/pt-4c12g-2"}
-		},
-		category: "Unschedulable",
-		culprit:  []string{"Insufficient memory"},
-	},
+
 	{
 		name:   "real-rails-secret-key-base-renamed",
 		source: "https://github.com/AlverezYari/phillips-homelab/pull/285 (Rails validate_secret_key_base after SECRET_KEY_BASE was renamed RAILS_SECRET_KEY_BASE)",

@@ -39,13 +39,13 @@ var schedClasses = []schedClass{
 	{Class: "UnboundPVC", re: regexp.MustCompile(`unbound immediate PersistentVolumeClaims`), Strength: 95,
 		Mechanism: "A claim with volumeBindingMode Immediate must be bound before the pod is scheduled; until the PV controller or the provisioner binds it, no node is considered.",
 		explain:   (*schedContext).unboundPVC},
-	{Class: "NodeSelector", re: regexp.MustCompile(`didn't match (Pod's node affinity|node selector)`), Strength: 90,
+	{Class: "NodeSelector", re: regexp.MustCompile(`didn't match (Pod's node affinity|node selector)|^MatchNodeSelector|^NodeSelectorNotMatch`), Strength: 90,
 		Mechanism: "A pod runs only on nodes whose labels satisfy its nodeSelector and every requiredDuringScheduling node affinity term; no label change on the pod side is made automatically.",
 		explain:   (*schedContext).nodeAffinity},
 	{Class: "VolumeNodeAffinity", re: regexp.MustCompile(`volume node affinity conflict|didn't match PersistentVolume's node affinity`), Strength: 85,
 		Mechanism: "A bound PersistentVolume can only be attached on nodes matching its nodeAffinity (its zone, or the node of a local volume); the pod follows its volume.",
 		explain:   (*schedContext).volumeNodeAffinity},
-	{Class: "Taint", re: regexp.MustCompile(`untolerated taint|had taints?\b`), Strength: 80,
+	{Class: "Taint", re: regexp.MustCompile(`untolerated taint|had taints?\b|^PodToleratesNodeTaints`), Strength: 80,
 		Mechanism: "A NoSchedule or NoExecute taint on a node repels every pod that has no matching toleration.",
 		explain:   (*schedContext).taint},
 	{Class: "PodAffinity", re: regexp.MustCompile(`didn't match pod affinity rules`), Strength: 75,
@@ -119,6 +119,40 @@ type schedContext struct {
 	kind, owner string // where fixes go: the workload, or the bare pod
 	total       int
 	reqs        corev1.ResourceList
+	// pastAffinity counts the nodes the scheduler rejected with a filter
+	// that runs after NodeAffinity: those nodes matched the pod's
+	// nodeSelector and node affinity (see afterNodeAffinity).
+	pastAffinity int
+}
+
+// afterNodeAffinity are the classes whose filter plugin runs after
+// NodeAffinity in kube-scheduler's default order (pkg/scheduler/apis/config/
+// v1/default_plugins.go: NodeUnschedulable, TaintToleration, NodeAffinity,
+// NodePorts, NodeResourcesFit, NodeVolumeLimits, VolumeBinding, VolumeZone,
+// PodTopologySpread, InterPodAffinity). The framework stops at a node's
+// first failing filter (RunFilterPlugins), so a node reported by one of
+// these passed the pod's node selector.
+var afterNodeAffinity = map[string]bool{
+	"HostPort": true, "Insufficient": true, "TooManyPods": true, "VolumeLimit": true, "VolumeNodeAffinity": true,
+	"NoPersistentVolume": true, "StorageCapacity": true, "TopologySpread": true,
+	"PodAffinity": true, "PodAntiAffinity": true, "ExistingPodsAntiAffinity": true,
+}
+
+// countPastAffinity sums the nodes of parts reported by filters that run
+// after NodeAffinity.
+func countPastAffinity(parts []schedReason) int {
+	n := 0
+	for _, part := range parts {
+		for i := range schedClasses {
+			if schedClasses[i].re.MatchString(part.Text) {
+				if afterNodeAffinity[schedClasses[i].Class] {
+					n += part.Nodes
+				}
+				break
+			}
+		}
+	}
+	return n
 }
 
 // spec names a field of the pod spec where a fix goes: the workload's pod

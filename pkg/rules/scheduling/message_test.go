@@ -38,6 +38,12 @@ func TestParseSchedulerMessageVariants(t *testing.T) {
 		{"0/1 nodes are available: 1 Insufficient example.com/gpu.", 1, []schedReason{{1, "Insufficient example.com/gpu"}}},
 		{"0/2 nodes are available: 2 node(s) had taint {a.b/c: d.e}, that the pod didn't tolerate.", 2, []schedReason{{2, "node(s) had taint {a.b/c: d.e}, that the pod didn't tolerate"}}},
 		{"running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition", 0, []schedReason{{0, "running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition"}}},
+		// Pre-1.9 predicate names and counts (argoproj/argo-workflows#190,
+		// openshift/origin#17455, kubeadm-dind-cluster#90).
+		{"No nodes are available that match all of the following predicates:: Insufficient cpu (9), Insufficient memory (16), MatchNodeSelector (18).",
+			0, []schedReason{{9, "Insufficient cpu"}, {16, "Insufficient memory"}, {18, "MatchNodeSelector"}}},
+		{"0/260 nodes are available: 255 Insufficient memory, 5 MatchNodeSelector.", 260, []schedReason{{255, "Insufficient memory"}, {5, "MatchNodeSelector"}}},
+		{"0/3 nodes are available: 1 PodToleratesNodeTaints, 3 Insufficient memory.", 3, []schedReason{{1, "PodToleratesNodeTaints"}, {3, "Insufficient memory"}}},
 		{"", 0, nil},
 	}
 	for _, tt := range tests {

@@ -45,3 +45,47 @@ func TestUnschedulable(t *testing.T) {
 		t.Errorf("findings on a scheduled pod: %+v", fs)
 	}
 }
+
+// TestUnschedulableSelectorNarrows: when the scheduler reports some nodes
+// failing a filter that runs after NodeAffinity (resources here), those
+// nodes matched the selector; the selector only narrows the choice and the
+// shortage is the cause, whatever nodes the bundle holds (none, or only
+// nodes without the label: a partial or newer list). Messages from real
+// reports; kube-scheduler's filter order from default_plugins.go.
+func TestUnschedulableSelectorNarrows(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	other := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-9", Labels: map[string]string{"kubernetes.io/hostname": "worker-9"}},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi"), corev1.ResourcePods: resource.MustParse("110")},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	pool := other.DeepCopy()
+	pool.Name, pool.Labels = "pt-1", map[string]string{"kubernetes.io/hostname": "pt-1", "pool": "pt"}
+	pool.Status.Allocatable[corev1.ResourceMemory] = resource.MustParse("15Gi")
+	msgs := []string{
+		"0/12 nodes are available: 3 Insufficient memory, 9 node(s) didn't match node selector.", // kubernetes/kubernetes#86942
+		"0/8 nodes are available: 1 Insufficient memory, 7 node(s) didn't match node selector.",  // OpenShiftDemos/openshift-ops-workshops#358
+		"0/8 nodes are available: 6 node(s) didn't match node selector, 8 Insufficient memory.",  // ibid., a comment
+		"0/260 nodes are available: 255 Insufficient memory, 5 MatchNodeSelector.",               // openshift/origin#17455
+		"0/5 nodes are available: 2 Insufficient memory, 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 2 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling.", // 1.27+ wording
+		"No nodes are available that match all of the following predicates:: Insufficient memory (16), MatchNodeSelector (18).",                                                                                                                 // argoproj/argo-workflows#190
+	}
+	for _, msg := range msgs {
+		for _, nodes := range [][]*corev1.Node{nil, {other}, {other, pool}} {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pt-4c12g-2", Namespace: "shop", UID: "p1", CreationTimestamp: metav1.NewTime(now.Add(-11 * time.Minute))},
+				Spec: corev1.PodSpec{NodeSelector: map[string]string{"pool": "pt"}, Containers: []corev1.Container{{Name: "app", Image: "shop/pt:1",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("12Gi")}}}}},
+				Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg}}}}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: pod.Name, Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{pod}, Nodes: nodes}
+			f := ruletest.Root(ruletest.Run(Unschedulable, b, now))
+			if f == nil || string(f.Category) != string(rule.Unschedulable.Sub("InsufficientMemory")) {
+				t.Errorf("%q with %d node(s): finding %+v", msg, len(nodes), f)
+				continue
+			}
+			if !strings.Contains(f.Title, "Insufficient memory") || !strings.Contains(f.Culprit, "memory") {
+				t.Errorf("%q with %d node(s): title %q culprit %q", msg, len(nodes), f.Title, f.Culprit)
+			}
+			if !strings.Contains(f.Summary, "pool=pt") {
+				t.Errorf("%q with %d node(s): summary %q does not say the selector narrows the pool", msg, len(nodes), f.Summary)
+			}
+		}
+	}
+}
