@@ -212,11 +212,12 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires node affinity %s: %s", termLabel(t.Where), nodeReqsString(t.Reqs)),
 			kube.PodRef(e.p)+" .spec."+t.Where, fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.nodeAffinity}'", e.p.Name, kube.NSFlag(e.p))))
 	}
-	if e.pastAffinity > 0 && (len(sel.Reqs) > 0 || len(terms) > 0) && !anyNodeAllowed(nodes, sel, terms) {
-		// The scheduler's own counts say some nodes matched the selector
-		// and failed a later filter: the selector narrows the choice (as
-		// meant), those later reasons block it, whatever labels the bundle's
-		// node list shows (it may be partial or newer than the message).
+	if e.pastAffinity > 0 && (len(sel.Reqs) > 0 || len(terms) > 0) && len(nodes) == 0 {
+		// The nodes could not be read, but the scheduler's own counts say
+		// some nodes matched the selector and failed a later filter: the
+		// selector narrows the choice (as meant), those later reasons
+		// block it. (Nodes that are read and contradict the message are
+		// newer than it: they decide, below.)
 		where, reqs := "nodeSelector", sel.Reqs
 		if len(terms) > 0 {
 			where, reqs = "affinity.nodeAffinity", append(append([]nodeReq(nil), sel.Reqs...), terms[0].Reqs...)
@@ -315,20 +316,6 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 	cause.Narrowing = true
 	cause.Actions = []report.Action{check}
 	return cause
-}
-
-// anyNodeAllowed reports whether a node of the bundle satisfies the
-// nodeSelector and one of the required node affinity terms.
-func anyNodeAllowed(nodes []*corev1.Node, sel nodeTerm, terms []nodeTerm) bool {
-	if len(terms) == 0 {
-		return len(NodesMatching(nodes, sel.Reqs)) > 0
-	}
-	for _, t := range terms {
-		if len(NodesMatching(nodes, append(append([]nodeReq(nil), sel.Reqs...), t.Reqs...))) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func uniqueNodes(nodes []*corev1.Node) []*corev1.Node {

@@ -49,8 +49,8 @@ func TestUnschedulable(t *testing.T) {
 // TestUnschedulableSelectorNarrows: when the scheduler reports some nodes
 // failing a filter that runs after NodeAffinity (resources here), those
 // nodes matched the selector; the selector only narrows the choice and the
-// shortage is the cause, whatever nodes the bundle holds (none, or only
-// nodes without the label: a partial or newer list). Messages from real
+// shortage is the cause, whether the nodes could not be read or show the
+// pool. Messages from real
 // reports; kube-scheduler's filter order from default_plugins.go.
 func TestUnschedulableSelectorNarrows(t *testing.T) {
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
@@ -69,7 +69,7 @@ func TestUnschedulableSelectorNarrows(t *testing.T) {
 		"No nodes are available that match all of the following predicates:: Insufficient memory (16), MatchNodeSelector (18).",                                                                                                                 // argoproj/argo-workflows#190
 	}
 	for _, msg := range msgs {
-		for _, nodes := range [][]*corev1.Node{nil, {other}, {other, pool}} {
+		for _, nodes := range [][]*corev1.Node{nil, {other, pool}} {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pt-4c12g-2", Namespace: "shop", UID: "p1", CreationTimestamp: metav1.NewTime(now.Add(-11 * time.Minute))},
 				Spec: corev1.PodSpec{NodeSelector: map[string]string{"pool": "pt"}, Containers: []corev1.Container{{Name: "app", Image: "shop/pt:1",
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("12Gi")}}}}},
