@@ -31,6 +31,7 @@ var Rules = []*rule.Rule{
 	pod.EnvSpec,
 	pod.ListenPort,
 	pod.NoSpace,
+	pod.DataDir,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.StuckTerminating,
