@@ -32,6 +32,7 @@ var Rules = []*rule.Rule{
 	pod.ListenPort,
 	pod.NoSpace,
 	pod.DataDir,
+	pod.RBACDenied,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.StuckTerminating,
