@@ -204,6 +204,8 @@ func (c *collector) rbac(ctx context.Context) {
 		return c.b.RoleBindings[i].Namespace+"/"+c.b.RoleBindings[i].Name < c.b.RoleBindings[j].Namespace+"/"+c.b.RoleBindings[j].Name
 	})
 	sort.Slice(c.b.ClusterRoleBindings, func(i, j int) bool { return c.b.ClusterRoleBindings[i].Name < c.b.ClusterRoleBindings[j].Name })
-	sort.Slice(c.b.Roles, func(i, j int) bool { return c.b.Roles[i].Namespace+"/"+c.b.Roles[i].Name < c.b.Roles[j].Namespace+"/"+c.b.Roles[j].Name })
+	sort.Slice(c.b.Roles, func(i, j int) bool {
+		return c.b.Roles[i].Namespace+"/"+c.b.Roles[i].Name < c.b.Roles[j].Namespace+"/"+c.b.Roles[j].Name
+	})
 	sort.Slice(c.b.ClusterRoles, func(i, j int) bool { return c.b.ClusterRoles[i].Name < c.b.ClusterRoles[j].Name })
 }
