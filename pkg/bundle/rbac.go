@@ -94,9 +94,10 @@ func (c *collector) rbac(ctx context.Context) {
 		return
 	}
 	var namespaces []string
-	accounts := map[string]bool{}
+	accounts, scopes := map[string]bool{}, map[string]bool{}
 	for _, d := range denials {
 		accounts[d.ServiceAccount] = true
+		scopes[d.Namespace] = true
 		saNS, _, _ := strings.Cut(d.ServiceAccount, "/")
 		for _, ns := range []string{d.Namespace, saNS} {
 			if ns != "" && !slices.Contains(namespaces, ns) && len(namespaces) < maxRBACNamespaces {
@@ -165,6 +166,9 @@ func (c *collector) rbac(ctx context.Context) {
 		}
 	}
 	for _, rb := range c.b.RoleBindings {
+		if !scopes[rb.Namespace] {
+			continue // a binding in another namespace grants nothing where the request was denied
+		}
 		if rb.RoleRef.Kind == "Role" {
 			add(ref{"Role", rb.Namespace, rb.RoleRef.Name})
 		} else {

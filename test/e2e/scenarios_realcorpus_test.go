@@ -179,7 +179,6 @@ var realCorpusMisses = []scenario{
 		culprit:  []string{"billing-db:5432"},
 	},
 
-
 	{
 		name:   "real-kafka-client-broker-unavailable",
 		source: "https://github.com/wurstmeister/kafka-docker/issues/294 and https://github.com/bitnami/charts/issues/24817 (org.apache.kafka.clients.NetworkClient warning)",
