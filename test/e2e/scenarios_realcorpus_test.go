@@ -109,13 +109,13 @@ func rcEvent(t *testing.T, c *testcluster.Cluster, p *corev1.Pod, typ, reason, m
 }
 
 // rcHealthyPod creates a serving, Ready pod with the current log.
-func rcHealthyPod(t *testing.T, c *testcluster.Cluster, ns, name, image, log string) {
+func rcHealthyPod(t *testing.T, c *testcluster.Cluster, ns, name, image, log string, mutate ...func(*corev1.Pod)) {
 	t.Helper()
-	c.CreatePod(t, simplePod(name, func(p *corev1.Pod) {
+	c.CreatePod(t, simplePod(name, append([]func(*corev1.Pod){func(p *corev1.Pod) {
 		p.Namespace = ns
 		p.Spec.Containers[0].Image = image
 		p.Status = rcReadyStatus(image, 0, nil)
-	}))
+	}}, mutate...)...))
 	c.SetLogs(ns, name, "app", false, log)
 }
 
