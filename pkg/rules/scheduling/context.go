@@ -78,6 +78,25 @@ var schedClasses = []schedClass{
 		Mechanism: "Each node can attach a bounded number of volumes of a driver (CSINode allocatable count); full nodes are skipped.",
 		Why:       "those nodes already have as many volumes attached as their driver allows",
 		Fix:       "Spread the volumes over more nodes (more nodes, or node types that attach more volumes)."},
+	// VolumeZone, VolumeRestrictions and VolumeBinding wordings
+	// (pkg/scheduler/framework/plugins/volumezone, volumerestrictions,
+	// volumebinding): told by their table row.
+	{Class: "VolumeZone", re: regexp.MustCompile(`had no available volume zone`), Strength: 63,
+		Mechanism: "A zonal PersistentVolume can only be attached in its zone (its topology labels); the pod must run on a node of that zone.",
+		Why:       "the volume the pod claims is in a zone none of those nodes is in",
+		Fix:       "Run the pod in the volume's zone (add nodes there, or allow that zone in the pod's affinity), or use a StorageClass with volumeBindingMode WaitForFirstConsumer for new claims."},
+	{Class: "MissingPV", re: regexp.MustCompile(`bound to non-existent pv`), Strength: 96,
+		Mechanism: "A claim bound to a PersistentVolume that no longer exists cannot be attached anywhere: every node is rejected.",
+		Why:       "a claim the pod mounts is bound to a PersistentVolume that does not exist",
+		Fix:       "Recreate the PersistentVolume the claim is bound to (same name, the data's volume), or restore the claim from a backup onto a new volume."},
+	{Class: "DiskConflict", re: regexp.MustCompile(`had no available disk`), Strength: 62,
+		Mechanism: "Some volume types (GCE PD, AWS EBS, iSCSI, RBD read-write) can be mounted by one pod per node: a node already using the same disk is skipped.",
+		Why:       "the same disk is already mounted by another pod on those nodes",
+		Fix:       "Stop the other pod using the disk, or give each pod its own volume."},
+	{Class: "ReadWriteOncePod", re: regexp.MustCompile(`ReadWriteOncePod access mode already in-use`), Strength: 97,
+		Mechanism: "A claim with access mode ReadWriteOncePod can be used by a single pod in the whole cluster: while another pod uses it, no node can run this one.",
+		Why:       "the claim's access mode ReadWriteOncePod lets only one pod use it, and another pod already does",
+		Fix:       "Let the pod holding the claim finish (a rollout with maxSurge 0 or the Recreate strategy for a Deployment), or give this pod its own claim."},
 	{Class: "Insufficient", re: regexp.MustCompile(`^Insufficient (\S+)`), Strength: 60,
 		Mechanism: "The scheduler places a pod only where its requests fit in the node's allocatable minus the requests of the pods already there (actual usage does not count).",
 		explain:   (*schedContext).insufficient},
@@ -135,6 +154,7 @@ type schedContext struct {
 var afterNodeAffinity = map[string]bool{
 	"HostPort": true, "Insufficient": true, "TooManyPods": true, "VolumeLimit": true, "VolumeNodeAffinity": true,
 	"NoPersistentVolume": true, "StorageCapacity": true, "TopologySpread": true,
+	"VolumeZone": true, "MissingPV": true, "DiskConflict": true, "ReadWriteOncePod": true,
 	"PodAffinity": true, "PodAntiAffinity": true, "ExistingPodsAntiAffinity": true,
 }
 

@@ -109,3 +109,41 @@ func TestNodeReqMatches(t *testing.T) {
 		t.Errorf("String() = %q", s)
 	}
 }
+
+// TestSchedulerReasonsCovered: every filter reason of kube-scheduler's
+// in-tree plugins that concerns the pod's own spec or volumes (the
+// ErrReason constants of pkg/scheduler/framework/plugins, v1.37) has a
+// class of its own, not "Other".
+func TestSchedulerReasonsCovered(t *testing.T) {
+	for _, reason := range []string{
+		"node(s) exceed max volume count",
+		"node(s) didn't find available persistent volumes to bind",
+		"node(s) didn't match PersistentVolume's node affinity",
+		"node(s) did not have enough free storage",
+		"node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
+		"node(s) had no available volume zone",
+		"node(s) had taints that the pod didn't tolerate",
+		"node(s) had untolerated taint {dedicated: ml}",
+		"node(s) didn't satisfy existing pods anti-affinity rules",
+		"node(s) didn't match pod affinity rules",
+		"node(s) didn't match pod anti-affinity rules",
+		"node(s) had no available disk",
+		"node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod",
+		"node(s) didn't have free ports for the requested pod ports",
+		"node(s) didn't match pod topology spread constraints",
+		"node(s) didn't match Pod's node affinity/selector",
+		"node(s) were unschedulable",
+		"Insufficient cpu", "Too many pods",
+	} {
+		found := ""
+		for i := range schedClasses {
+			if schedClasses[i].re.MatchString(reason) {
+				found = schedClasses[i].Class
+				break
+			}
+		}
+		if found == "" {
+			t.Errorf("no class for %q", reason)
+		}
+	}
+}

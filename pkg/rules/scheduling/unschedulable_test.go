@@ -89,3 +89,25 @@ func TestUnschedulableSelectorNarrows(t *testing.T) {
 		}
 	}
 }
+
+// TestUnschedulableVolumeReasons: the volume plugins' reasons, with the
+// preemption commentary after them, name their class (messages in
+// kube-scheduler's own wording, volumerestrictions and volumebinding).
+func TestUnschedulableVolumeReasons(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	for msg, want := range map[string]string{
+		"0/3 nodes are available: 3 node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.": "Unschedulable/ReadWriteOncePod",
+		"0/4 nodes are available: 4 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s). preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.":                                            "Unschedulable/MissingPV",
+		"0/6 nodes are available: 2 node(s) had no available volume zone, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.":                            "Unschedulable/VolumeZone",
+	} {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-0", Namespace: "shop", UID: "p1", CreationTimestamp: metav1.NewTime(now.Add(-5 * time.Minute))},
+			Spec: corev1.PodSpec{NodeSelector: map[string]string{"tier": "db"}, Containers: []corev1.Container{{Name: "app", Image: "postgres:16"}},
+				Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-db-0"}}}}},
+			Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: msg}}}}
+		b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "db-0", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{pod}}
+		f := ruletest.Root(ruletest.Run(Unschedulable, b, now))
+		if f == nil || string(f.Category) != want {
+			t.Errorf("%q: finding %+v, want %s", msg, f, want)
+		}
+	}
+}
