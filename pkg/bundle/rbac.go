@@ -108,11 +108,28 @@ func (c *collector) rbac(ctx context.Context) {
 	// A binding counts when it names the account, or a group of accounts
 	// unless it is one of the API server's own (system:…), which grant
 	// discovery URLs only and would cost a role read each.
+	// A binding naming another ServiceAccount of the account's namespace
+	// is kept too: granting to "default" instead of the account the pod
+	// runs as is a common slip (GoogleCloudPlatform/gke-autoneg-controller#64).
 	names := func(binding string, subjects []rbacv1.Subject, bindingNS string) bool {
 		for _, s := range subjects {
 			for acc := range accounts {
 				ns, name, _ := strings.Cut(acc, "/")
 				if SubjectIsAccount(s, bindingNS, ns, name) && (s.Kind == rbacv1.ServiceAccountKind || !strings.HasPrefix(binding, "system:")) {
+					return true
+				}
+				if s.Kind == rbacv1.ServiceAccountKind && (s.Namespace == ns || s.Namespace == "" && bindingNS == ns) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	direct := func(subjects []rbacv1.Subject, bindingNS string) bool {
+		for _, s := range subjects {
+			for acc := range accounts {
+				ns, name, _ := strings.Cut(acc, "/")
+				if SubjectIsAccount(s, bindingNS, ns, name) {
 					return true
 				}
 			}
@@ -165,18 +182,23 @@ func (c *collector) rbac(ctx context.Context) {
 			refs = append(refs, r)
 		}
 	}
-	for _, rb := range c.b.RoleBindings {
-		if !scopes[rb.Namespace] {
-			continue // a binding in another namespace grants nothing where the request was denied
+	// The account's own bindings first, then its neighbours'.
+	for _, own := range []bool{true, false} {
+		for _, crb := range c.b.ClusterRoleBindings {
+			if direct(crb.Subjects, "") == own {
+				add(ref{"ClusterRole", "", crb.RoleRef.Name})
+			}
 		}
-		if rb.RoleRef.Kind == "Role" {
-			add(ref{"Role", rb.Namespace, rb.RoleRef.Name})
-		} else {
-			add(ref{"ClusterRole", "", rb.RoleRef.Name})
+		for _, rb := range c.b.RoleBindings {
+			if !scopes[rb.Namespace] || direct(rb.Subjects, rb.Namespace) != own {
+				continue // a binding in another namespace grants nothing where the request was denied
+			}
+			if rb.RoleRef.Kind == "Role" {
+				add(ref{"Role", rb.Namespace, rb.RoleRef.Name})
+			} else {
+				add(ref{"ClusterRole", "", rb.RoleRef.Name})
+			}
 		}
-	}
-	for _, crb := range c.b.ClusterRoleBindings {
-		add(ref{"ClusterRole", "", crb.RoleRef.Name})
 	}
 	c.fanOut(ctx, len(refs), func(i int) {
 		r := refs[i]

@@ -75,6 +75,9 @@ type verdict struct {
 	bindings  []string // "rolebinding shop/app-reader → role app-reader"
 	roles     []rbacRole
 	elsewhere []string // bindings of the account in other namespaces
+	// sibling is a binding in scope whose role grants what was denied, to
+	// another ServiceAccount of the same namespace (kind/namespace/name).
+	sibling, siblingAccount, siblingRole string
 }
 
 type rbacRole struct {
@@ -148,11 +151,16 @@ func judge(c *rule.Pass, g *denialGroup) verdict {
 		role, _ := roleOf(rb.RoleRef.Kind, rb.Namespace, rb.RoleRef.Name)
 		consider("rolebinding "+rb.Namespace+"/"+rb.Name, role)
 	}
+	if granted == 0 && len(v.bindings) == 0 {
+		v.sibling, v.siblingAccount, v.siblingRole = siblingGrant(c, g, roleOf)
+	}
 	switch {
 	case granted > 0:
 		v.class = "Granted"
 	case len(v.bindings) > 0:
 		v.class = "RoleLacksVerb"
+	case v.sibling != "":
+		v.class = "OtherAccount"
 	case len(v.elsewhere) > 0 && g.scope == "":
 		v.class = "ClusterScope"
 	case len(v.elsewhere) > 0:
@@ -161,6 +169,49 @@ func judge(c *rule.Pass, g *denialGroup) verdict {
 		v.class = "NoBinding"
 	}
 	return v
+}
+
+// siblingGrant finds a binding in the denied scope whose role grants a
+// denied request to another ServiceAccount of the account's namespace.
+func siblingGrant(c *rule.Pass, g *denialGroup, roleOf func(kind, ns, name string) (rbacRole, bool)) (string, string, string) {
+	allows := func(role rbacRole) bool {
+		for _, d := range g.denials {
+			if rulesAllow(role.rules, d.Verb, d.Group, d.Resource) {
+				return true
+			}
+		}
+		return false
+	}
+	other := func(subjects []rbacv1.Subject, bindingNS string) string {
+		for _, s := range subjects {
+			sns := s.Namespace
+			if sns == "" {
+				sns = bindingNS
+			}
+			if s.Kind == rbacv1.ServiceAccountKind && sns == g.saNS && s.Name != g.saName {
+				return sns + "/" + s.Name
+			}
+		}
+		return ""
+	}
+	for _, crb := range c.B.ClusterRoleBindings {
+		if acc := other(crb.Subjects, ""); acc != "" {
+			if role, ok := roleOf("ClusterRole", "", crb.RoleRef.Name); ok && allows(role) {
+				return "clusterrolebinding " + crb.Name, acc, role.ref()
+			}
+		}
+	}
+	for _, rb := range c.B.RoleBindings {
+		if g.scope == "" || rb.Namespace != g.scope {
+			continue
+		}
+		if acc := other(rb.Subjects, rb.Namespace); acc != "" {
+			if role, ok := roleOf(rb.RoleRef.Kind, rb.Namespace, rb.RoleRef.Name); ok && allows(role) {
+				return "rolebinding " + rb.Namespace + "/" + rb.Name, acc, role.ref()
+			}
+		}
+	}
+	return "", "", ""
 }
 
 func bindsAccount(subjects []rbacv1.Subject, bindingNS string, g *denialGroup) bool {
@@ -339,6 +390,23 @@ func rbacFinding(c *rule.Pass, p *corev1.Pod, g *denialGroup, crashes []rule.Fin
 			patch.Risk += "; this ClusterRole is aggregated, so the controller rewrites its rules: add a ClusterRole labelled for its aggregation instead"
 		}
 		f.Actions = []report.Action{patch, check}
+	case "OtherAccount":
+		f.Category = f.Category.Sub("OtherAccount")
+		bindingEv(fmt.Sprintf("No binding names %s; %s grants %s to serviceaccount %s", who, v.sibling, v.siblingRole, v.siblingAccount))
+		f.Title = fmt.Sprintf("container %s is denied by RBAC: %s cannot %s; %s grants it to serviceaccount %s instead", ctr, who, asked, v.sibling, v.siblingAccount)
+		f.Culprit = fmt.Sprintf("%s (%s): its subject is serviceaccount %s, not %s", v.sibling, v.siblingRole, v.siblingAccount, who)
+		f.Confidence = rule.Strong
+		kindName := strings.Fields(v.sibling)
+		nsFlag := ""
+		if kindName[0] == "rolebinding" {
+			bns, bname, _ := strings.Cut(kindName[1], "/")
+			kindName[1], nsFlag = bname, " -n "+bns
+		}
+		subject := fmt.Sprintf(`{"kind":"ServiceAccount","name":%q,"namespace":%q}`, g.saName, g.saNS)
+		f.Actions = []report.Action{{Kind: report.Immediate,
+			Description: fmt.Sprintf("Add %s as a subject of %s (or run the pod as serviceaccount %s, if that is the account meant for it).", who, v.sibling, v.siblingAccount),
+			Commands:    []string{fmt.Sprintf("kubectl patch %s %s%s --type=json -p '[{\"op\":\"add\",\"path\":\"/subjects/-\",\"value\":%s}]'", kindName[0], kindName[1], nsFlag, subject)},
+			Risk:        "the account gets everything the bound role grants"}, check}
 	case "OtherNamespace":
 		f.Category = f.Category.Sub("OtherNamespace")
 		bindingEv(fmt.Sprintf("Bindings of %s: %s; none in namespace %s", who, strings.Join(v.elsewhere, "; "), g.scope))

@@ -86,3 +86,34 @@ func TestRBACDenied(t *testing.T) {
 		})
 	}
 }
+
+// TestRBACDeniedOtherAccount: the ClusterRoleBinding grants the verb to
+// the namespace's default ServiceAccount while the pod runs as another one
+// (GoogleCloudPlatform/gke-autoneg-controller#64); the fix adds the account
+// as a subject of that binding.
+func TestRBACDeniedOtherAccount(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 5, 0, 0, time.UTC)
+	log := `E0727 18:09:24.847396       1 reflector.go:126] pkg/mod/k8s.io/client-go@v11.0.1-0.20190409021438-1a26190bd76a+incompatible/tools/cache/reflector.go:94: Failed to list *v1.Service: services is forbidden: User "system:serviceaccount:autoneg-system:autoneg" cannot list resource "services" in API group "" at the cluster scope` + "\n"
+	p := envPod(corev1.Container{Name: "manager", Image: "gcr.io/gke-release/autoneg-controller:v0.9.7"})
+	p.Namespace, p.Spec.ServiceAccountName = "autoneg-system", "autoneg"
+	p.Status.ContainerStatuses[0] = corev1.ContainerStatus{Name: "manager", Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+	b := envBundle(p, log)
+	b.Logs[0].Previous, b.Logs[0].Namespace = false, "autoneg-system"
+	b.Cluster.RBACRead = []string{"autoneg-system", "cluster"}
+	b.ClusterRoleBindings = []*rbacv1.ClusterRoleBinding{{ObjectMeta: metav1.ObjectMeta{Name: "autoneg-manager-rolebinding"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: "autoneg-system"}},
+		RoleRef:  rbacv1.RoleRef{Kind: "ClusterRole", Name: "autoneg-manager-role"}}}
+	b.ClusterRoles = []*rbacv1.ClusterRole{{ObjectMeta: metav1.ObjectMeta{Name: "autoneg-manager-role"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch", "update", "patch"}}}}}
+	fs := ruletest.Run(RBACDenied, b, now)
+	if len(fs) != 1 || fs[0].Category != "RBAC/Forbidden/OtherAccount" {
+		t.Fatalf("findings %+v, want one RBAC/Forbidden/OtherAccount", fs)
+	}
+	if !strings.Contains(fs[0].Culprit, "clusterrolebinding autoneg-manager-rolebinding") || !strings.Contains(fs[0].Culprit, "serviceaccount autoneg-system/default") {
+		t.Errorf("culprit %q", fs[0].Culprit)
+	}
+	want := `kubectl patch clusterrolebinding autoneg-manager-rolebinding --type=json -p '[{"op":"add","path":"/subjects/-","value":{"kind":"ServiceAccount","name":"autoneg","namespace":"autoneg-system"}}]'`
+	if got := fs[0].Actions[0].Commands[0]; got != want {
+		t.Errorf("fix\n%s\nwant\n%s", got, want)
+	}
+}
