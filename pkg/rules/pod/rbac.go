@@ -310,7 +310,11 @@ func rbacFinding(c *rule.Pass, p *corev1.Pod, g *denialGroup, crashes []rule.Fin
 	if crash != nil {
 		f.Category, f.Evidence, f.Strength = crash.Category, append([]string(nil), crash.Evidence...), rule.Traced
 		f.Mechanism = crash.Mechanism + " " + f.Mechanism
+		f.Contributing = append(f.Contributing, crash.Contributing...)
 	}
+	// The API server's own words stay in the root cause: they are what a
+	// reader searches for.
+	f.Contributing = append(f.Contributing, "The log says: "+first.Line)
 	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Log line (%d denial(s) of serviceaccount %s): %q", len(g.denials), g.sa, first.Line),
 		fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), ctr, kube.Instance(first.Previous)), kube.LogsCmd(p, ctr, first.Previous)))
 	runsAs := p.Spec.ServiceAccountName
