@@ -33,6 +33,9 @@ type schedClass struct {
 // tainttoleration, nodeaffinity, interpodaffinity, podtopologyspread,
 // volumebinding, nodeunschedulable, nodeports), old wordings included.
 var schedClasses = []schedClass{
+	{Class: "NoNodes", re: regexp.MustCompile(`^no nodes available to schedule pods`), Strength: 110,
+		Mechanism: "The scheduler places pods only on registered nodes; with none, every pod stays Pending.",
+		explain:   (*schedContext).noNodes},
 	{Class: "MissingPVC", re: regexp.MustCompile(`persistentvolumeclaim "([^"]+)" not found`), Strength: 100,
 		Mechanism: "The VolumeBinding plugin rejects the pod before looking at any node when a claim it mounts does not exist.",
 		explain:   (*schedContext).missingPVC},

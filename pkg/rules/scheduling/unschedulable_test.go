@@ -98,7 +98,8 @@ func TestUnschedulableVolumeReasons(t *testing.T) {
 	for msg, want := range map[string]string{
 		"0/3 nodes are available: 3 node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.": "Unschedulable/ReadWriteOncePod",
 		"0/4 nodes are available: 4 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s). preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.":                                            "Unschedulable/MissingPV",
-		"0/6 nodes are available: 2 node(s) had no available volume zone, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.":                            "Unschedulable/VolumeZone",
+		"no nodes available to schedule pods": "Unschedulable/NoNodes",
+		"0/6 nodes are available: 2 node(s) had no available volume zone, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.": "Unschedulable/VolumeZone",
 	} {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-0", Namespace: "shop", UID: "p1", CreationTimestamp: metav1.NewTime(now.Add(-5 * time.Minute))},
 			Spec: corev1.PodSpec{NodeSelector: map[string]string{"tier": "db"}, Containers: []corev1.Container{{Name: "app", Image: "postgres:16"}},
