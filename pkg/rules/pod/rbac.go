@@ -355,7 +355,12 @@ func rbacFinding(c *rule.Pass, p *corev1.Pod, g *denialGroup, crashes []rule.Fin
 	}
 	switch v.class {
 	case "Granted":
-		return nil // the RBAC read now grants it: the denial is older than a fix
+		// The RBAC read now grants it: the denial is older than a fix, or
+		// came from a token of another account. Said as ruled out, so the
+		// report does not send the reader to RBAC.
+		bindingEv(fmt.Sprintf("Bindings of %s in scope: %s", who, strings.Join(v.bindings, "; ")))
+		return &rule.Finding{Category: f.Category.Sub("Granted"), Verdict: report.Refuted, Confidence: rule.Strong, Subject: f.Subject, Evidence: f.Evidence[len(f.Evidence)-2:],
+			Hypothesis: fmt.Sprintf("%s lacks the RBAC permission to %s (its log says so, but its bindings grant it now)", upperFirst(who), asked)}
 	case "NotRead":
 		if crash != nil {
 			return nil // the crash finding names the denial; no RBAC was read to say more

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule/ruletest"
 )
 
@@ -41,7 +42,7 @@ func TestRBACDenied(t *testing.T) {
 		{"bound role lacks the resource", ownNSLine, []string{"cluster", "shop"}, []*rbacv1.Role{podsOnly}, []*rbacv1.RoleBinding{rb},
 			nil, "RBAC/Forbidden/RoleLacksVerb", []string{"role shop/monitor", "rolebinding shop/monitor", "list services in namespace shop"},
 			`kubectl patch role monitor -n shop --type=json -p '[{"op":"add","path":"/rules/-","value":{"apiGroups":[""],"resources":["services"],"verbs":["list","watch"]}}]'`},
-		{"bound role grants it now", ownNSLine, []string{"cluster", "shop"}, []*rbacv1.Role{withServices}, []*rbacv1.RoleBinding{rb}, nil, "", nil, ""},
+		{"bound role grants it now", ownNSLine, []string{"cluster", "shop"}, []*rbacv1.Role{withServices}, []*rbacv1.RoleBinding{rb}, nil, "refuted", nil, ""},
 		{"binding in another namespace", nsLine, []string{"cluster", "default", "shop"}, []*rbacv1.Role{withServices}, []*rbacv1.RoleBinding{rb},
 			nil, "RBAC/Forbidden/OtherNamespace", []string{"no RoleBinding in namespace default", "rolebinding shop/monitor"},
 			"kubectl create rolebinding monitor-access -n default --role=monitor-access --serviceaccount=shop:monitor"},
@@ -62,9 +63,9 @@ func TestRBACDenied(t *testing.T) {
 			b.Logs[0].Previous = false
 			b.Cluster.RBACRead, b.Roles, b.RoleBindings, b.Problems = tt.read, tt.roles, tt.rbs, tt.problems
 			fs := ruletest.Run(RBACDenied, b, now)
-			if tt.category == "" {
-				if len(fs) != 0 {
-					t.Fatalf("want no finding, got %s", fs[0].Title)
+			if tt.category == "refuted" {
+				if len(fs) != 1 || fs[0].Verdict != report.Refuted || ruletest.Root(fs) != nil {
+					t.Fatalf("want one refuted finding, got %+v", fs)
 				}
 				return
 			}
