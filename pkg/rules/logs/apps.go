@@ -18,12 +18,12 @@ var appPatterns = []Pattern{
 	// low, increase to at least [262144]" (7.x: "[1]: max virtual …"); the
 	// process then exits 78 (ExitCodes.CONFIG, sysexits' EX_CONFIG).
 	{"BootstrapCheck", regexp.MustCompile(`max virtual memory areas vm\.max_map_count \[\d+\] is too low`),
-		"Elasticsearch refuses to start: its bootstrap check finds the node's vm.max_map_count kernel setting too low (Elasticsearch memory-maps its index files)",
+		"Elasticsearch (or OpenSearch) refuses to start: its bootstrap check finds the node's vm.max_map_count kernel setting too low (it memory-maps its index files)",
 		"Raise vm.max_map_count to at least 262144 on the nodes that run Elasticsearch: `sysctl -w vm.max_map_count=262144` (persisted in /etc/sysctl.d/), a DaemonSet that sets it, or a privileged init container in the pod running `sysctl -w vm.max_map_count=262144`. With ECK, node.store.allow_mmap: false avoids the check at some performance cost. vm.max_map_count is not a namespaced sysctl, so the pod's securityContext.sysctls cannot set it.", 97},
-	{"BootstrapCheck", regexp.MustCompile(`max file descriptors \[\d+\] for elasticsearch process is too low`),
+	{"BootstrapCheck", regexp.MustCompile(`max file descriptors \[\d+\] for (elasticsearch|opensearch) process is too low`),
 		"Elasticsearch refuses to start: its bootstrap check finds the open-file limit (ulimit -n) of the process too low",
 		"Raise the container runtime's nofile limit for the process to at least 65535 (containerd/docker default ulimits on the node, or LimitNOFILE of the runtime's systemd unit).", 97},
-	{"BootstrapCheck", regexp.MustCompile(`memory locking requested for elasticsearch process but memory is not locked`),
+	{"BootstrapCheck", regexp.MustCompile(`memory locking requested for (elasticsearch|opensearch) process but memory is not locked`),
 		"Elasticsearch refuses to start: bootstrap.memory_lock is true but the process may not lock its memory (memlock limit)",
 		"Set bootstrap.memory_lock: false, or raise the memlock ulimit of the container runtime on the node to unlimited.", 97},
 	{"BootstrapCheck", regexp.MustCompile(`the default discovery settings are unsuitable for production use`),
