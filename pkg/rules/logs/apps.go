@@ -56,6 +56,21 @@ var appPatterns = []Pattern{
 // it: a line the generic row takes keeps its generic explanation, and only
 // the application's own wording lands here.
 var appLastPatterns = []Pattern{
+	// The official postgres and mysql/mariadb images' docker-entrypoint.sh
+	// (docker-library/postgres, docker-library/mysql): an empty data
+	// directory cannot be initialised without a superuser password.
+	{"MissingEnv", regexp.MustCompile(`Database is uninitialized and superuser password is not specified`),
+		"the postgres image initialises an empty data directory only with a superuser password: POSTGRES_PASSWORD is unset or empty",
+		"Set POSTGRES_PASSWORD in the pod template's env from a Secret key (or POSTGRES_HOST_AUTH_METHOD, not recommended).", 90},
+	{"MissingEnv", regexp.MustCompile(`Database is uninitialized and password option is not specified`),
+		"the mysql/mariadb image initialises an empty data directory only with a root password option: MYSQL_ROOT_PASSWORD (or MARIADB_ROOT_PASSWORD, or an ALLOW_EMPTY/RANDOM variant) is unset",
+		"Set MYSQL_ROOT_PASSWORD (MariaDB: MARIADB_ROOT_PASSWORD) in the pod template's env from a Secret key.", 90},
+	// activesupport EncryptedFile#handle_missing_key: "Missing encryption
+	// key to decrypt file with. Ask your team for your master key and write
+	// it to config/master.key or put it in the ENV['RAILS_MASTER_KEY']."
+	{"MissingEnv", regexp.MustCompile(`Missing encryption key to decrypt file with`),
+		"Rails cannot decrypt its credentials: RAILS_MASTER_KEY is not set and config/master.key is not in the image",
+		"Set RAILS_MASTER_KEY in the pod template's env from a Secret key holding config/master.key's content.", 90},
 	// Rails (railties Application#validate_secret_key_base): "Missing
 	// `secret_key_base` for 'production' environment, set this string with
 	// `bin/rails credentials:edit`" (5.2+), "… set this value in
@@ -90,8 +105,15 @@ func appSubject(class, line string) string {
 			return m[1]
 		}
 	case "MissingEnv":
-		if strings.Contains(line, "`secret_key_base`") {
+		switch {
+		case strings.Contains(line, "`secret_key_base`"):
 			return "environment variable SECRET_KEY_BASE"
+		case strings.Contains(line, "superuser password is not specified"):
+			return "environment variable POSTGRES_PASSWORD"
+		case strings.Contains(line, "Database is uninitialized and password option is not specified"):
+			return "environment variable MYSQL_ROOT_PASSWORD"
+		case strings.Contains(line, "Missing encryption key to decrypt file with"):
+			return "environment variable RAILS_MASTER_KEY"
 		}
 	case "DataSourceURL":
 		return "spring.datasource.url ('url' attribute is not specified)"

@@ -16,7 +16,9 @@ import (
 //     files in it. Aborting.";
 //   - railties lib/rails/application.rb validate_secret_key_base (5.2+ and
 //     the 4.1–5.1 wording);
-//   - Spring Boot DataSourceBeanCreationFailureAnalyzer's Description.
+//   - Spring Boot DataSourceBeanCreationFailureAnalyzer's Description;
+//   - the postgres/mysql images' docker-entrypoint.sh, activesupport's
+//     EncryptedFile (RAILS_MASTER_KEY).
 func TestAppPatterns(t *testing.T) {
 	tests := []struct{ log, class, subject string }{
 		{"ERROR: [1] bootstrap checks failed. You must address the points described in the following [1] lines before starting Elasticsearch.\n" +
@@ -37,6 +39,14 @@ func TestAppPatterns(t *testing.T) {
 			"MissingEnv", "environment variable SECRET_KEY_BASE"},
 		{"APPLICATION FAILED TO START\n\nDescription:\n\nFailed to configure a DataSource: 'url' attribute is not specified and no embedded datasource could be configured.\n\nReason: Failed to determine a suitable driver class\n",
 			"DataSourceURL", "spring.datasource.url"},
+		// docker-library/postgres and docker-library/mysql entrypoints;
+		// activesupport EncryptedFile#handle_missing_key.
+		{"Error: Database is uninitialized and superuser password is not specified.\n       You must specify POSTGRES_PASSWORD to a non-empty value for the\n       superuser. For example, \"-e POSTGRES_PASSWORD=password\" on \"docker run\".\n",
+			"MissingEnv", "environment variable POSTGRES_PASSWORD"},
+		{"2024-01-10 09:00:01+00:00 [ERROR] [Entrypoint]: Database is uninitialized and password option is not specified\n    You need to specify one of the following as an environment variable:\n    - MYSQL_ROOT_PASSWORD\n",
+			"MissingEnv", "environment variable MYSQL_ROOT_PASSWORD"},
+		{"/usr/local/bundle/gems/activesupport-7.0.4/lib/active_support/encrypted_file.rb:78:in `handle_missing_key': Missing encryption key to decrypt file with. Ask your team for your master key and write it to /app/config/master.key or put it in the ENV['RAILS_MASTER_KEY']. (ActiveSupport::EncryptedFile::MissingKeyError)\n",
+			"MissingEnv", "environment variable RAILS_MASTER_KEY"},
 		// A generic missing variable keeps the generic row.
 		{"FATAL: KAFKA_BROKERS is not set\n", "MissingEnv", "environment variable KAFKA_BROKERS"},
 	}
