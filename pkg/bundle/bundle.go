@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -65,6 +66,14 @@ type Bundle struct {
 	// Service target's namespace (up to 100): which select the pods is a
 	// label match the rules make.
 	NetworkPolicies []*networkingv1.NetworkPolicy
+	// RBAC is collected only when a pod's log holds a Kubernetes RBAC
+	// denial of its ServiceAccount (see NeedRBAC): the RoleBindings of the
+	// namespaces the denials name and the ClusterRoleBindings that name the
+	// ServiceAccount, and the Roles and ClusterRoles those reference.
+	RoleBindings        []*rbacv1.RoleBinding
+	ClusterRoleBindings []*rbacv1.ClusterRoleBinding
+	Roles               []*rbacv1.Role
+	ClusterRoles        []*rbacv1.ClusterRole
 	// HPAs are the target, or those scaling a Deployment, StatefulSet or
 	// ReplicaSet target (or a ReplicaSet's Deployment).
 	HPAs           []*autoscalingv2.HorizontalPodAutoscaler
@@ -104,6 +113,11 @@ type ClusterInfo struct {
 	ServerVersion string           `json:"serverVersion,omitempty"`
 	Namespace     string           `json:"namespace,omitempty"`
 	Involved      []fault.Resource `json:"involvedResources"`
+	// RBACRead lists the RBAC scopes the collector read because a log
+	// denied a ServiceAccount: "cluster" (ClusterRoleBindings) and the
+	// namespaces whose RoleBindings it listed. A scope not listed was not
+	// read, which is not "no binding there".
+	RBACRead []string `json:"rbacRead,omitempty"`
 }
 
 // GoneAnnotation marks a placeholder target: the fault's resource no longer
@@ -224,6 +238,18 @@ func (b *Bundle) each(visit func(gvk schema.GroupVersionKind, meta metav1.Object
 	}
 	for _, o := range b.NetworkPolicies {
 		visit(networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"), o, o)
+	}
+	for _, o := range b.ClusterRoles {
+		visit(rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), o, o)
+	}
+	for _, o := range b.Roles {
+		visit(rbacv1.SchemeGroupVersion.WithKind("Role"), o, o)
+	}
+	for _, o := range b.ClusterRoleBindings {
+		visit(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), o, o)
+	}
+	for _, o := range b.RoleBindings {
+		visit(rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), o, o)
 	}
 	for _, o := range b.ResourceQuotas {
 		visit(corev1.SchemeGroupVersion.WithKind("ResourceQuota"), o, o)

@@ -89,6 +89,10 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// What the logs call for: the RBAC around a denied ServiceAccount.
+	if c.opts.wants(NeedRBAC) {
+		c.rbac(ctx)
+	}
 	sortEvents(c.b.Events)
 	sortRelated(c.b)
 	c.b.Cluster.Involved = c.involved()

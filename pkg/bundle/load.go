@@ -168,6 +168,14 @@ func (b *Bundle) addLoaded(u *unstructured.Unstructured) error {
 		return into(u, &b.IngressClasses)
 	case "NetworkPolicy":
 		return into(u, &b.NetworkPolicies)
+	case "RoleBinding":
+		return into(u, &b.RoleBindings)
+	case "ClusterRoleBinding":
+		return into(u, &b.ClusterRoleBindings)
+	case "Role":
+		return into(u, &b.Roles)
+	case "ClusterRole":
+		return into(u, &b.ClusterRoles)
 	case "HorizontalPodAutoscaler":
 		return into(u, &b.HPAs)
 	case "ResourceQuota":

@@ -33,6 +33,11 @@ const (
 	// target's namespace (one bounded list, into Services): which of them
 	// select the pods, or nearly.
 	NeedNamespaceServices Need = "namespace-services"
+	// NeedRBAC is the RBAC around a pod's ServiceAccount, fetched only when
+	// a collected log holds an RBAC denial of it: the RoleBindings of the
+	// denied namespace(s), the ClusterRoleBindings naming it, and the Roles
+	// and ClusterRoles they reference (see rbac.go).
+	NeedRBAC Need = "rbac"
 )
 
 // wants reports whether the plan includes n; no plan (nil Needs) fetches

@@ -33,6 +33,8 @@ const (
 	NetworkPolicies = bundle.NeedNetworkPolicies
 	// NamespaceServices: the Services of a pod or Deployment target's namespace.
 	NamespaceServices = bundle.NeedNamespaceServices
+	// RBAC: the ServiceAccount's bindings and roles, when a log denies it.
+	RBAC = bundle.NeedRBAC
 )
 
 // PodEvidence is what a rule about a pod's own containers reads: the pods,

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
@@ -41,6 +42,19 @@ func schedNode(t *testing.T, c *testcluster.Cluster, name string, mutate ...func
 	}
 	c.Create(t, n)
 	return schedReconcileTaints(t, c, n)
+}
+
+// deleteNodeAtEnd deletes a node the (sub)test created when it ends: nodes
+// are cluster-scoped, and one left behind would change what every later
+// scenario sees (node counts, the largest node) from what its capture saw.
+func deleteNodeAtEnd(t *testing.T, c *testcluster.Cluster, name string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := c.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete node %s: %v", name, err)
+		}
+	})
 }
 
 func schedRunningStatus(container, image string) corev1.PodStatus {

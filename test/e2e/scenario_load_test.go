@@ -393,6 +393,7 @@ func createOrReplace(t *testing.T, c *testcluster.Cluster, u *unstructured.Unstr
 	}
 	c.Create(t, obj)
 	if u.GetKind() == "Node" {
+		deleteNodeAtEnd(t, c, u.GetName())
 		// Admission taints a new Node not-ready; the captured taints are
 		// what the node controllers had left, so they replace them.
 		again := u.DeepCopy()

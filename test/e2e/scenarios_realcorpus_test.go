@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
@@ -110,13 +109,13 @@ func rcEvent(t *testing.T, c *testcluster.Cluster, p *corev1.Pod, typ, reason, m
 }
 
 // rcHealthyPod creates a serving, Ready pod with the current log.
-func rcHealthyPod(t *testing.T, c *testcluster.Cluster, ns, name, image, log string) {
+func rcHealthyPod(t *testing.T, c *testcluster.Cluster, ns, name, image, log string, mutate ...func(*corev1.Pod)) {
 	t.Helper()
-	c.CreatePod(t, simplePod(name, func(p *corev1.Pod) {
+	c.CreatePod(t, simplePod(name, append([]func(*corev1.Pod){func(p *corev1.Pod) {
 		p.Namespace = ns
 		p.Spec.Containers[0].Image = image
 		p.Status = rcReadyStatus(image, 0, nil)
-	}))
+	}}, mutate...)...))
 	c.SetLogs(ns, name, "app", false, log)
 }
 
@@ -162,21 +161,7 @@ var realCorpusMisses = []scenario{
 		category: "InitContainer",
 		culprit:  []string{"myservice"},
 	},
-	{
-		name:   "real-elasticsearch-max-map-count",
-		source: "elastic/elasticsearch BootstrapChecks (\"max virtual memory areas vm.max_map_count [%d] is too low, increase to at least [%d]\"; exit 78) as reported in Elasticsearch-on-Kubernetes threads",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "es-master-0", 78, ""+
-				"{\"@timestamp\":\"2024-05-01T10:00:01.000Z\", \"log.level\": \"INFO\", \"message\":\"bound or publishing to a non-loopback address, enforcing bootstrap checks\", \"ecs.version\": \"1.2.0\",\"service.name\":\"ES_ECS\",\"event.dataset\":\"elasticsearch.server\",\"log.logger\":\"org.elasticsearch.bootstrap.BootstrapChecks\"}\n"+
-				"ERROR: [1] bootstrap checks failed. You must address the points described in the following [1] lines before starting Elasticsearch.\n"+
-				"bootstrap check failure [1] of [1]: max virtual memory areas vm.max_map_count [65530] is too low, increase to at least [262144]\n"+
-				"ERROR: Elasticsearch did not exit normally - check the logs at /usr/share/elasticsearch/logs/docker-cluster.log\n",
-				rcImage("docker.elastic.co/elasticsearch/elasticsearch:8.13.0"), rcPort(9200))
-			return []string{"pod/es-master-0"}
-		},
-		category: "CrashLoop/Exit78",
-		culprit:  []string{"vm.max_map_count"},
-	},
+
 	{
 		name:   "real-spring-hikari-pgjdbc-refused",
 		source: "pgjdbc ConnectionFactoryImpl (\"Connection to {0} refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\") and HikariCP's HikariPool \"Exception during pool initialization.\"",
@@ -193,42 +178,7 @@ var realCorpusMisses = []scenario{
 		category: "CrashLoop/Exit1/ConnectionRefused",
 		culprit:  []string{"billing-db:5432"},
 	},
-	{
-		name:   "real-scheduler-insufficient-memory-selector",
-		source: "https://github.com/kubernetes/kubernetes/issues/86942 (default-scheduler FailedScheduling: Insufficient memory and node selector)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			msg := "0/12 nodes are available: 3 Insufficient memory, 9 node(s) didn't match node selector."
-			p := c.CreatePod(t, simplePod("pt-4c12g-2", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.NodeSelector = map[string]string{"pool": "pt"}
-				p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("12Gi")}
-				p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-					Reason: "Unschedulable", Message: msg, LastTransitionTime: minutesAgo(11)}}}
-			}))
-			c.Event(t, testcluster.EventSpec{Object: p, Type: corev1.EventTypeWarning, Reason: "FailedScheduling", Count: 150, First: time.Now().Add(-11 * time.Minute),
-				Component: "default-scheduler", Message: msg})
-			return []string{"pod/pt-4c12g-2"}
-		},
-		category: "Unschedulable",
-		culprit:  []string{"Insufficient memory"},
-	},
-	{
-		name:   "real-rails-secret-key-base-renamed",
-		source: "https://github.com/AlverezYari/phillips-homelab/pull/285 (Rails validate_secret_key_base after SECRET_KEY_BASE was renamed RAILS_SECRET_KEY_BASE)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "exchange-rails", 1, ""+
-				"=> Booting Puma\n=> Rails 7.1.3 application starting in prod_k8s\n=> Run `bin/rails server --help` for more startup options\n"+
-				"Exiting\n"+
-				"/usr/local/bundle/gems/railties-7.1.3/lib/rails/application.rb:665:in `validate_secret_key_base': Missing `secret_key_base` for 'prod_k8s' environment, set this string with `bin/rails credentials:edit` (ArgumentError)\n"+
-				"\tfrom /app/app/models/app_token.rb:2:in `<class:AppToken>'\n",
-				rcImage("ghcr.io/alverezyari/exchange-rails:b9fb861"), rcPort(3000), func(p *corev1.Pod) {
-					p.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "RAILS_ENV", Value: "prod_k8s"}, {Name: "RAILS_SECRET_KEY_BASE", Value: "x"}}
-				})
-			return []string{"pod/exchange-rails"}
-		},
-		category: "CrashLoop/Exit1/MissingEnv",
-		culprit:  []string{"SECRET_KEY_BASE"},
-	},
+
 	{
 		name:   "real-kafka-client-broker-unavailable",
 		source: "https://github.com/wurstmeister/kafka-docker/issues/294 and https://github.com/bitnami/charts/issues/24817 (org.apache.kafka.clients.NetworkClient warning)",
@@ -245,25 +195,7 @@ var realCorpusMisses = []scenario{
 		category: "CrashLoop/Exit1",
 		culprit:  []string{"10.96.18.40:9092"},
 	},
-	{
-		name:   "real-spring-datasource-url-missing",
-		source: "spring-projects/spring-boot DataSourceBeanCreationFailureAnalyzer (spring-boot-autoconfigure, jdbc): the failure analysis printed when spring.datasource.url is unset",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "catalog", 1, ""+
-				"2024-02-11 09:30:02.114  INFO 1 --- [           main] c.e.catalog.CatalogApplication           : No active profile set, falling back to 1 default profile: \"default\"\n"+
-				"2024-02-11 09:30:04.872  WARN 1 --- [           main] ConfigServletWebServerApplicationContext : Exception encountered during context initialization - cancelling refresh attempt: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource'\n"+
-				"2024-02-11 09:30:04.920 ERROR 1 --- [           main] o.s.b.d.LoggingFailureAnalysisReporter   : \n\n"+
-				"***************************\nAPPLICATION FAILED TO START\n***************************\n\nDescription:\n\n"+
-				"Failed to configure a DataSource: 'url' attribute is not specified and no embedded datasource could be configured.\n\n"+
-				"Reason: Failed to determine a suitable driver class\n\n\nAction:\n\nConsider the following:\n"+
-				"\tIf you want an embedded database (H2, HSQL or Derby), please put it on the classpath.\n"+
-				"\tIf you have database settings to be loaded from a particular profile you may need to activate it (no profiles are currently active).\n",
-				rcImage("registry.example.com/shop/catalog:1.8.0"), rcPort(8080))
-			return []string{"pod/catalog"}
-		},
-		category: "CrashLoop/Exit1",
-		culprit:  []string{"'url' attribute is not specified"},
-	},
+
 	{
 		name:   "real-zap-json-dial-timeout",
 		source: "go.uber.org/zap NewProductionEncoderConfig field names (level, ts, caller, msg, error) with Go net's dial error wording (net/net.go OpError: \"dial tcp ...: i/o timeout\")",
@@ -305,23 +237,7 @@ var realCorpusMisses = []scenario{
 		category: "CrashLoop/Exit1/DNS",
 		culprit:  []string{"netbox"},
 	},
-	{
-		name:   "real-postgres-initdb-lost-found",
-		source: "https://github.com/infrahq/infra/issues/3124 (postgres initdb on a PVC mount point)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "postgres", 1, ""+
-				"The files belonging to this database system will be owned by user \"postgres\".\nThis user must also own the server process.\n\n"+
-				"The database cluster will be initialized with locale \"en_US.utf8\".\nThe default database encoding has accordingly been set to \"UTF8\".\n"+
-				"The default text search configuration will be set to \"english\".\n\nData page checksums are disabled.\n\n"+
-				"initdb: error: directory \"/var/lib/postgresql/data\" exists but is not empty\n"+
-				"It contains a lost+found directory, perhaps due to it being a mount point.\n"+
-				"Using a mount point directly as the data directory is not recommended.\nCreate a subdirectory under the mount point.\n",
-				rcImage("postgres:14"), rcPort(5432), rcPVCMount("postgres-data", "/var/lib/postgresql/data"))
-			return []string{"pod/postgres"}
-		},
-		category: "CrashLoop/Exit1",
-		culprit:  []string{"/var/lib/postgresql/data"},
-	},
+
 	{
 		name:   "real-bunyan-json-listen-eacces",
 		source: "https://github.com/thenets/docker-parsoid/issues/15 (service-runner bunyan JSON, level 60)",

@@ -193,7 +193,10 @@ func TestScenarios(t *testing.T) {
 			if sc.state != "" && !strings.Contains(r.stdout, "State: "+sc.state) {
 				t.Errorf("want State: %s", sc.state)
 			}
-			if sc.dir != nil {
+			if sc.dir != nil && captureRoot == "" {
+				// While capturing, the live report replaces the golden:
+				// comparing would block refreshing a directory after a
+				// collector change (review the new goldens with git diff).
 				checkGolden(t, *sc.dir, r.stdout)
 			}
 			if captureRoot != "" && !t.Failed() {

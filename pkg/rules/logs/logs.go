@@ -312,6 +312,9 @@ var (
 // SubjectOf names what a decisive line is about: the variable, the file, the
 // endpoint. Empty when the line does not say.
 func SubjectOf(class, line string) string {
+	if s := appSubject(class, line); s != "" {
+		return s
+	}
 	switch class {
 	case "MissingEnv":
 		if m := varRefRe.FindStringSubmatch(line); m != nil {

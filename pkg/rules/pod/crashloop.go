@@ -241,6 +241,11 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			f.Contributing = append(f.Contributing, "The previous instance's logs could not be read, so the reason for the exit is not confirmed.")
 		}
 		f.Culprit = fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name)
+		if dec != nil {
+			// The application's own last error is the best lead there is:
+			// the root cause quotes it (issue 16).
+			f.Culprit += fmt.Sprintf(", whose last error line is: %s", dec.Line)
+		}
 		f.Actions = []report.Action{
 			{Kind: report.Immediate, Description: "Read the full log of the previous run and the container's command; run the image locally with the same arguments to reproduce.",
 				Commands: []string{kube.LogsCmd(p, st.Name, true), fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)}},

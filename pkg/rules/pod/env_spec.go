@@ -153,6 +153,30 @@ func nearestEnv(name string, defined []string) string {
 	return ""
 }
 
+// affixedEnv is a defined name that is name with whole "_" segments added
+// or removed at its start or end (RAILS_SECRET_KEY_BASE for
+// SECRET_KEY_BASE, DB_URL for APP_DB_URL), and the segments that differ;
+// the shared part must itself hold a "_" so that PORT never pairs with
+// REDIS_PORT.
+func affixedEnv(name string, defined []string) (string, string) {
+	for _, d := range defined {
+		long, short := d, name
+		if len(short) > len(long) {
+			long, short = short, long
+		}
+		if long == short || !strings.Contains(short, "_") {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(long, "_"+short):
+			return d, "the prefix " + strings.TrimSuffix(long, short)
+		case strings.HasPrefix(long, short+"_"):
+			return d, "the suffix " + strings.TrimPrefix(long, short)
+		}
+	}
+	return "", ""
+}
+
 // envSpecFinding says what container spec does with variable name, built on
 // the crash finding so that its evidence and mechanism stay; nil when the
 // spec does not show a fault (a value from a ConfigMap or Secret, a literal
@@ -239,6 +263,20 @@ func envSpecFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 				fmt.Sprintf("Rename env %s to %s in container %s (the name the application reads), keeping its value.", near, name, ctr), "")
 			break
 		}
+		if near, affix := affixedEnv(name, defined); near != "" {
+			sub = "NearMiss"
+			nd := envVar(spec, near)
+			f.Title = fmt.Sprintf("%s %s: env %s is defined, but the application reads %s, which is not (the names differ by %s)", who, verb, near, name, affix)
+			f.Hypothesis = fmt.Sprintf("Container %s's spec sets %s, not the %s the application reads", ctr, near, name)
+			f.Culprit = fmt.Sprintf("%s env %s (not defined; the near miss %s is)", where, name, near)
+			same := map[string]any{"name": name, "value": "<the value of " + near + ">"}
+			if nd.ValueFrom != nil {
+				same = map[string]any{"name": name, "valueFrom": nd.ValueFrom.DeepCopy()}
+			}
+			fix = ContainerPatch(c, p, ctr, map[string]any{"env": []any{same}},
+				fmt.Sprintf("Define %s in container %s's env with the same value as %s (keep %s if something else reads it).", name, ctr, near, near), "")
+			break
+		}
 		other := ""
 		for _, o := range append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...) {
 			if o.Name != ctr && envVar(&o, name) != nil {
@@ -272,7 +310,7 @@ func envSpecFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 	}
 	f.Category = f.Category.Sub(sub)
 	f.Strength, f.Confidence = rule.Traced, rule.Definitive
-	if sub == "Undefined" {
+	if sub == "Undefined" || sub == "NearMiss" {
 		f.Confidence = rule.Strong // the application may also read a file
 	}
 	f.Summary = fmt.Sprintf("%s. %s", upperFirst(f.Title), crash.Summary)

@@ -82,6 +82,16 @@ func TestEnvSpec(t *testing.T) {
 			"CrashLoop/Exit1/MissingEnv/UndefinedRef", []string{"$(PORT)", "PORT is not defined"}, []string{`"name":"PORT"`}, ""},
 		{"literal ref misspelled", envPod(app([]corev1.EnvVar{{Name: "APP_PORT", Value: "8080"}}, "-port=$(APP_PROT)")), "invalid value \"$(APP_PROT)\" for flag -port: parse error\n",
 			"CrashLoop/Exit1/MissingEnv/UndefinedRef", []string{"env APP_PORT is defined, APP_PROT is not"}, []string{`$(APP_PORT)`}, `"name":"APP_PROT"`},
+		// Rails reads SECRET_KEY_BASE; the spec renamed it
+		// (AlverezYari/phillips-homelab#285): a near miss by a prefix, fixed
+		// by adding the name with the same source, the old one kept.
+		{"near miss by prefix", envPod(app([]corev1.EnvVar{{Name: "RAILS_ENV", Value: "prod_k8s"}, {Name: "RAILS_SECRET_KEY_BASE", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "rails"}, Key: "skb"}}}})),
+			"/usr/local/bundle/gems/railties-7.1.3/lib/rails/application.rb:665:in `validate_secret_key_base': Missing `secret_key_base` for 'prod_k8s' environment, set this string with `bin/rails credentials:edit` (ArgumentError)\n",
+			"CrashLoop/Exit1/MissingEnv/NearMiss", []string{"env SECRET_KEY_BASE (not defined; the near miss RAILS_SECRET_KEY_BASE is)"},
+			[]string{`"name":"SECRET_KEY_BASE"`, `"secretKeyRef":{"name":"rails","key":"skb"}`}, `"$patch":"delete"`},
+		// A shared part without "_" is no near miss: PORT is not REDIS_PORT.
+		{"no near miss for a one-word name", envPod(app([]corev1.EnvVar{{Name: "REDIS_PORT", Value: "6379"}})), "FATAL: PORT is not set\n",
+			"CrashLoop/Exit1/MissingEnv/Undefined", []string{"env PORT (not defined"}, []string{`"name":"PORT"`}, "REDIS_PORT"},
 		// Escaped $$(PORT) is literal on purpose; a set literal is no spec
 		// fault; envFrom may provide the variable; a ConfigMap reference is
 		// pod/config-source's.

@@ -142,6 +142,9 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout with the new image")
 	case "Auth":
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
+		if deniedOrMissingRe.MatchString(text) && strings.HasSuffix(string(f.Category), "/NoPullSecret") {
+			notFoundOrPrivate(p, st, image, &f, setImage, kind, owner)
+		}
 		return f
 	case "Unreachable", "RateLimited":
 		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}
@@ -267,4 +270,51 @@ func secretNames(refs []corev1.LocalObjectReference) []string {
 		out = append(out, r.Name)
 	}
 	return out
+}
+
+// deniedOrMissingRe is a registry's answer that does not tell a missing
+// repository from a private one: dockerd's "pull access denied for X,
+// repository does not exist or may require 'docker login'", containerd's
+// "pull access denied, repository does not exist or may require
+// authorization" (Docker Hub answers both cases alike).
+var deniedOrMissingRe = regexp.MustCompile(`(?i)repository does not exist or may require|requested access to the resource is denied`)
+
+// notFoundOrPrivate rewords an anonymous pull the registry refused without
+// saying why: with no pull secret anywhere, the repository was meant to be
+// public, so the likelier cause is that it does not exist (misspelled,
+// renamed or removed); a private repository comes second.
+func notFoundOrPrivate(p *corev1.Pod, st corev1.ContainerStatus, image string, f *rule.Finding, setImage, kind, owner string) {
+	secretFix := f.Actions[0]
+	secretFix.Kind = report.LongTerm
+	secretFix.Description = "Only if the repository is private: " + secretFix.Description
+	f.Category = rule.ImagePull.Sub("NotFoundOrPrivate")
+	f.Confidence = rule.Likely
+	f.Title = fmt.Sprintf("container %s cannot start: the registry answers that repository %s does not exist or needs credentials; the pod pulls without any pull secret, so most likely %s does not exist (misspelled, renamed or removed)", st.Name, repositoryOf(image), image)
+	f.Hypothesis = fmt.Sprintf("Image pull fails because repository %s does not exist in %s (or is private)", repositoryOf(image), registryOf(image))
+	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start: %s refuses to serve %s and says the repository does not exist or requires a login. The pod and its ServiceAccount have no pull secret, so the image was meant to be public: the repository name is most likely wrong or the repository was removed.", st.Name, p.Name, registryOf(image), image)
+	f.Mechanism = "A registry answers an anonymous pull of a repository that does not exist the same way as one of a private repository (Docker Hub: \"pull access denied … repository does not exist or may require 'docker login'\"). The kubelet retries with growing back-off (ImagePullBackOff)."
+	f.Culprit = fmt.Sprintf("%s container %s image %s (repository %s not found in %s, or private)", kube.PodRef(p), st.Name, image, repositoryOf(image), registryOf(image))
+	f.Contributing = append(f.Contributing, "Neither the pod nor its ServiceAccount names an imagePullSecret, so no credentials were offered: a public repository would have been served.")
+	use := report.Action{Kind: report.Immediate,
+		Description: fmt.Sprintf("Check the image name against the registry and point container %s at a repository and tag that exist (a maintained image for the same tool, or your own copy).", st.Name),
+		Commands:    kube.TemplateCommands(kind, owner, p.Namespace, []string{setImage}, fmt.Sprintf("set the image of container %s to <registry/repository:existing-tag>", st.Name), kube.PodRun(p)),
+		Risk:        kube.PendingTemplateRisk(kind, "starts a rollout with the new image")}
+	check := report.Action{Kind: report.Check, Description: fmt.Sprintf("See whether %s exists and is public, from a machine with a container CLI.", image),
+		Commands: []string{fmt.Sprintf("docker manifest inspect %s", image)}}
+	f.Actions = []report.Action{use, check, secretFix}
+}
+
+// repositoryOf is an image reference without its registry, tag and digest.
+func repositoryOf(image string) string {
+	repo := image
+	if first, rest, ok := strings.Cut(image, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		repo = rest
+	}
+	if i := strings.Index(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	}
+	if i := strings.LastIndex(repo, ":"); i >= 0 {
+		repo = repo[:i]
+	}
+	return repo
 }

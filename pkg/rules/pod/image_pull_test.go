@@ -41,3 +41,38 @@ func TestImagePull(t *testing.T) {
 		})
 	}
 }
+
+// TestImagePullDeniedOrMissing: dockerd's "pull access denied for X,
+// repository does not exist or may require 'docker login'" (luksa/
+// kubernetes-in-action#37: tutum/curl, removed from Docker Hub) does not
+// tell a missing repository from a private one; with no pull secret on the
+// pod or its ServiceAccount the image was meant to be public, so the
+// missing repository comes first. With a pull secret it stays a
+// credentials problem.
+func TestImagePullDeniedOrMissing(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	msg := `Failed to pull image "tutum/curl": rpc error: code = Unknown desc = Error response from daemon: pull access denied for tutum/curl, repository does not exist or may require 'docker login'`
+	for _, tt := range []struct {
+		name    string
+		secrets []corev1.LocalObjectReference
+		want    rule.Category
+		culprit string
+	}{
+		{"no pull secret", nil, rule.ImagePull.Sub("NotFoundOrPrivate"), "repository tutum/curl not found in docker.io"},
+		{"a pull secret", []corev1.LocalObjectReference{{Name: "hub"}}, rule.ImagePull.Sub("Auth", "WrongCredentials"), "imagePullSecrets hub"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "curl", Namespace: "shop", UID: "p1"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "tutum/curl"}}},
+				Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "tutum/curl",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "tutum/curl"`}}}}}}
+			sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "shop"}, ImagePullSecrets: tt.secrets}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "curl", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p}, ServiceAccounts: []*corev1.ServiceAccount{sa},
+				Events: []corev1.Event{{InvolvedObject: corev1.ObjectReference{UID: "p1"}, Reason: "Failed", Message: msg, Count: 2}}}
+			f := ruletest.Root(ruletest.Run(ImagePull, b, now))
+			if f == nil || string(f.Category) != string(tt.want) || !strings.Contains(f.Culprit, tt.culprit) {
+				t.Fatalf("finding %+v, want %q naming %q", f, tt.want, tt.culprit)
+			}
+		})
+	}
+}

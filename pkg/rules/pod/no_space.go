@@ -53,6 +53,55 @@ func checkNoSpace(c *rule.Pass) []rule.Finding {
 			out = append(out, *f)
 		}
 	}
+	return append(out, runningNoSpace(c)...)
+}
+
+// runningNoSpace: a container that keeps running while its writes fail
+// with "no space left on device" (a database refusing writes, a queue
+// that stops persisting) is not a crash loop, but the path still leads to
+// the full volume. A path relative to the program's data directory
+// (PostgreSQL's "base/16384/…") leads to the container's only writable
+// claim, with less confidence.
+func runningNoSpace(c *rule.Pass) []rule.Finding {
+	crashed := map[string]bool{}
+	for _, crash := range c.ResultOf(CrashLoop) {
+		crashed[crash.Subject] = true
+	}
+	var out []rule.Finding
+	for _, p := range c.B.Pods {
+		for _, st := range p.Status.ContainerStatuses {
+			subject := p.Name + "/" + st.Name
+			if crashed[subject] || st.State.Running == nil {
+				continue
+			}
+			spec := kube.SpecOf(p, st.Name)
+			dec, prev := logs.LastDecisive(c, p, st.Name)
+			if spec == nil || dec == nil || prev || dec.Pattern.Class != "NoSpace" {
+				continue
+			}
+			mount, path, sure := mountFor(p, spec, applog.Extract(dec.Line).Paths)
+			if mount == nil {
+				continue
+			}
+			base := rule.Finding{Category: rule.PVC, Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: subject,
+				Evidence: []string{c.Evidence(fmt.Sprintf("Log line: %q", dec.Line),
+					fmt.Sprintf("logs of %s container %s (current instance)", kube.PodRef(p), st.Name), kube.LogsCmd(p, st.Name, false))},
+				Summary:   fmt.Sprintf("Container %s of pod %s keeps running, but its writes fail: %q.", st.Name, p.Name, dec.Line),
+				Mechanism: "The filesystem the process writes to is full: every write fails with ENOSPC while the process keeps running (and may stay Ready), so the pod looks healthy while it loses or refuses data.",
+			}
+			f := noSpaceFinding(c, p, spec, base, mount, path, sure)
+			if f == nil {
+				continue
+			}
+			if strings.HasSuffix(string(f.Category), "/EmptyDir") {
+				f.Category = rule.Volume.Sub("EmptyDirFull")
+			} else {
+				f.Category = rule.PVC.Sub("Full")
+			}
+			f.Title = strings.Replace(f.Title, "runs out of disk", "keeps running but its writes fail", 1)
+			out = append(out, *f)
+		}
+	}
 	return out
 }
 

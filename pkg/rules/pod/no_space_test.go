@@ -75,3 +75,35 @@ func TestNoSpace(t *testing.T) {
 		})
 	}
 }
+
+// TestNoSpaceRunning: PostgreSQL keeps running while its writes fail
+// (PostgresApp/PostgresApp#566: autovacuum "could not extend file
+// \"base/…\": No space left on device"); the container is Ready, and the
+// full claim is still named with its capacity.
+func TestNoSpaceRunning(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 5, 0, 0, time.UTC)
+	log := "2020-04-21 01:38:58.138 CST [7790] ERROR:  could not extend file \"base/25546/25595_vm\": No space left on device\n" +
+		"2020-04-21 01:38:58.138 CST [7790] HINT:  Check free disk space.\n" +
+		"2020-04-21 01:38:58.138 CST [7790] CONTEXT:  automatic vacuum of table \"mimic.mimiciii.chartevents_6\"\n"
+	p := envPod(corev1.Container{Name: "app", Image: "postgres:12", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/postgresql/data"}}})
+	p.Status.ContainerStatuses[0] = corev1.ContainerStatus{Name: "app", Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+	p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data-postgres-0"}}}}
+	b := envBundle(p, log)
+	b.Logs[0].Previous = false
+	b.PVCs = []*corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data-postgres-0", Namespace: "shop"},
+		Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
+	fs := ruletest.Run(NoSpace, b, now)
+	if len(fs) != 1 || fs[0].Category != "PVC/Full" || !fs[0].Current {
+		t.Fatalf("findings %+v, want one current PVC/Full", fs)
+	}
+	for _, want := range []string{"data-postgres-0", "capacity 1Gi", "/var/lib/postgresql/data"} {
+		if !strings.Contains(fs[0].Culprit, want) {
+			t.Errorf("culprit %q lacks %q", fs[0].Culprit, want)
+		}
+	}
+	// Without the error in its log, a running container gives nothing.
+	b.Logs[0].Text = "2020-04-21 01:38:58.138 CST [1] LOG:  database system is ready to accept connections\n"
+	if fs := ruletest.Run(NoSpace, b, now); len(fs) != 0 {
+		t.Errorf("a healthy log gave %+v", fs)
+	}
+}

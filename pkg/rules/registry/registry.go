@@ -31,6 +31,8 @@ var Rules = []*rule.Rule{
 	pod.EnvSpec,
 	pod.ListenPort,
 	pod.NoSpace,
+	pod.DataDir,
+	pod.RBACDenied,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.StuckTerminating,

@@ -33,19 +33,22 @@ type schedClass struct {
 // tainttoleration, nodeaffinity, interpodaffinity, podtopologyspread,
 // volumebinding, nodeunschedulable, nodeports), old wordings included.
 var schedClasses = []schedClass{
+	{Class: "NoNodes", re: regexp.MustCompile(`^no nodes available to schedule pods`), Strength: 110,
+		Mechanism: "The scheduler places pods only on registered nodes; with none, every pod stays Pending.",
+		explain:   (*schedContext).noNodes},
 	{Class: "MissingPVC", re: regexp.MustCompile(`persistentvolumeclaim "([^"]+)" not found`), Strength: 100,
 		Mechanism: "The VolumeBinding plugin rejects the pod before looking at any node when a claim it mounts does not exist.",
 		explain:   (*schedContext).missingPVC},
 	{Class: "UnboundPVC", re: regexp.MustCompile(`unbound immediate PersistentVolumeClaims`), Strength: 95,
 		Mechanism: "A claim with volumeBindingMode Immediate must be bound before the pod is scheduled; until the PV controller or the provisioner binds it, no node is considered.",
 		explain:   (*schedContext).unboundPVC},
-	{Class: "NodeSelector", re: regexp.MustCompile(`didn't match (Pod's node affinity|node selector)`), Strength: 90,
+	{Class: "NodeSelector", re: regexp.MustCompile(`didn't match (Pod's node affinity|node selector)|^MatchNodeSelector|^NodeSelectorNotMatch`), Strength: 90,
 		Mechanism: "A pod runs only on nodes whose labels satisfy its nodeSelector and every requiredDuringScheduling node affinity term; no label change on the pod side is made automatically.",
 		explain:   (*schedContext).nodeAffinity},
 	{Class: "VolumeNodeAffinity", re: regexp.MustCompile(`volume node affinity conflict|didn't match PersistentVolume's node affinity`), Strength: 85,
 		Mechanism: "A bound PersistentVolume can only be attached on nodes matching its nodeAffinity (its zone, or the node of a local volume); the pod follows its volume.",
 		explain:   (*schedContext).volumeNodeAffinity},
-	{Class: "Taint", re: regexp.MustCompile(`untolerated taint|had taints?\b`), Strength: 80,
+	{Class: "Taint", re: regexp.MustCompile(`untolerated taint|had taints?\b|^PodToleratesNodeTaints`), Strength: 80,
 		Mechanism: "A NoSchedule or NoExecute taint on a node repels every pod that has no matching toleration.",
 		explain:   (*schedContext).taint},
 	{Class: "PodAffinity", re: regexp.MustCompile(`didn't match pod affinity rules`), Strength: 75,
@@ -78,6 +81,25 @@ var schedClasses = []schedClass{
 		Mechanism: "Each node can attach a bounded number of volumes of a driver (CSINode allocatable count); full nodes are skipped.",
 		Why:       "those nodes already have as many volumes attached as their driver allows",
 		Fix:       "Spread the volumes over more nodes (more nodes, or node types that attach more volumes)."},
+	// VolumeZone, VolumeRestrictions and VolumeBinding wordings
+	// (pkg/scheduler/framework/plugins/volumezone, volumerestrictions,
+	// volumebinding): told by their table row.
+	{Class: "VolumeZone", re: regexp.MustCompile(`had no available volume zone`), Strength: 63,
+		Mechanism: "A zonal PersistentVolume can only be attached in its zone (its topology labels); the pod must run on a node of that zone.",
+		Why:       "the volume the pod claims is in a zone none of those nodes is in",
+		Fix:       "Run the pod in the volume's zone (add nodes there, or allow that zone in the pod's affinity), or use a StorageClass with volumeBindingMode WaitForFirstConsumer for new claims."},
+	{Class: "MissingPV", re: regexp.MustCompile(`bound to non-existent pv`), Strength: 96,
+		Mechanism: "A claim bound to a PersistentVolume that no longer exists cannot be attached anywhere: every node is rejected.",
+		Why:       "a claim the pod mounts is bound to a PersistentVolume that does not exist",
+		Fix:       "Recreate the PersistentVolume the claim is bound to (same name, the data's volume), or restore the claim from a backup onto a new volume."},
+	{Class: "DiskConflict", re: regexp.MustCompile(`had no available disk`), Strength: 62,
+		Mechanism: "Some volume types (GCE PD, AWS EBS, iSCSI, RBD read-write) can be mounted by one pod per node: a node already using the same disk is skipped.",
+		Why:       "the same disk is already mounted by another pod on those nodes",
+		Fix:       "Stop the other pod using the disk, or give each pod its own volume."},
+	{Class: "ReadWriteOncePod", re: regexp.MustCompile(`ReadWriteOncePod access mode already in-use`), Strength: 97,
+		Mechanism: "A claim with access mode ReadWriteOncePod can be used by a single pod in the whole cluster: while another pod uses it, no node can run this one.",
+		Why:       "the claim's access mode ReadWriteOncePod lets only one pod use it, and another pod already does",
+		Fix:       "Let the pod holding the claim finish (a rollout with maxSurge 0 or the Recreate strategy for a Deployment), or give this pod its own claim."},
 	{Class: "Insufficient", re: regexp.MustCompile(`^Insufficient (\S+)`), Strength: 60,
 		Mechanism: "The scheduler places a pod only where its requests fit in the node's allocatable minus the requests of the pods already there (actual usage does not count).",
 		explain:   (*schedContext).insufficient},
@@ -119,6 +141,41 @@ type schedContext struct {
 	kind, owner string // where fixes go: the workload, or the bare pod
 	total       int
 	reqs        corev1.ResourceList
+	// pastAffinity counts the nodes the scheduler rejected with a filter
+	// that runs after NodeAffinity: those nodes matched the pod's
+	// nodeSelector and node affinity (see afterNodeAffinity).
+	pastAffinity int
+}
+
+// afterNodeAffinity are the classes whose filter plugin runs after
+// NodeAffinity in kube-scheduler's default order (pkg/scheduler/apis/config/
+// v1/default_plugins.go: NodeUnschedulable, TaintToleration, NodeAffinity,
+// NodePorts, NodeResourcesFit, NodeVolumeLimits, VolumeBinding, VolumeZone,
+// PodTopologySpread, InterPodAffinity). The framework stops at a node's
+// first failing filter (RunFilterPlugins), so a node reported by one of
+// these passed the pod's node selector.
+var afterNodeAffinity = map[string]bool{
+	"HostPort": true, "Insufficient": true, "TooManyPods": true, "VolumeLimit": true, "VolumeNodeAffinity": true,
+	"NoPersistentVolume": true, "StorageCapacity": true, "TopologySpread": true,
+	"VolumeZone": true, "MissingPV": true, "DiskConflict": true, "ReadWriteOncePod": true,
+	"PodAffinity": true, "PodAntiAffinity": true, "ExistingPodsAntiAffinity": true,
+}
+
+// countPastAffinity sums the nodes of parts reported by filters that run
+// after NodeAffinity.
+func countPastAffinity(parts []schedReason) int {
+	n := 0
+	for _, part := range parts {
+		for i := range schedClasses {
+			if schedClasses[i].re.MatchString(part.Text) {
+				if afterNodeAffinity[schedClasses[i].Class] {
+					n += part.Nodes
+				}
+				break
+			}
+		}
+	}
+	return n
 }
 
 // spec names a field of the pod spec where a fix goes: the workload's pod

@@ -23,6 +23,9 @@ var schedCountRe = regexp.MustCompile(`^(\d+)\s+(.+)$`)
 // the post-filter plugins (preemption, "no new claims to deallocate").
 func parseSchedulerMessage(msg string) (total int, parts []schedReason) {
 	msg = strings.TrimSpace(msg)
+	if _, rest, ok := strings.Cut(msg, "match all of the following predicates:"); ok {
+		return 0, parsePredicates(rest)
+	}
 	head, rest, ok := strings.Cut(msg, " nodes are available: ")
 	if !ok {
 		if msg != "" {
@@ -68,6 +71,27 @@ func parseSchedulerMessage(msg string) (total int, parts []schedReason) {
 	}
 	add(rest[start:])
 	return total, parts
+}
+
+// predicateCountRe is one reason of the pre-1.9 scheduler: "Insufficient
+// cpu (9)", the node count after it.
+var predicateCountRe = regexp.MustCompile(`^(.+?)\s*\((\d+)\)$`)
+
+// parsePredicates splits the pre-1.9 wording "No nodes are available that
+// match all of the following predicates:: Insufficient cpu (9),
+// MatchNodeSelector (18)." into its parts.
+func parsePredicates(rest string) []schedReason {
+	var parts []schedReason
+	for _, s := range strings.Split(strings.TrimSuffix(strings.TrimSpace(strings.TrimLeft(rest, ": ")), "."), ",") {
+		s = strings.TrimSpace(s)
+		if m := predicateCountRe.FindStringSubmatch(s); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			parts = append(parts, schedReason{Nodes: n, Text: m[1]})
+		} else if s != "" {
+			parts = append(parts, schedReason{Text: s})
+		}
+	}
+	return parts
 }
 
 func schedPart(s string) schedReason {

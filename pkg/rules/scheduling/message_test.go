@@ -38,6 +38,12 @@ func TestParseSchedulerMessageVariants(t *testing.T) {
 		{"0/1 nodes are available: 1 Insufficient example.com/gpu.", 1, []schedReason{{1, "Insufficient example.com/gpu"}}},
 		{"0/2 nodes are available: 2 node(s) had taint {a.b/c: d.e}, that the pod didn't tolerate.", 2, []schedReason{{2, "node(s) had taint {a.b/c: d.e}, that the pod didn't tolerate"}}},
 		{"running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition", 0, []schedReason{{0, "running PreBind plugin \"VolumeBinding\": binding volumes: timed out waiting for the condition"}}},
+		// Pre-1.9 predicate names and counts (argoproj/argo-workflows#190,
+		// openshift/origin#17455, kubeadm-dind-cluster#90).
+		{"No nodes are available that match all of the following predicates:: Insufficient cpu (9), Insufficient memory (16), MatchNodeSelector (18).",
+			0, []schedReason{{9, "Insufficient cpu"}, {16, "Insufficient memory"}, {18, "MatchNodeSelector"}}},
+		{"0/260 nodes are available: 255 Insufficient memory, 5 MatchNodeSelector.", 260, []schedReason{{255, "Insufficient memory"}, {5, "MatchNodeSelector"}}},
+		{"0/3 nodes are available: 1 PodToleratesNodeTaints, 3 Insufficient memory.", 3, []schedReason{{1, "PodToleratesNodeTaints"}, {3, "Insufficient memory"}}},
 		{"", 0, nil},
 	}
 	for _, tt := range tests {
@@ -101,5 +107,43 @@ func TestNodeReqMatches(t *testing.T) {
 	}
 	if s := (nodeReq{Key: "gpu", Op: corev1.NodeSelectorOpDoesNotExist}).String(); s != "gpu DoesNotExist" {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+// TestSchedulerReasonsCovered: every filter reason of kube-scheduler's
+// in-tree plugins that concerns the pod's own spec or volumes (the
+// ErrReason constants of pkg/scheduler/framework/plugins, v1.37) has a
+// class of its own, not "Other".
+func TestSchedulerReasonsCovered(t *testing.T) {
+	for _, reason := range []string{
+		"node(s) exceed max volume count",
+		"node(s) didn't find available persistent volumes to bind",
+		"node(s) didn't match PersistentVolume's node affinity",
+		"node(s) did not have enough free storage",
+		"node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)",
+		"node(s) had no available volume zone",
+		"node(s) had taints that the pod didn't tolerate",
+		"node(s) had untolerated taint {dedicated: ml}",
+		"node(s) didn't satisfy existing pods anti-affinity rules",
+		"node(s) didn't match pod affinity rules",
+		"node(s) didn't match pod anti-affinity rules",
+		"node(s) had no available disk",
+		"node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod",
+		"node(s) didn't have free ports for the requested pod ports",
+		"node(s) didn't match pod topology spread constraints",
+		"node(s) didn't match Pod's node affinity/selector",
+		"node(s) were unschedulable",
+		"Insufficient cpu", "Too many pods",
+	} {
+		found := ""
+		for i := range schedClasses {
+			if schedClasses[i].re.MatchString(reason) {
+				found = schedClasses[i].Class
+				break
+			}
+		}
+		if found == "" {
+			t.Errorf("no class for %q", reason)
+		}
 	}
 }

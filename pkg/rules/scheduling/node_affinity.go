@@ -212,6 +212,30 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod requires node affinity %s: %s", termLabel(t.Where), nodeReqsString(t.Reqs)),
 			kube.PodRef(e.p)+" .spec."+t.Where, fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.affinity.nodeAffinity}'", e.p.Name, kube.NSFlag(e.p))))
 	}
+	if e.pastAffinity > 0 && (len(sel.Reqs) > 0 || len(terms) > 0) && len(nodes) == 0 {
+		// The nodes could not be read, but the scheduler's own counts say
+		// some nodes matched the selector and failed a later filter: the
+		// selector narrows the choice (as meant), those later reasons
+		// block it. (Nodes that are read and contradict the message are
+		// newer than it: they decide, below.)
+		where, reqs := "nodeSelector", sel.Reqs
+		if len(terms) > 0 {
+			where, reqs = "affinity.nodeAffinity", append(append([]nodeReq(nil), sel.Reqs...), terms[0].Reqs...)
+		}
+		cause.Class = "NodeSelector"
+		if len(sel.Reqs) == 0 {
+			cause.Class = "NodeAffinity"
+		}
+		left := e.pastAffinity // a node can fail one filter for several reasons
+		if e.total > 0 && left > e.total-part.Nodes {
+			left = e.total - part.Nodes
+		}
+		cause.Text = fmt.Sprintf("%s — %s %s leaves %s, which the other reasons rule out", withCount(part), where, nodeReqsString(reqs), nodesCount(left))
+		cause.Culprit = fmt.Sprintf("%s %s limits the pod to %s, which the other reasons exclude", e.spec(where), nodeReqsString(reqs), nodesCount(left))
+		cause.Confidence, cause.Narrowing = rule.Likely, true
+		cause.Actions = []report.Action{check}
+		return cause
+	}
 	if len(nodes) == 0 || (len(sel.Reqs) == 0 && len(terms) == 0) {
 		cause.Text = withCount(part)
 		cause.Culprit = e.spec("nodeSelector/.affinity.nodeAffinity")

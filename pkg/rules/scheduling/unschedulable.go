@@ -82,6 +82,7 @@ func schedulingFinding(c *rule.Pass, p *corev1.Pod, msg string, evidence []strin
 	e := &schedContext{c: c, p: p, kind: kind, owner: owner, reqs: podRequests(p)}
 	total, parts := parseSchedulerMessage(msg)
 	e.total = total
+	e.pastAffinity = countPastAffinity(parts)
 	var causes []schedCause
 	for _, part := range dropGenericAffinity(parts) {
 		causes = append(causes, e.explain(part))
