@@ -39,11 +39,10 @@ var appPatterns = []Pattern{
 	{"DataDirNotEmpty", regexp.MustCompile(`initdb: (?:error: )?directory "[^"]+" exists but is not empty`),
 		"PostgreSQL's initdb refuses a data directory that is not empty: a volume mounted directly as PGDATA holds lost+found (or an earlier partial initialisation)",
 		"Give initdb an empty directory: set PGDATA to a subdirectory of the mount (e.g. PGDATA=/var/lib/postgresql/data/pgdata), or mount the volume with subPath: pgdata. Do not delete lost+found or the volume's data.", 96},
-	// MySQL 5.7/8.0 and MariaDB: "--initialize specified but the data
-	// directory has files in it. Aborting."
-	{"DataDirNotEmpty", regexp.MustCompile(`--initialize specified but the data directory has files in it`),
-		"MySQL refuses to initialise a data directory that is not empty: a volume mounted directly as the datadir holds lost+found (or an earlier partial initialisation)",
-		"Mount the volume with subPath (e.g. subPath: mysql) so the datadir starts empty, or on MySQL 5.7 pass --ignore-db-dir=lost+found. Do not delete the volume's data.", 96},
+	// MySQL's and MariaDB's refusals ("--initialize specified but the data
+	// directory has files in it", MY-013236 "The designated data directory
+	// %s is unusable") are the generic DataDirNotEmpty row's: both lines
+	// rank alike there, so the one naming the directory is chosen.
 	// Spring Boot's DataSourceBeanCreationFailureAnalyzer: "Failed to
 	// configure a DataSource: 'url' attribute is not specified and no
 	// embedded datasource could be configured."
@@ -60,10 +59,10 @@ var appLastPatterns = []Pattern{
 	// (docker-library/postgres, docker-library/mysql): an empty data
 	// directory cannot be initialised without a superuser password.
 	{"MissingEnv", regexp.MustCompile(`Database is uninitialized and superuser password is not specified`),
-		"the postgres image initialises an empty data directory only with a superuser password: POSTGRES_PASSWORD is unset or empty",
+		"the postgres image initialises an empty data directory only with a superuser password, which POSTGRES_PASSWORD sets, and it is unset or empty",
 		"Set POSTGRES_PASSWORD in the pod template's env from a Secret key (or POSTGRES_HOST_AUTH_METHOD, not recommended).", 90},
 	{"MissingEnv", regexp.MustCompile(`Database is uninitialized and password option is not specified`),
-		"the mysql/mariadb image initialises an empty data directory only with a root password option: MYSQL_ROOT_PASSWORD (or MARIADB_ROOT_PASSWORD, or an ALLOW_EMPTY/RANDOM variant) is unset",
+		"the mysql/mariadb image initialises an empty data directory only with a root password option, and none of MYSQL_ROOT_PASSWORD (MARIADB_ROOT_PASSWORD), MYSQL_ALLOW_EMPTY_PASSWORD or MYSQL_RANDOM_ROOT_PASSWORD is set",
 		"Set MYSQL_ROOT_PASSWORD (MariaDB: MARIADB_ROOT_PASSWORD) in the pod template's env from a Secret key.", 90},
 	// activesupport EncryptedFile#handle_missing_key: "Missing encryption
 	// key to decrypt file with. Ask your team for your master key and write

@@ -23,6 +23,11 @@ func refine(ev *applog.Event, line string, p *Pattern) (string, *Pattern) {
 			return joined, q
 		}
 	}
+	if ev.Trace == "" && p != nil && len(ev.Raw) > 1 {
+		if quoted := quoteSubject(ev.Raw, p, line); quoted != "" {
+			return quoted, p
+		}
+	}
 	if p == nil || p.Priority <= 10 || SubjectOf(p.Class, line) != "" {
 		return line, p
 	}
@@ -35,6 +40,36 @@ func refine(ev *applog.Event, line string, p *Pattern) (string, *Pattern) {
 		}
 	}
 	return line, p
+}
+
+// quoteSubject: when a row knows what its headline is about without the
+// headline saying it (the postgres image's "superuser password is not
+// specified" is about POSTGRES_PASSWORD), the paragraph's lines up to the one
+// naming it, so the quoted evidence shows it; "" when no short prefix does.
+func quoteSubject(raw []string, p *Pattern, line string) string {
+	subject := SubjectOf(p.Class, line)
+	fields := strings.Fields(subject)
+	if len(fields) == 0 {
+		return ""
+	}
+	name := fields[len(fields)-1]
+	if strings.Contains(line, name) || !strings.Contains(line, strings.TrimSpace(raw[0])) {
+		return ""
+	}
+	for n := 2; n <= len(raw) && n <= 6; n++ {
+		joined := joinLines(raw[:n])
+		if len(joined) > 600 {
+			return ""
+		}
+		if strings.Contains(joined, name) {
+			// Finish the sentence the name is in (entrypoints wrap theirs).
+			for m := n + 1; m <= len(raw) && m <= n+2 && !strings.HasSuffix(joined, "."); m++ {
+				joined = joinLines(raw[:m])
+			}
+			return joined
+		}
+	}
+	return ""
 }
 
 // joinLines is a paragraph's lines in one line.

@@ -65,6 +65,12 @@ func dataDirFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 	if v == nil {
 		return nil
 	}
+	if path == "" {
+		// The log names no directory (MySQL 5.7's "--initialize specified
+		// but the data directory has files in it"): the one writable claim
+		// mounted in the container is where the data directory lives.
+		path = strings.TrimSuffix(m.MountPath, "/")
+	}
 	atRoot := m.SubPath == "" && strings.TrimSuffix(m.MountPath, "/") == path
 	f := crash
 	f.Strength, f.Current, f.Confidence = rule.Traced, true, rule.Strong
