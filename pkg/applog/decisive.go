@@ -252,6 +252,11 @@ func entityText(ev *Event) string {
 	return strings.Join(parts, "\n")
 }
 
+// Entities are what the event names, stack frames aside: the endpoint an
+// outer exception names when its innermost cause does not ("Connection to
+// db:5432 refused" above "Caused by: ConnectException: Connection refused").
+func (e *Event) Entities() Entities { return Extract(entityText(e)) }
+
 // frameRe matches a stack frame of the common runtimes.
 var frameRe = regexp.MustCompile(`^\s*(at |File "|from |\d+: |\.\.\. \d+ more)|^\s+/\S+\.go:\d+|^[\w./*()\[\]-]+\(.*\)$|^\s+\S+\.(?:go|rs|py|rb|js|java|cs):\d+`)
 

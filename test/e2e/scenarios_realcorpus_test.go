@@ -178,22 +178,6 @@ var realCorpusMisses = []scenario{
 		culprit:  []string{"vm.max_map_count"},
 	},
 	{
-		name:   "real-spring-hikari-pgjdbc-refused",
-		source: "pgjdbc ConnectionFactoryImpl (\"Connection to {0} refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\") and HikariCP's HikariPool \"Exception during pool initialization.\"",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "billing", 1, ""+
-				"2024-06-10 12:00:03.441  INFO 1 --- [           main] com.zaxxer.hikari.HikariDataSource       : HikariPool-1 - Starting...\n"+
-				"2024-06-10 12:00:04.512 ERROR 1 --- [           main] com.zaxxer.hikari.pool.HikariPool        : HikariPool-1 - Exception during pool initialization.\n\n"+
-				"org.postgresql.util.PSQLException: Connection to billing-db:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.\n"+
-				"\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:342)\n"+
-				"Caused by: java.net.ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)\n",
-				rcImage("registry.example.com/shop/billing:4.1.0"), rcPort(8080))
-			return []string{"pod/billing"}
-		},
-		category: "CrashLoop/Exit1/ConnectionRefused",
-		culprit:  []string{"billing-db:5432"},
-	},
-	{
 		name:   "real-scheduler-insufficient-memory-selector",
 		source: "https://github.com/kubernetes/kubernetes/issues/86942 (default-scheduler FailedScheduling: Insufficient memory and node selector)",
 		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
@@ -230,22 +214,6 @@ var realCorpusMisses = []scenario{
 		culprit:  []string{"SECRET_KEY_BASE"},
 	},
 	{
-		name:   "real-kafka-client-broker-unavailable",
-		source: "https://github.com/wurstmeister/kafka-docker/issues/294 and https://github.com/bitnami/charts/issues/24817 (org.apache.kafka.clients.NetworkClient warning)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			var log string
-			for i := 0; i < 5; i++ {
-				log += fmt.Sprintf("2024-05-02 08:14:0%d.702  WARN 1 --- [ad | producer-1] org.apache.kafka.clients.NetworkClient   : [Producer clientId=producer-1] Connection to node -1 (kafka.messaging.svc.cluster.local/10.96.18.40:9092) could not be established. Broker may not be available.\n", i)
-			}
-			log += "2024-05-02 08:15:00.011 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed\n" +
-				"org.apache.kafka.common.errors.TimeoutException: Topic orders not present in metadata after 60000 ms.\n"
-			rcCrashPod(t, c, ns, "orders-producer", 1, log, rcImage("registry.example.com/shop/orders-producer:2.3.1"))
-			return []string{"pod/orders-producer"}
-		},
-		category: "CrashLoop/Exit1",
-		culprit:  []string{"10.96.18.40:9092"},
-	},
-	{
 		name:   "real-spring-datasource-url-missing",
 		source: "spring-projects/spring-boot DataSourceBeanCreationFailureAnalyzer (spring-boot-autoconfigure, jdbc): the failure analysis printed when spring.datasource.url is unset",
 		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
@@ -265,47 +233,6 @@ var realCorpusMisses = []scenario{
 		culprit:  []string{"'url' attribute is not specified"},
 	},
 	{
-		name:   "real-zap-json-dial-timeout",
-		source: "go.uber.org/zap NewProductionEncoderConfig field names (level, ts, caller, msg, error) with Go net's dial error wording (net/net.go OpError: \"dial tcp ...: i/o timeout\")",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "sessions", 1, ""+
-				`{"level":"info","ts":1714637640.101,"caller":"cmd/main.go:38","msg":"starting sessions service","version":"1.12.0"}`+"\n"+
-				`{"level":"warn","ts":1714637640.102,"caller":"config/config.go:77","msg":"SESSION_TTL not set, using default","default":"24h"}`+"\n"+
-				`{"level":"fatal","ts":1714637670.104,"caller":"cmd/main.go:51","msg":"failed to connect to redis","error":"dial tcp 10.96.112.4:6379: i/o timeout","stacktrace":"main.main\n\t/src/cmd/main.go:51\nruntime.main\n\t/usr/local/go/src/runtime/proc.go:271"}`+"\n",
-				rcImage("registry.example.com/shop/sessions:1.12.0"), rcPort(8080))
-			return []string{"pod/sessions"}
-		},
-		category: "CrashLoop/Exit1",
-		culprit:  []string{"10.96.112.4:6379"},
-	},
-	{
-		name:   "real-mimir-nginx-resolver-not-found",
-		source: "https://github.com/grafana/mimir/issues/1669 (nginx [emerg] host not found in resolver kube-dns on an RKE2 cluster whose DNS Service is named differently)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "mimir-nginx", 1, ""+
-				"/docker-entrypoint.sh: No files found in /docker-entrypoint.d/, skipping configuration\n"+
-				"2022/04/10 07:38:01 [emerg] 1#1: host not found in resolver \"kube-dns.kube-system.svc.cluster.local\" in /etc/nginx/nginx.conf:25\n"+
-				"nginx: [emerg] host not found in resolver \"kube-dns.kube-system.svc.cluster.local\" in /etc/nginx/nginx.conf:25\n",
-				rcImage("nginxinc/nginx-unprivileged:1.19-alpine"), rcPort(8080))
-			return []string{"pod/mimir-nginx"}
-		},
-		category: "CrashLoop/Exit1/DNS",
-		culprit:  []string{"kube-dns.kube-system.svc.cluster.local"},
-	},
-	{
-		name:   "real-nginx-upstream-host-not-found",
-		source: "https://github.com/vishnoisuresh/netbox-kubernetes/issues/2 (nginx [emerg] host not found in upstream)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "nginx", 1, ""+
-				"2018/02/26 20:08:22 [emerg] 1#1: host not found in upstream \"netbox\" in /etc/netbox-nginx/nginx.conf:21\n"+
-				"nginx: [emerg] host not found in upstream \"netbox\" in /etc/netbox-nginx/nginx.conf:21\n",
-				rcImage("nginx:1.13-alpine"), rcPort(80))
-			return []string{"pod/nginx"}
-		},
-		category: "CrashLoop/Exit1/DNS",
-		culprit:  []string{"netbox"},
-	},
-	{
 		name:   "real-postgres-initdb-lost-found",
 		source: "https://github.com/infrahq/infra/issues/3124 (postgres initdb on a PVC mount point)",
 		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
@@ -321,56 +248,5 @@ var realCorpusMisses = []scenario{
 		},
 		category: "CrashLoop/Exit1",
 		culprit:  []string{"/var/lib/postgresql/data"},
-	},
-	{
-		name:   "real-bunyan-json-listen-eacces",
-		source: "https://github.com/thenets/docker-parsoid/issues/15 (service-runner bunyan JSON, level 60)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "parsoid", 1, ""+
-				`{"name":"parsoid","hostname":"parsoid-547874b8cf-97t54","pid":1,"level":30,"msg":"master(1) initializing 1 workers","time":"2020-07-18T04:50:02.610Z","v":0}`+"\n"+
-				`{"name":"parsoid","hostname":"parsoid-547874b8cf-97t54","pid":9,"level":60,"code":"EACCES","errno":"EACCES","syscall":"listen","address":"tcp://172.20.11.4:8000","port":-1,"levelPath":"fatal/service-runner/unhandled","msg":"listen EACCES: permission denied tcp://172.20.11.4:8000","time":"2020-07-18T04:50:02.710Z","v":0}`+"\n",
-				rcImage("thenets/parsoid:0.11"), rcPort(8000))
-			return []string{"pod/parsoid"}
-		},
-		category: "CrashLoop/Exit1/PermissionDenied",
-		culprit:  []string{"listen EACCES"},
-	},
-	{
-		name:   "real-quickwit-env-not-set",
-		source: "https://github.com/quickwit-oss/helm-charts/pull/72 (quickwit config template rendering)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "quickwit-searcher-0", 1, ""+
-				"failed to render config file template: environment variable `AWS_ACCESS_KEY_ID` is not set and no default value is provided\n",
-				rcImage("quickwit/quickwit:0.7.1"), rcPort(7280))
-			return []string{"pod/quickwit-searcher-0"}
-		},
-		category: "CrashLoop/Exit1/MissingEnv",
-		culprit:  []string{"AWS_ACCESS_KEY_ID"},
-	},
-	{
-		name:   "real-logrus-json-invalid-log-level",
-		source: "https://github.com/cruise-automation/k-rail/issues/31 (logrus JSON formatter, fatal level)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "k-rail", 1, ""+
-				`{"level":"fatal","msg":"invalid log level set: \u003cnil\u003e","time":"2019-11-13T03:45:45Z"}`+"\n",
-				rcImage("cruise/k-rail:v1.1"), rcPort(10250))
-			return []string{"pod/k-rail"}
-		},
-		category: "CrashLoop/Exit1",
-		culprit:  []string{"invalid log level set"},
-	},
-	{
-		name:   "real-rails-start-script-missing-binary",
-		source: "https://github.com/pulumi/examples/issues/776 (bash wording for a missing script; exit 127)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "rails-app", 127, ""+
-				"* CREATING DATABASE (first time only):\n/myapp/start: line 10: bin/rails: No such file or directory\n"+
-				"* MIGRATING DATABASE (if needed):\n/myapp/start: line 12: bin/rails: No such file or directory\n"+
-				"* RUNNING...\n/myapp/start: line 15: bin/rails: No such file or directory\n",
-				rcImage("docker.io/pulumi/rails-todo:latest"), rcPort(3000), func(p *corev1.Pod) { p.Spec.Containers[0].Command = []string{"/myapp/start"} })
-			return []string{"pod/rails-app"}
-		},
-		category: "CrashLoop/Exit127/CommandNotFound",
-		culprit:  []string{"bin/rails"},
 	},
 }

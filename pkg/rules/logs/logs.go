@@ -6,6 +6,7 @@ package logs
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,6 +147,13 @@ var Patterns = []Pattern{
 	{"Segfault", regexp.MustCompile(`(?i)(segmentation (fault|violation)|SIGSEGV|core dumped)`),
 		"the process crashed on an invalid memory access (segmentation fault) in native code",
 		"Look for a native crash: a binary built for another libc or CPU, a broken native library or extension, or a bug in native code; reproduce with the same image locally.", 55},
+	// A structured logger's own fatal or error record, last before the
+	// exit, whose words match nothing above: the application's last words
+	// are the cause it states (logrus's {"level":"fatal","msg":"invalid log
+	// level set"}). Never matched by words; FindDecisive assigns it.
+	{Class: "FatalError",
+		Explains: "the application reported a fatal error of its own and exited",
+		Fix:      "Fix what the error names: the setting, flag or dependency it reports (the line is the application's own last words before the exit).", Priority: 20},
 	{"ErrorLine", regexp.MustCompile(`(?i)\b(fatal|critical|error|exception|failed)\b`),
 		"the application logged an error just before exiting",
 		"Read the error and fix the configuration or code it names.", 10},
@@ -156,6 +164,13 @@ type Decisive struct {
 	Pattern *Pattern
 	Line    string    // without the timestamp prefix
 	Time    time.Time // from the kubelet's timestamp prefix, when present
+	// Subject is what the line is about (SubjectOf), or what its event
+	// names when the line itself does not: the endpoint an outer
+	// exception names above a bare "Connection refused" cause.
+	Subject string
+	// Entities are what the whole event names, stack frames aside.
+	Entities applog.Entities
+	Raw      string // the event's lines, stack frames included
 }
 
 // FindDecisive returns a log tail's most telling line. The log component
@@ -169,7 +184,12 @@ type Decisive struct {
 // (severity, last words before the exit, repetition) picks the line.
 func FindDecisive(text string) *Decisive {
 	log := applog.Parse(text)
-	var best *Decisive
+	// A warning is a candidate only when no error states a specific cause:
+	// zap's {"level":"warn","msg":"SESSION_TTL not set, using default"}
+	// is handled by the application, the fatal record after it is not. It
+	// still explains a generic error (Kafka's repeated "Connection to node
+	// -1 … could not be established" before a TimeoutException).
+	var best, bestWarn *Decisive
 	for i := len(log.Events) - 1; i >= 0; i-- {
 		ev := &log.Events[i]
 		if ev.Level >= applog.LevelTrace && ev.Level <= applog.LevelInfo {
@@ -179,18 +199,70 @@ func FindDecisive(text string) *Decisive {
 		if line == "" || strings.HasPrefix(line, "#") && ev.Trace == "" {
 			continue
 		}
-		if p := classify(line, ev.Trace != ""); p != nil && (best == nil || p.Priority > best.Pattern.Priority) {
-			best = &Decisive{Pattern: p, Line: line, Time: ev.Time}
+		p := classify(line, ev.Trace != "")
+		if p == nil {
+			continue
 		}
+		slot := &best
+		if ev.Level == applog.LevelWarn && !ev.Implied {
+			slot = &bestWarn
+		}
+		if *slot == nil || p.Priority > (*slot).Pattern.Priority {
+			*slot = newDecisive(p, line, ev)
+		}
+	}
+	if bestWarn != nil && (best == nil || best.Pattern.Priority < specific && bestWarn.Pattern.Priority > best.Pattern.Priority) {
+		best = bestWarn
 	}
 	if best == nil || best.Pattern.Priority <= 10 {
 		if ds := log.Decisive(applog.Options{Max: 1}); len(ds) > 0 {
-			if p := classify(ds[0].Text, ds[0].Event.Trace != ""); p != nil {
-				return &Decisive{Pattern: p, Line: ds[0].Text, Time: ds[0].Event.Time}
+			p := classify(ds[0].Text, ds[0].Event.Trace != "")
+			if (p == nil || p.Priority <= 10) && declaredError(ds[0].Event) {
+				p = patternOf("FatalError")
+			}
+			if p != nil {
+				return newDecisive(p, ds[0].Text, ds[0].Event)
 			}
 		}
 	}
 	return best
+}
+
+// specific is the priority from which a class names a cause (a variable,
+// a file, a dependency) rather than a crash or an error word.
+const specific = 70
+
+// declaredError: a structured record its logger calls error or fatal, or
+// any record declared fatal.
+func declaredError(ev *applog.Event) bool {
+	if ev.Implied {
+		return false
+	}
+	return ev.Level == applog.LevelFatal || ev.Level == applog.LevelError && ev.Format != applog.FormatPlain
+}
+
+func newDecisive(p *Pattern, line string, ev *applog.Event) *Decisive {
+	d := &Decisive{Pattern: p, Line: line, Time: ev.Time, Subject: SubjectOf(p.Class, line), Entities: ev.Entities(), Raw: strings.Join(ev.Raw, "\n")}
+	if d.Subject == "" {
+		switch p.Class {
+		case "ConnectionRefused", "DNS":
+			if ep := d.Entities.Endpoints; len(ep) > 0 {
+				d.Subject = ep[0]
+			} else if h := d.Entities.Unresolved; len(h) > 0 {
+				d.Subject = "host " + h[0]
+			}
+		}
+	}
+	return d
+}
+
+func patternOf(class string) *Pattern {
+	for i := range Patterns {
+		if Patterns[i].Class == class {
+			return &Patterns[i]
+		}
+	}
+	panic("logs: no pattern " + class)
 }
 
 // LastWords returns what a container printed last before exiting (the
@@ -221,6 +293,7 @@ func LastWords(c *rule.Pass, p *corev1.Pod, container string) (string, bool) {
 func classify(line string, crash bool) *Pattern {
 	sigs := applog.Signals(line)
 	var best *Pattern
+	wordsOnly := false // best matched by its expression alone
 	for pi := range Patterns {
 		p := &Patterns[pi]
 		if best != nil && p.Priority <= best.Priority {
@@ -228,16 +301,57 @@ func classify(line string, crash bool) *Pattern {
 		}
 		switch {
 		case crash && p.Class == "Panic",
-			p.re != nil && p.re.MatchString(line),
 			hasSignalOf(sigs, p.Class),
 			// The kubelet leaves "$(VAR)" in command and args as is when
 			// VAR is not in the container's env: a program printing the
 			// literal was handed an undefined variable.
 			p.Class == "MissingEnv" && varRefRe.MatchString(line):
+			best, wordsOnly = p, false
+		case p.re != nil && p.re.MatchString(line):
+			best, wordsOnly = p, true
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	// The log component knows each runtime's wording; an older expression
+	// that matched words only ("host not found in upstream \"netbox\" in
+	// /etc/nginx/nginx.conf:21" holds "not found" and ".conf") yields to
+	// the class of the line's most specific signal.
+	if wordsOnly {
+		if p := signalPattern(sigs); p != nil {
 			best = p
 		}
 	}
+	// EACCES on a port from 1024 up is no privileged-port failure: the
+	// process may bind it as any user; something else denies it.
+	if best.Class == "PrivilegedPort" && unprivilegedPorts(line) {
+		best = patternOf("PermissionDenied")
+	}
 	return best
+}
+
+// signalPattern is the class of a line's most specific signal that has one.
+func signalPattern(sigs []applog.Signal) *Pattern {
+	for _, sig := range sigs {
+		for pi := range Patterns {
+			if hasSignalOf([]applog.Signal{sig}, Patterns[pi].Class) {
+				return &Patterns[pi]
+			}
+		}
+	}
+	return nil
+}
+
+// unprivilegedPorts: the line names the ports it binds, all from 1024 up.
+func unprivilegedPorts(line string) bool {
+	ports := applog.Extract(line).Listen
+	for _, p := range ports {
+		if n, err := strconv.Atoi(p); err != nil || n < 1024 {
+			return false
+		}
+	}
+	return len(ports) > 0
 }
 
 var varRefRe = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
@@ -306,7 +420,22 @@ func SubjectOf(class, line string) string {
 			}
 			return "environment variable " + m
 		}
-	case "MissingFile", "PermissionDenied", "ExecFormat":
+	case "FatalError":
+		// Its own words are the only subject it has.
+		if len(line) > 120 {
+			return line[:117] + "..."
+		}
+		return line
+	case "PermissionDenied":
+		// A bind refused on an unprivileged port: the port, not a path
+		// ("listen EACCES: permission denied tcp://172.20.11.4:8000").
+		if l := applog.Extract(line).Listen; len(l) > 0 && hasSignalOf(applog.Signals(line), "PrivilegedPort") {
+			return "port " + l[0]
+		}
+		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
+			return m[len(m)-1]
+		}
+	case "MissingFile", "ExecFormat":
 		// The last path is the one the error is about: in "/bin/sh:
 		// /app/run.sh: Permission denied" the shell only reports it.
 		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
@@ -319,7 +448,21 @@ func SubjectOf(class, line string) string {
 		if c := applog.Extract(line).Commands; len(c) > 0 {
 			return "command " + c[0]
 		}
-	case "ConnectionRefused", "DNS":
+	case "DNS":
+		// nginx names the host in quotes and the config file:line after
+		// it, which reads as host:port.
+		if h := applog.Extract(line).Unresolved; len(h) > 0 {
+			return "host " + h[0]
+		}
+		return EndpointIn(line)
+	case "ConnectionRefused":
+		// Java's InetSocketAddress, "name/ip:port": both halves matter.
+		if m := javaAddrRe.FindString(line); m != "" {
+			return m
+		}
+		if ep := applog.Extract(line).Endpoints; len(ep) > 0 {
+			return ep[0]
+		}
 		return EndpointIn(line)
 	case "Forbidden":
 		for _, f := range applog.Extract(line).Forbidden {
@@ -357,6 +500,8 @@ func SubjectOf(class, line string) string {
 	}
 	return ""
 }
+
+var javaAddrRe = regexp.MustCompile(`\b[a-zA-Z][\w.-]*[a-zA-Z0-9]/\d+\.\d+\.\d+\.\d+:\d{2,5}\b`)
 
 // hostPortRe finds the endpoint a connection error names.
 var hostPortRe = regexp.MustCompile(`(?:dial tcp |connect to |connecting to |to |host )?\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+)\]?:(\d{2,5})\b`)

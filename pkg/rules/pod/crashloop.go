@@ -141,6 +141,9 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 	// empty if it is waiting in back-off.
 	_, prev := c.B.LogsFor(p.Name, st.Name)
 	dec, fromPrev := logs.LastDecisive(c, p, st.Name)
+	if term != nil {
+		dec = logs.ForExit(dec, term.ExitCode)
+	}
 
 	switch {
 	case term != nil && term.ExitCode == 0:
@@ -170,8 +173,12 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Category = f.Category.Sub(dec.Pattern.Class)
 		what := dec.Pattern.Explains
 		detail := ""
-		if subj := logs.SubjectOf(dec.Pattern.Class, dec.Line); subj != "" {
+		if subj := dec.Subject; subj != "" {
 			detail = " (" + subj + ")"
+		} else if name, value := logs.ConfiguredEndpoint(p, st.Name, dec); name != "" && (dec.Pattern.Class == "ConnectionRefused" || dec.Pattern.Class == "DNS") {
+			// The line names no endpoint: the one the container is
+			// configured to reach is the likeliest.
+			detail = fmt.Sprintf(" (%s, from env %s)", value, name)
 		}
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)
