@@ -33,6 +33,10 @@ const (
 	// target's namespace (one bounded list, into Services): which of them
 	// select the pods, or nearly.
 	NeedNamespaceServices Need = "namespace-services"
+	// NeedDependencies is the EndpointSlices of the namespace Services a
+	// pod's log names as a host it fails to reach (at most 2 requests,
+	// only when a log names one; needs NeedNamespaceServices and NeedLogs).
+	NeedDependencies Need = "dependencies"
 )
 
 // wants reports whether the plan includes n; no plan (nil Needs) fetches

@@ -33,6 +33,9 @@ const (
 	NetworkPolicies = bundle.NeedNetworkPolicies
 	// NamespaceServices: the Services of a pod or Deployment target's namespace.
 	NamespaceServices = bundle.NeedNamespaceServices
+	// Dependencies: the EndpointSlices of the namespace Services a pod's
+	// failing log lines name.
+	Dependencies = bundle.NeedDependencies
 )
 
 // PodEvidence is what a rule about a pod's own containers reads: the pods,

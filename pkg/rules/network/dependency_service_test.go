@@ -1,0 +1,93 @@
+package network
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule/ruletest"
+)
+
+// TestDependencyService: the host a crashing container's log fails to reach
+// is checked against the namespace's Services. Log lines are the frameworks'
+// own wording: nginx's "host not found in upstream", libpq's "Is the server
+// running on host", Go's resolver "no such host".
+func TestDependencyService(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	pod := func(env ...corev1.EnvVar) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "p1"},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{{Name: "app", Env: env}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: 5,
+				State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", FinishedAt: metav1.NewTime(now.Add(-time.Minute))}}}}}}
+	}
+	svc := func(name, ip string, ports ...int32) *corev1.Service {
+		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}, Spec: corev1.ServiceSpec{ClusterIP: ip, Selector: map[string]string{"app": name}}}
+		for _, p := range ports {
+			s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Port: p})
+		}
+		return s
+	}
+	slice := func(svc string, ready bool) *discoveryv1.EndpointSlice {
+		port := int32(5432)
+		return &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: svc + "-x", Namespace: "shop", Labels: map[string]string{discoveryv1.LabelServiceName: svc}},
+			Ports:     []discoveryv1.EndpointPort{{Port: &port}},
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.0.9"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}, TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: svc + "-0"}}}}
+	}
+	const nginx = "nginx: [emerg] host not found in upstream \"netbox\" in /etc/netbox-nginx/nginx.conf:21\n"
+	const libpq = "psycopg2.OperationalError: could not connect to server: Connection refused\n\tIs the server running on host \"postgres\" (10.96.40.12) and accepting\n\tTCP/IP connections on port 5432?\n"
+	const goDNS = "panic: dial tcp: lookup orders-db on 10.96.0.10:53: no such host\n"
+	for _, tt := range []struct {
+		name     string
+		log      string
+		pod      *corev1.Pod
+		services []*corev1.Service
+		slices   []*discoveryv1.EndpointSlice
+		want     string // category suffix; "" = no finding
+		culprit  string
+	}{
+		{"near miss", nginx, pod(), []*corev1.Service{svc("netbox-app", "10.96.1.1", 8080), svc("redis", "10.96.1.2", 6379)}, nil, "/DNS/ServiceNameMismatch", "netbox-app"},
+		{"no such Service", goDNS, pod(), []*corev1.Service{svc("orders-api", "10.96.1.1", 80)}, nil, "/DNS/ServiceMissing", "no Service orders-db"},
+		{"pods not ready", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5432)}, []*discoveryv1.EndpointSlice{slice("postgres", false)}, "/ConnectionRefused/ServiceNotReady", "postgres-0"},
+		{"port not exposed", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5433)}, []*discoveryv1.EndpointSlice{slice("postgres", true)}, "/ConnectionRefused/ServicePortMismatch", "port 5432"},
+		{"ready and exposed: elsewhere", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5432)}, []*discoveryv1.EndpointSlice{slice("postgres", true)}, "", ""},
+		{"refused, no Service: the name resolved elsewhere", libpq, pod(), nil, nil, "", ""},
+		{"a cluster-IP Service that does not resolve: DNS itself", goDNS, pod(), []*corev1.Service{svc("orders-db", "10.96.1.3", 5432)}, nil, "", ""},
+		{"another namespace", "dial tcp: lookup kafka.messaging.svc.cluster.local on 10.96.0.10:53: no such host\n", pod(), nil, nil, "", ""},
+		{"host from env when the line names none", "kafka.errors.NoBrokersAvailable: NoBrokersAvailable\n", pod(corev1.EnvVar{Name: "KAFKA_BOOTSTRAP", Value: "kafka:9092"}), []*corev1.Service{svc("kafka-broker", "10.96.1.4", 9092)}, nil, "/ServiceNameMismatch", "kafka-broker"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.pod
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: p.Name, Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p},
+				Services: tt.services, EndpointSlices: tt.slices,
+				Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: p.Name, Container: "app", Previous: true, Text: tt.log}}}
+			fs := ruletest.Run(DependencyService, b, now)
+			if tt.want == "" {
+				if len(fs) > 0 {
+					t.Fatalf("want no finding, got %s: %s", fs[0].Category, fs[0].Title)
+				}
+				return
+			}
+			if len(fs) != 1 || !strings.HasSuffix(string(fs[0].Category), tt.want) || !strings.Contains(fs[0].Culprit+fs[0].Title, tt.culprit) {
+				t.Fatalf("got %+v, want category …%s naming %q", fs, tt.want, tt.culprit)
+			}
+		})
+	}
+}
+
+func TestSplitServiceHost(t *testing.T) {
+	for host, want := range map[string][2]string{
+		"db": {"db", ""}, "db.shop": {"db", "shop"}, "db.shop.svc": {"db", "shop"}, "db.shop.svc.cluster.local": {"db", "shop"},
+		"api.example.com": {"", ""}, "example.com": {"", ""}, "10.96.0.1": {"10.96.0.1", ""},
+	} {
+		if n, ns := bundle.SplitServiceHost(host); n != want[0] || ns != want[1] {
+			t.Errorf("%s: got (%s, %s), want %v", host, n, ns, want)
+		}
+	}
+}
