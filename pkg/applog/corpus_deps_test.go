@@ -117,4 +117,18 @@ Error: Environment variable 'DATABASE_URL' is not set
 `,
 		want: "rails: command not found", signal: SigCommandNotFound, ent: ents{command: "rails"},
 	},
+	{
+		name: "traceback-after-gunicorn-info", eco: "python",
+		source: "gunicorn's glogging startup record (\"[%(asctime)s] [%(process)d] [%(levelname)s] Starting gunicorn %s\") followed by Django's uncaught psycopg2 error in libpq's pre-14 wording (fe-connect.c \"Is the server running on host \\\"%s\\\" (%s) and accepting TCP/IP connections on port %s?\")",
+		log: `
+[2024-03-02 10:11:12 +0000] [1] [INFO] Starting gunicorn 21.2.0
+Traceback (most recent call last):
+  File "/usr/local/lib/python3.11/site-packages/django/db/backends/base/base.py", line 289, in ensure_connection
+    self.connect()
+psycopg2.OperationalError: could not connect to server: Connection refused
+\tIs the server running on host "postgres" (10.96.40.12) and accepting
+\tTCP/IP connections on port 5432?
+`,
+		want: "could not connect to server: Connection refused", signal: SigRefused, trace: TracePython, ent: ents{endpoint: "postgres:5432"},
+	},
 }

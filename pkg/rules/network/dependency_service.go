@@ -146,6 +146,11 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 	if port == "" {
 		where = fmt.Sprintf("host %s (from %s)", host, from)
 	}
+	hp := host
+	if port != "" {
+		hp = net.JoinHostPort(host, port)
+	}
+	named := fmt.Sprintf("%s, from %s", hp, from)
 	reach := "reach"
 	if dns {
 		reach = "resolve"
@@ -214,18 +219,18 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 		if len(ep.NotReady) > 0 {
 			notReady = "not ready: " + strings.Join(firstNames(ep.NotReady, 3), ", ")
 		}
-		f.Title = fmt.Sprintf("%s: it cannot reach Service %s (%s), which has no ready endpoint (%s)", lead, svc.Name, where, notReady)
+		f.Title = fmt.Sprintf("%s: it cannot reach Service %s (%s): the Service has no ready endpoint (%s)", lead, svc.Name, named, notReady)
 		f.Hypothesis = fmt.Sprintf("Service %s exists but none of its pods is Ready, so the application cannot reach it", svc.Name)
-		f.Culprit = fmt.Sprintf("%s (%s): 0 ready endpoints, %s", svcRef(svc), where, notReady)
+		f.Culprit = fmt.Sprintf("%s (%s): 0 ready endpoints, %s", svcRef(svc), named, notReady)
 		f.Mechanism = fmt.Sprintf("A Service forwards only to Ready endpoints; with none, a connection to its cluster IP is refused or times out (and a headless Service's name does not resolve). %s", crash.Mechanism)
 		f.Actions = append([]report.Action{{Kind: report.Immediate,
 			Description: fmt.Sprintf("Fix Service %s's pods first: this container only fails because they are not Ready. Triage them, and make the application wait or retry instead of exiting.", svc.Name),
 			Commands:    []string{fmt.Sprintf(serviceEndpointsSelector, ns, svc.Name), fmt.Sprintf("kubectl triage service/%s -n %s", svc.Name, ns)}}}, crash.Actions...)
 	case port != "" && !dns && !exposes(svc, port):
 		f.Category = crash.Category.Sub("ServicePortMismatch")
-		f.Title = fmt.Sprintf("%s: it dials Service %s on port %s (%s), a port the Service does not expose (it exposes %s)", lead, svc.Name, port, where, servicePorts(svc))
+		f.Title = fmt.Sprintf("%s: it dials Service %s on port %s (from %s), a port the Service does not expose (it exposes %s)", lead, svc.Name, port, from, servicePorts(svc))
 		f.Hypothesis = fmt.Sprintf("The application dials Service %s on port %s, which the Service does not expose", svc.Name, port)
-		f.Culprit = fmt.Sprintf("%s (%s): port %s not among its ports %s", svcRef(svc), where, port, servicePorts(svc))
+		f.Culprit = fmt.Sprintf("%s (%s): port %s not among its ports %s", svcRef(svc), named, port, servicePorts(svc))
 		f.Mechanism = fmt.Sprintf("A Service's cluster IP answers only on the ports it declares; others are refused. %s", crash.Mechanism)
 		f.Actions = append([]report.Action{{Kind: report.Immediate,
 			Description: fmt.Sprintf("Point the application at one of Service %s's ports (%s), or add port %s to the Service.", svc.Name, servicePorts(svc), port),
