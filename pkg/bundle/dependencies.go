@@ -3,6 +3,7 @@ package bundle
 import (
 	"context"
 	"net"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,8 +13,10 @@ import (
 )
 
 // maxDependencies bounds the Services whose EndpointSlices are read because
-// a log names them: one request each, after the logs are in.
-const maxDependencies = 2
+// a log names them: one request each, after the logs are in. One keeps a
+// crashing pod's triage within its budget of 15 requests; the rules read
+// the host of the line that killed the container, named first here.
+const maxDependencies = 1
 
 // dependencies reads the EndpointSlices of the namespace's Services that
 // the pods' logs name in a failing line (a host that does not resolve, a
@@ -27,7 +30,10 @@ func (c *collector) dependencies(ctx context.Context) {
 		return
 	}
 	var want []string
-	for _, l := range c.b.Logs {
+	// The previous instances first: the one that died says why.
+	logs := append([]ContainerLog(nil), c.b.Logs...)
+	sort.SliceStable(logs, func(a, b int) bool { return logs[a].Previous && !logs[b].Previous })
+	for _, l := range logs {
 		if l.Error != "" || l.Text == "" {
 			continue
 		}

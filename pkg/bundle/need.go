@@ -34,7 +34,7 @@ const (
 	// select the pods, or nearly.
 	NeedNamespaceServices Need = "namespace-services"
 	// NeedDependencies is the EndpointSlices of the namespace Services a
-	// pod's log names as a host it fails to reach (at most 2 requests,
+	// pod's log names as a host it fails to reach (at most 1 request,
 	// only when a log names one; needs NeedNamespaceServices and NeedLogs).
 	NeedDependencies Need = "dependencies"
 )
