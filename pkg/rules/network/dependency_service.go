@@ -25,8 +25,8 @@ var DependencyService = &rule.Rule{
 		Kinds:    []string{"Pod", "Deployment"},
 		Layer:    rule.PodLayer,
 		Requires: []*rule.Rule{pod.CrashLoop},
-		Needs:    []rule.Need{rule.Pods, rule.Events, rule.Logs, rule.NamespaceServices, rule.Dependencies},
-		Doc:      "A crashing container's unresolvable or unreachable host checked against the namespace's Services: none of that name (or a near miss), or one without ready endpoints or without the port.",
+		Needs:    []rule.Need{rule.Pods, rule.Events, rule.Logs, rule.NamespaceServices, rule.Dependencies, rule.NetworkPolicies},
+		Doc:      "A crashing container's unresolvable or unreachable host checked against the namespace's Services: none of that name (or a near miss), one without ready endpoints or without the port, or one whose pods a NetworkPolicy isolates from the caller.",
 	},
 	Check: checkDependencyService,
 }
@@ -45,16 +45,13 @@ func checkDependencyService(c *rule.Pass) []rule.Finding {
 	for _, crash := range c.ResultOf(pod.CrashLoop) {
 		cat := string(crash.Category)
 		dns := strings.Contains(cat, "/DNS")
-		if !dns && !strings.Contains(cat, "/ConnectionRefused") {
-			continue
-		}
 		podName, ctr, _ := strings.Cut(crash.Subject, "/")
 		p := podByName(c, podName)
 		if p == nil {
 			continue
 		}
 		dec, _ := logs.LastDecisive(c, p, ctr)
-		if dec == nil {
+		if dec == nil || !dns && !strings.Contains(cat, "/ConnectionRefused") && !timesOut(dec.Line) {
 			continue
 		}
 		host, port, from := dependencyHost(p, ctr, dec)
@@ -235,6 +232,14 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 		f.Actions = append([]report.Action{{Kind: report.Immediate,
 			Description: fmt.Sprintf("Point the application at one of Service %s's ports (%s), or add port %s to the Service.", svc.Name, servicePorts(svc), port),
 			Commands:    []string{fmt.Sprintf("kubectl get service %s -n %s -o jsonpath='{.spec.ports}'", svc.Name, ns)}}}, crash.Actions...)
+	case !dns && !refused:
+		// It serves and exposes the port, yet the connection times out:
+		// a policy around its pods may drop this caller.
+		pols, label := callerBlocked(c, p, svc, port)
+		if pols == nil {
+			return nil
+		}
+		return policyFinding(c, p, svc, f, crash, lead, named, pols, label)
 	default:
 		return nil // it exists, serves and exposes the port: the fault is elsewhere
 	}
@@ -297,4 +302,9 @@ func upper(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// timesOut: the line states a timeout (a dial that got no answer).
+func timesOut(line string) bool {
+	return slices.Contains(applog.Signals(line), applog.SigTimeout)
 }

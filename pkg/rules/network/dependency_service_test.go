@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
@@ -21,7 +22,7 @@ import (
 func TestDependencyService(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	pod := func(env ...corev1.EnvVar) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "p1"},
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "p1", Labels: map[string]string{"app": "web"}},
 			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{{Name: "app", Env: env}}},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: 5,
 				State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
@@ -43,29 +44,42 @@ func TestDependencyService(t *testing.T) {
 	const nginx = "nginx: [emerg] host not found in upstream \"netbox\" in /etc/netbox-nginx/nginx.conf:21\n"
 	const libpq = "psycopg2.OperationalError: could not connect to server: Connection refused\n\tIs the server running on host \"postgres\" (10.96.40.12) and accepting\n\tTCP/IP connections on port 5432?\n"
 	const goDNS = "panic: dial tcp: lookup orders-db on 10.96.0.10:53: no such host\n"
+	// zap's production encoder, Go's dial timeout to the Service's cluster IP.
+	const zapTimeout = `{"level":"fatal","msg":"failed to connect to redis","error":"dial tcp 10.96.112.4:6379: i/o timeout"}` + "\n"
+	redis := svc("redis", "10.96.112.4", 6379)
+	redisSlice := slice("redis", true)
+	onlyFrom := func(app string) *networkingv1.NetworkPolicy {
+		return &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: "redis-ingress", Namespace: "shop"},
+			Spec: networkingv1.NetworkPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "redis"}},
+				PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+				Ingress:     []networkingv1.NetworkPolicyIngressRule{{From: []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}}}}}
+	}
 	for _, tt := range []struct {
 		name     string
 		log      string
 		pod      *corev1.Pod
 		services []*corev1.Service
 		slices   []*discoveryv1.EndpointSlice
+		policies []*networkingv1.NetworkPolicy
 		want     string // category suffix; "" = no finding
 		culprit  string
 	}{
-		{"near miss", nginx, pod(), []*corev1.Service{svc("netbox-app", "10.96.1.1", 8080), svc("redis", "10.96.1.2", 6379)}, nil, "/DNS/ServiceNameMismatch", "netbox-app"},
-		{"no such Service", goDNS, pod(), []*corev1.Service{svc("orders-api", "10.96.1.1", 80)}, nil, "/DNS/ServiceMissing", "no Service orders-db"},
-		{"pods not ready", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5432)}, []*discoveryv1.EndpointSlice{slice("postgres", false)}, "/ConnectionRefused/ServiceNotReady", "postgres-0"},
-		{"port not exposed", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5433)}, []*discoveryv1.EndpointSlice{slice("postgres", true)}, "/ConnectionRefused/ServicePortMismatch", "port 5432"},
-		{"ready and exposed: elsewhere", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5432)}, []*discoveryv1.EndpointSlice{slice("postgres", true)}, "", ""},
-		{"refused, no Service: the name resolved elsewhere", libpq, pod(), nil, nil, "", ""},
-		{"a cluster-IP Service that does not resolve: DNS itself", goDNS, pod(), []*corev1.Service{svc("orders-db", "10.96.1.3", 5432)}, nil, "", ""},
-		{"another namespace", "dial tcp: lookup kafka.messaging.svc.cluster.local on 10.96.0.10:53: no such host\n", pod(), nil, nil, "", ""},
-		{"host from env when the line names none", "kafka.errors.NoBrokersAvailable: NoBrokersAvailable\n", pod(corev1.EnvVar{Name: "KAFKA_BOOTSTRAP", Value: "kafka:9092"}), []*corev1.Service{svc("kafka-broker", "10.96.1.4", 9092)}, nil, "/ServiceNameMismatch", "kafka-broker"},
+		{"near miss", nginx, pod(), []*corev1.Service{svc("netbox-app", "10.96.1.1", 8080), svc("redis", "10.96.1.2", 6379)}, nil, nil, "/DNS/ServiceNameMismatch", "netbox-app"},
+		{"no such Service", goDNS, pod(), []*corev1.Service{svc("orders-api", "10.96.1.1", 80)}, nil, nil, "/DNS/ServiceMissing", "no Service orders-db"},
+		{"pods not ready", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5432)}, []*discoveryv1.EndpointSlice{slice("postgres", false)}, nil, "/ConnectionRefused/ServiceNotReady", "postgres-0"},
+		{"port not exposed", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5433)}, []*discoveryv1.EndpointSlice{slice("postgres", true)}, nil, "/ConnectionRefused/ServicePortMismatch", "port 5432"},
+		{"ready and exposed: elsewhere", libpq, pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5432)}, []*discoveryv1.EndpointSlice{slice("postgres", true)}, nil, "", ""},
+		{"refused, no Service: the name resolved elsewhere", libpq, pod(), nil, nil, nil, "", ""},
+		{"a cluster-IP Service that does not resolve: DNS itself", goDNS, pod(), []*corev1.Service{svc("orders-db", "10.96.1.3", 5432)}, nil, nil, "", ""},
+		{"policy admits another caller only", zapTimeout, pod(), []*corev1.Service{redis}, []*discoveryv1.EndpointSlice{redisSlice}, []*networkingv1.NetworkPolicy{onlyFrom("api")}, "/ConnectionRefused/NetworkPolicy", "redis-ingress"},
+		{"policy admits the caller", zapTimeout, pod(), []*corev1.Service{redis}, []*discoveryv1.EndpointSlice{redisSlice}, []*networkingv1.NetworkPolicy{onlyFrom("web")}, "", ""},
+		{"another namespace", "dial tcp: lookup kafka.messaging.svc.cluster.local on 10.96.0.10:53: no such host\n", pod(), nil, nil, nil, "", ""},
+		{"host from env when the line names none", "kafka.errors.NoBrokersAvailable: NoBrokersAvailable\n", pod(corev1.EnvVar{Name: "KAFKA_BOOTSTRAP", Value: "kafka:9092"}), []*corev1.Service{svc("kafka-broker", "10.96.1.4", 9092)}, nil, nil, "/ServiceNameMismatch", "kafka-broker"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := tt.pod
 			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: p.Name, Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p},
-				Services: tt.services, EndpointSlices: tt.slices,
+				Services: tt.services, EndpointSlices: tt.slices, NetworkPolicies: tt.policies,
 				Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: p.Name, Container: "app", Previous: true, Text: tt.log}}}
 			fs := ruletest.Run(DependencyService, b, now)
 			if tt.want == "" {
