@@ -1,5 +1,7 @@
 package applog
 
+import "testing"
+
 // Dependencies, start scripts and structured last words: the wordings the
 // real-corpus misses of issue 16 turned up, each with its library's variants.
 var depCases = []corpusCase{
@@ -91,6 +93,8 @@ Error: Environment variable 'DATABASE_URL' is not set
 {"level":"fatal","ts":1714637670.104,"caller":"cmd/main.go:51","msg":"failed to connect to redis","error":"dial tcp 10.96.112.4:6379: i/o timeout","stacktrace":"main.main\n\t/src/cmd/main.go:51\nruntime.main\n\t/usr/local/go/src/runtime/proc.go:271"}
 `,
 		format: FormatJSON, want: "dial tcp 10.96.112.4:6379: i/o timeout", ent: ents{endpoint: "10.96.112.4:6379"},
+		// zap's caller field ("cmd/main.go:51") is no endpoint: only the
+		// first is checked here, by TestStructuredEntities.
 	},
 	{
 		name: "bunyan-listen-eacces-high-port", eco: "node",
@@ -131,4 +135,17 @@ psycopg2.OperationalError: could not connect to server: Connection refused
 `,
 		want: "could not connect to server: Connection refused", signal: SigRefused, trace: TracePython, ent: ents{endpoint: "postgres:5432"},
 	},
+}
+
+// TestStructuredEntities: a structured record's entities come from its
+// message and error, not from its other fields (zap's caller "cmd/main.go:51"
+// would read as host main.go, port 51).
+func TestStructuredEntities(t *testing.T) {
+	ds := Decide(`{"level":"fatal","ts":1714637670.104,"caller":"cmd/main.go:51","msg":"failed to connect to redis","error":"dial tcp 10.96.112.4:6379: i/o timeout"}`, Options{})
+	if len(ds) == 0 {
+		t.Fatal("no decisive line")
+	}
+	if got := ds[0].Endpoints; len(got) != 1 || got[0] != "10.96.112.4:6379" {
+		t.Errorf("endpoints = %q, want only 10.96.112.4:6379", got)
+	}
 }

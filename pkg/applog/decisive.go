@@ -244,7 +244,13 @@ func lowerByte(c byte) byte {
 // name source files, not what the application was trying to reach.
 func entityText(ev *Event) string {
 	parts := []string{ev.Message, ev.Error, ev.Headline}
-	for _, l := range ev.Raw {
+	for i, l := range ev.Raw {
+		// A structured record's own line holds its other fields too
+		// (zap's "caller":"cmd/main.go:51" reads as host:port): its
+		// message and error are already in.
+		if i == 0 && ev.Format != FormatPlain {
+			continue
+		}
 		if !frameRe.MatchString(l) {
 			parts = append(parts, l)
 		}
