@@ -137,6 +137,36 @@ psycopg2.OperationalError: could not connect to server: Connection refused
 	},
 }
 
+// Resolver failures that name the host, in the wording of the clients that
+// print them.
+var resolveCases = []corpusCase{
+	{
+		name: "php-getaddrinfo-for-host-failed", eco: "php",
+		source: "php-src main/network.c php_network_getaddresses (\"php_network_getaddresses: getaddrinfo for %s failed: %s\") as Laravel's PDO prints it",
+		log: `
+SQLSTATE[HY000] [2002] php_network_getaddresses: getaddrinfo for mysql failed: Name or service not known (SQL: select * from information_schema.tables where table_schema = app and table_name = migrations and table_type = 'BASE TABLE')
+`,
+		want: "getaddrinfo for mysql failed", signal: SigDNS, ent: ents{unresolved: "mysql"},
+	},
+	{
+		name: "mysql-unknown-server-host", eco: "mysql",
+		source: "MySQL client error CR_UNKNOWN_HOST 2005 (libmysql/errmsg.cc \"Unknown MySQL server host '%-.100s' (%d)\")",
+		log: `
+ERROR 2005 (HY000): Unknown MySQL server host 'mysql-primary' (-2)
+`,
+		want: "Unknown MySQL server host", signal: SigDNS, ent: ents{unresolved: "mysql-primary"},
+	},
+	{
+		name: "haproxy-could-not-resolve-address", eco: "haproxy",
+		source: "HAProxy's configuration check (src/cfgparse.c and tools.c: \"could not resolve address '%s'\")",
+		log: `
+[ALERT]    (1) : config : parsing [/usr/local/etc/haproxy/haproxy.cfg:31] : 'server web1' : could not resolve address 'web-backend'.
+[ALERT]    (1) : config : Failed to initialize server(s) addr.
+`,
+		want: "could not resolve address 'web-backend'", signal: SigDNS, ent: ents{unresolved: "web-backend"},
+	},
+}
+
 // TestStructuredEntities: a structured record's entities come from its
 // message and error, not from its other fields (zap's caller "cmd/main.go:51"
 // would read as host main.go, port 51).
