@@ -24,9 +24,9 @@ var DependencyService = &rule.Rule{
 		ID:       "network/dependency-service",
 		Kinds:    []string{"Pod", "Deployment"},
 		Layer:    rule.PodLayer,
-		Requires: []*rule.Rule{pod.CrashLoop},
+		Requires: []*rule.Rule{pod.CrashLoop, pod.Probe},
 		Needs:    []rule.Need{rule.Pods, rule.Events, rule.Logs, rule.NamespaceServices, rule.Dependencies, rule.NetworkPolicies},
-		Doc:      "A crashing container's unresolvable or unreachable host checked against the namespace's Services: none of that name (or a near miss), one without ready endpoints or without the port, or one whose pods a NetworkPolicy isolates from the caller.",
+		Doc:      "A crashing (or probe-failing) container's unresolvable or unreachable host checked against the namespace's Services: none of that name (or a near miss), one without ready endpoints or without the port, or one whose pods a NetworkPolicy isolates from the caller.",
 	},
 	Check: checkDependencyService,
 }
@@ -42,28 +42,53 @@ func checkDependencyService(c *rule.Pass) []rule.Finding {
 		return nil
 	}
 	var out []rule.Finding
-	for _, crash := range c.ResultOf(pod.CrashLoop) {
-		cat := string(crash.Category)
-		dns := strings.Contains(cat, "/DNS")
+	// A container that crashes, or runs but fails its probes (a health
+	// check that needs the database): both say why in their log.
+	found := append(c.ResultOf(pod.CrashLoop), c.ResultOf(pod.Probe)...)
+	seen := map[string]bool{}
+	for _, crash := range found {
+		if seen[crash.Subject] {
+			continue
+		}
 		podName, ctr, _ := strings.Cut(crash.Subject, "/")
 		p := podByName(c, podName)
 		if p == nil {
 			continue
 		}
 		dec, _ := logs.LastDecisive(c, p, ctr)
-		if dec == nil || !dns && !strings.Contains(cat, "/ConnectionRefused") && !timesOut(dec.Line) {
+		if st := containerStatus(p, ctr); dec != nil && st != nil && st.LastTerminationState.Terminated != nil {
+			dec = logs.ForExit(dec, st.LastTerminationState.Terminated.ExitCode)
+		}
+		if dec == nil {
+			continue
+		}
+		dns := dec.Pattern.Class == "DNS"
+		if !dns && dec.Pattern.Class != "ConnectionRefused" && !timesOut(dec.Line) {
 			continue
 		}
 		host, port, from := dependencyHost(p, ctr, dec)
 		if host == "" {
 			continue
 		}
+		if cat := string(crash.Category); !strings.Contains(cat, "/"+dec.Pattern.Class) && (dns || dec.Pattern.Class == "ConnectionRefused") {
+			crash.Category = crash.Category.Sub(dec.Pattern.Class)
+		}
 		refused := strings.Contains(strings.ToLower(dec.Line+" "+dec.Raw), "refused") || strings.Contains(dec.Line, "ECONNREFUSED")
 		if f := dependencyFinding(c, p, crash, dec, host, port, from, dns, refused); f != nil {
+			seen[crash.Subject] = true
 			out = append(out, *f)
 		}
 	}
 	return out
+}
+
+func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
 }
 
 // servicesUnread: the namespace's Services could not be listed, so "no
@@ -156,7 +181,10 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 	f.Contributing = append(slices.Clone(crash.Contributing), fmt.Sprintf("The application's log says: %q.", dec.Line))
 	// The crash finding's own words for what the container does
 	// ("container app crashes with exit code 1", "init container …").
-	lead, _, _ := strings.Cut(crash.Title, ": ")
+	lead := crash.Title
+	if i := strings.IndexAny(lead, ":;"); i > 0 {
+		lead = lead[:i]
+	}
 	if svc == nil {
 		name, _ := bundle.SplitServiceHost(host)
 		if name == "" || net.ParseIP(host) != nil || name == "localhost" {

@@ -9,6 +9,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -103,5 +104,39 @@ func TestSplitServiceHost(t *testing.T) {
 		if n, ns := bundle.SplitServiceHost(host); n != want[0] || ns != want[1] {
 			t.Errorf("%s: got (%s, %s), want %v", host, n, ns, want)
 		}
+	}
+}
+
+// TestDependencyServiceUnready: a container that runs but fails its
+// readiness probe (its health check needs the database) and logs a refused
+// connection to a Service whose only pod is not Ready: the probe finding is
+// traced to that Service. The log is ActiveRecord's PG adapter wording
+// (libpq 14+: connection to server at "host" (ip), port N failed).
+func TestDependencyServiceUnready(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "p1", Labels: map[string]string{"app": "api"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop/api:1",
+			Ports:          []corev1.ContainerPort{{Name: "http", ContainerPort: 3000}},
+			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/up", Port: intstr.FromInt(3000)}}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Ready: false,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now.Add(-10 * time.Minute))}}}}}}
+	unhealthy := corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "api.1", Namespace: "shop"}, Type: corev1.EventTypeWarning, Reason: "Unhealthy", Count: 40,
+		Message:        "Readiness probe failed: HTTP probe failed with statuscode: 500",
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "api", Namespace: "shop", UID: "p1", FieldPath: "spec.containers{app}"},
+		LastTimestamp:  metav1.NewTime(now.Add(-10 * time.Second))}
+	ready := false
+	port := int32(5432)
+	b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "api", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p}, Events: []corev1.Event{unhealthy},
+		Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop"}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.5.5", Selector: map[string]string{"app": "db"}, Ports: []corev1.ServicePort{{Port: 5432}}}}},
+		EndpointSlices: []*discoveryv1.EndpointSlice{{ObjectMeta: metav1.ObjectMeta{Name: "db-x", Namespace: "shop", Labels: map[string]string{discoveryv1.LabelServiceName: "db"}},
+			Ports:     []discoveryv1.EndpointPort{{Port: &port}},
+			Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.0.9"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}, TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: "db-0"}}}}},
+		Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: "api", Container: "app", Text: "" +
+			"E, [2024-05-02T08:14:00.702 #1] ERROR -- : ActiveRecord::ConnectionNotEstablished (connection to server at \"db\" (10.96.5.5), port 5432 failed: Connection refused\n" +
+			"E, [2024-05-02T08:14:10.702 #1] ERROR -- : ActiveRecord::ConnectionNotEstablished (connection to server at \"db\" (10.96.5.5), port 5432 failed: Connection refused\n" +
+			"E, [2024-05-02T08:14:20.702 #1] ERROR -- : ActiveRecord::ConnectionNotEstablished (connection to server at \"db\" (10.96.5.5), port 5432 failed: Connection refused\n"}}}
+	fs := ruletest.Run(DependencyService, b, now)
+	if len(fs) != 1 || !strings.HasPrefix(string(fs[0].Category), "Probe/Readiness") || !strings.HasSuffix(string(fs[0].Category), "/ConnectionRefused/ServiceNotReady") || !strings.Contains(fs[0].Title, "db-0") {
+		t.Fatalf("got %+v", fs)
 	}
 }
