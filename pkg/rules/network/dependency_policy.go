@@ -109,7 +109,7 @@ func servicePort(svc *corev1.Service, port string) *corev1.ServicePort {
 func policyFinding(c *rule.Pass, p *corev1.Pod, svc *corev1.Service, f rule.Finding, crash rule.Finding, lead, named string, pols []*networkingv1.NetworkPolicy, port string) *rule.Finding {
 	np := pols[0]
 	f.Category = crash.Category.Sub("NetworkPolicy")
-	f.Title = fmt.Sprintf("%s: its connection to Service %s (%s) times out: NetworkPolicy %s isolates the Service's pods and admits no ingress from pod %s on %s", lead, svc.Name, named, np.Name, p.Name, port)
+	f.Title = fmt.Sprintf("%s: the application's connection to Service %s (%s) times out: NetworkPolicy %s isolates the Service's pods and admits no ingress from pod %s on %s", lead, svc.Name, named, np.Name, p.Name, port)
 	f.Hypothesis = fmt.Sprintf("NetworkPolicy %s drops pod %s's connections to Service %s's pods", np.Name, p.Name, svc.Name)
 	f.Culprit = fmt.Sprintf("networkpolicy/%s .spec.ingress (selects Service %s's pods %s; no rule admits pod %s on %s)", np.Name, svc.Name, selectorText(np), p.Name, port)
 	f.Mechanism = fmt.Sprintf("Once a NetworkPolicy with policyType Ingress selects a pod, the network plugin drops every connection no ingress rule admits; the caller sees a timeout, not a refusal. %s", crash.Mechanism)

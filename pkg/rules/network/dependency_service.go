@@ -207,7 +207,7 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 		f.Evidence = append(f.Evidence, listed)
 		if near != "" {
 			f.Category = crash.Category.Sub("ServiceNameMismatch")
-			f.Title = fmt.Sprintf("%s: it cannot %s %s: namespace %s has no Service %s, but has Service %s (a near miss)", lead, reach, where, ns, name, near)
+			f.Title = fmt.Sprintf("%s: the application cannot %s %s: namespace %s has no Service %s, but has Service %s (a near miss)", lead, reach, where, ns, name, near)
 			f.Hypothesis = fmt.Sprintf("The application is configured with host %s where the Service is named %s", name, near)
 			f.Culprit = fmt.Sprintf("%s: no Service %s in namespace %s (Service %s exists)", where, name, ns, near)
 			f.Actions = append([]report.Action{{Kind: report.Immediate,
@@ -215,7 +215,7 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 				Commands:    []string{fmt.Sprintf("kubectl get service %s -n %s -o wide", near, ns), fmt.Sprintf(serviceEndpointsSelector, ns, near)}}}, crash.Actions...)
 		} else {
 			f.Category = crash.Category.Sub("ServiceMissing")
-			f.Title = fmt.Sprintf("%s: it cannot %s %s: namespace %s has no Service %s", lead, reach, where, ns, name)
+			f.Title = fmt.Sprintf("%s: the application cannot %s %s: namespace %s has no Service %s", lead, reach, where, ns, name)
 			f.Hypothesis = fmt.Sprintf("No Service %s exists in namespace %s for the application to reach", name, ns)
 			f.Culprit = fmt.Sprintf("%s: no Service %s in namespace %s", where, name, ns)
 			f.Actions = append([]report.Action{{Kind: report.Immediate,
@@ -244,7 +244,7 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 		if len(ep.NotReady) > 0 {
 			notReady = "not ready: " + strings.Join(firstNames(ep.NotReady, 3), ", ")
 		}
-		f.Title = fmt.Sprintf("%s: it cannot reach Service %s (%s): the Service has no ready endpoint (%s)", lead, svc.Name, named, notReady)
+		f.Title = fmt.Sprintf("%s: the application cannot reach Service %s (%s): the Service has no ready endpoint (%s)", lead, svc.Name, named, notReady)
 		f.Hypothesis = fmt.Sprintf("Service %s exists but none of its pods is Ready, so the application cannot reach it", svc.Name)
 		f.Culprit = fmt.Sprintf("%s (%s): 0 ready endpoints, %s", svcRef(svc), named, notReady)
 		f.Mechanism = fmt.Sprintf("A Service forwards only to Ready endpoints; with none, a connection to its cluster IP is refused or times out (and a headless Service's name does not resolve). %s", crash.Mechanism)
@@ -253,7 +253,7 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 			Commands:    []string{fmt.Sprintf(serviceEndpointsSelector, ns, svc.Name), fmt.Sprintf("kubectl triage service/%s -n %s", svc.Name, ns)}}}, crash.Actions...)
 	case port != "" && !dns && !exposes(svc, port):
 		f.Category = crash.Category.Sub("ServicePortMismatch")
-		f.Title = fmt.Sprintf("%s: it dials Service %s on port %s (from %s), a port the Service does not expose (it exposes %s)", lead, svc.Name, port, from, servicePorts(svc))
+		f.Title = fmt.Sprintf("%s: the application dials Service %s on port %s (from %s), a port the Service does not expose (it exposes %s)", lead, svc.Name, port, from, servicePorts(svc))
 		f.Hypothesis = fmt.Sprintf("The application dials Service %s on port %s, which the Service does not expose", svc.Name, port)
 		f.Culprit = fmt.Sprintf("%s (%s): port %s not among its ports %s", svcRef(svc), named, port, servicePorts(svc))
 		f.Mechanism = fmt.Sprintf("A Service's cluster IP answers only on the ports it declares; others are refused. %s", crash.Mechanism)
