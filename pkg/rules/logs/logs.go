@@ -59,6 +59,7 @@ var patternSignals = map[string]applog.Signal{
 	"TLS":            applog.SigTLS,
 	"AuthFailed":     applog.SigUnauthorized,
 	"PrivilegedPort": applog.SigBindDenied,
+	"Timeout":        applog.SigTimeout,
 }
 
 // Patterns is the decisive-line catalogue, most specific first.
@@ -136,6 +137,13 @@ var Patterns = []Pattern{
 	{Class: "InvalidConfig",
 		Explains: "the application rejects its command-line arguments or configuration",
 		Fix:      "Correct the container's command/args (or the config file it parses) to what this version of the program accepts; a literal $(VAR) in an argument means VAR is not defined in the container's env.", Priority: 72},
+	// A dial or call that got no answer: the host exists but nothing
+	// answers in time (its pods not Ready, a NetworkPolicy dropping the
+	// packets, a wrong address). Below the specific classes: "failed to
+	// connect to X: i/o timeout" stays a connection failure.
+	{Class: "Timeout",
+		Explains: "a connection or call to a dependency times out",
+		Fix:      "Check the dependency the line names: that its Service has ready endpoints, that no NetworkPolicy drops this pod's traffic to it (or its ingress from this pod), and that the address and port are right; make the application retry instead of exiting.", Priority: 65},
 	{"OutOfMemory", regexp.MustCompile(`(?i)(java\.lang\.OutOfMemoryError|fatal error: runtime: out of memory|JavaScript heap out of memory|Cannot allocate memory|MemoryError)`),
 		"the process ran out of memory inside its own runtime",
 		"Raise the memory limit or lower the runtime's heap size (e.g. -Xmx, --max-old-space-size) to fit within the container limit.", 70},
@@ -245,7 +253,7 @@ func newDecisive(p *Pattern, line string, ev *applog.Event) *Decisive {
 	d := &Decisive{Pattern: p, Line: line, Time: ev.Time, Subject: SubjectOf(p.Class, line), Entities: ev.Entities(), Raw: strings.Join(ev.Raw, "\n")}
 	if d.Subject == "" {
 		switch p.Class {
-		case "ConnectionRefused", "DNS":
+		case "ConnectionRefused", "DNS", "Timeout":
 			if ep := d.Entities.Endpoints; len(ep) > 0 {
 				d.Subject = ep[0]
 			} else if h := d.Entities.Unresolved; len(h) > 0 {
@@ -455,7 +463,7 @@ func SubjectOf(class, line string) string {
 			return "host " + h[0]
 		}
 		return EndpointIn(line)
-	case "ConnectionRefused":
+	case "ConnectionRefused", "Timeout":
 		// Java's InetSocketAddress, "name/ip:port": both halves matter.
 		if m := javaAddrRe.FindString(line); m != "" {
 			return m

@@ -24,6 +24,8 @@ func TestFindDecisive(t *testing.T) {
 			"ConnectionRefused", "WARN NetworkClient : Connection to node -1 (kafka.messaging.svc.cluster.local/10.96.18.40:9092) could not be established. Broker may not be available."},
 		// logrus JSON: the fatal record is the cause even without error words.
 		{`{"level":"fatal","msg":"invalid log level set: \u003cnil\u003e","time":"2019-11-13T03:45:45Z"}` + "\n", "FatalError", "invalid log level set: <nil>"},
+		// redis-py's connect error (connection.py: "Error %s connecting to %s:%s. %s.") with ETIMEDOUT.
+		{"redis.exceptions.ConnectionError: Error 110 connecting to redis:6379. Connection timed out.\n", "Timeout", "redis.exceptions.ConnectionError: Error 110 connecting to redis:6379. Connection timed out."},
 		{"failed to render config file template: environment variable `AWS_ACCESS_KEY_ID` is not set and no default value is provided\n", "MissingEnv", "failed to render config file template: environment variable `AWS_ACCESS_KEY_ID` is not set and no default value is provided"},
 	}
 	for _, tt := range tests {

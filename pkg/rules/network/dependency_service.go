@@ -70,7 +70,7 @@ func checkDependencyService(c *rule.Pass) []rule.Finding {
 		if host == "" {
 			continue
 		}
-		if cat := string(crash.Category); !strings.Contains(cat, "/"+dec.Pattern.Class) && (dns || dec.Pattern.Class == "ConnectionRefused") {
+		if cat := string(crash.Category); !strings.Contains(cat, "/"+dec.Pattern.Class) && (dns || dec.Pattern.Class == "ConnectionRefused" || dec.Pattern.Class == "Timeout") {
 			crash.Category = crash.Category.Sub(dec.Pattern.Class)
 		}
 		refused := strings.Contains(strings.ToLower(dec.Line+" "+dec.Raw), "refused") || strings.Contains(dec.Line, "ECONNREFUSED")
