@@ -2,7 +2,9 @@ package network
 
 import (
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -122,6 +124,56 @@ func policyFinding(c *rule.Pass, p *corev1.Pod, svc *corev1.Service, f rule.Find
 	f.Actions = append([]report.Action{{Kind: report.Immediate,
 		Description: fmt.Sprintf("Add an ingress rule to NetworkPolicy %s admitting %s from %s (a from: podSelector on the caller's labels), or give the caller the labels an existing rule admits.", np.Name, port, who),
 		Commands:    []string{fmt.Sprintf("kubectl get networkpolicy %s -n %s -o yaml", np.Name, np.Namespace), fmt.Sprintf("kubectl get pod %s -n %s --show-labels", p.Name, p.Namespace)}}}, crash.Actions...)
+	f.Summary = fmt.Sprintf("%s. %s", upper(f.Title), crash.Summary)
+	return &f
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackFinding: the application dials localhost (its default, or a
+// docker-compose habit) and no container of its pod declares that port:
+// in a pod, localhost is the pod itself, and the dependency is another
+// pod behind a Service. A sidecar declaring the port (a proxy) is left to
+// the other rules.
+func loopbackFinding(c *rule.Pass, p *corev1.Pod, f rule.Finding, crash rule.Finding, lead, host, port, from string) *rule.Finding {
+	if port == "" {
+		return nil
+	}
+	for _, ctr := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
+		for _, cp := range ctr.Ports {
+			if strconv.Itoa(int(cp.ContainerPort)) == port {
+				return nil
+			}
+		}
+	}
+	var exposing []string
+	for _, s := range c.B.Services {
+		if s.Namespace == p.Namespace && exposes(s, port) {
+			exposing = append(exposing, s.Name)
+		}
+	}
+	hp := net.JoinHostPort(host, port)
+	f.Category = crash.Category.Sub("Localhost")
+	f.Title = fmt.Sprintf("%s: the application dials %s (from %s), but no container of pod %s listens on port %s: in Kubernetes localhost is the pod itself", lead, hp, from, p.Name, port)
+	f.Hypothesis = fmt.Sprintf("The application is configured to reach its dependency at %s, which inside the pod is the pod itself", hp)
+	f.Culprit = fmt.Sprintf("%s (from %s): no container of pod %s declares port %s", hp, from, p.Name, port)
+	f.Mechanism = fmt.Sprintf("Every container of a pod shares one network namespace: localhost reaches only the pod's own containers. A dependency in another pod is reached through its Service's DNS name. %s", crash.Mechanism)
+	target := "the dependency's Service name (<service>." + p.Namespace + ".svc)"
+	if len(exposing) == 1 {
+		target = fmt.Sprintf("Service %s (%s.%s.svc:%s), which exposes port %s in the namespace", exposing[0], exposing[0], p.Namespace, port, port)
+	}
+	if len(exposing) > 0 {
+		f.Contributing = append(f.Contributing, fmt.Sprintf("Services of namespace %s exposing port %s: %s.", p.Namespace, port, strings.Join(firstNames(exposing, 5), ", ")))
+	}
+	f.Actions = append([]report.Action{{Kind: report.Immediate,
+		Description: fmt.Sprintf("Configure the application to reach %s instead of %s (the env variable or config file that sets the host).", target, hp),
+		Commands:    []string{fmt.Sprintf("kubectl get services -n %s", p.Namespace), fmt.Sprintf(`kubectl get pod %s -n %s -o jsonpath='{.spec.containers[*].env}'`, p.Name, p.Namespace)}}}, crash.Actions...)
 	f.Summary = fmt.Sprintf("%s. %s", upper(f.Title), crash.Summary)
 	return &f
 }

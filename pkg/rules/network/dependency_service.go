@@ -185,6 +185,9 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 	if i := strings.IndexAny(lead, ":;"); i > 0 {
 		lead = lead[:i]
 	}
+	if svc == nil && isLoopback(host) && !dns {
+		return loopbackFinding(c, p, f, crash, lead, host, port, from)
+	}
 	if svc == nil {
 		name, _ := bundle.SplitServiceHost(host)
 		if name == "" || net.ParseIP(host) != nil || name == "localhost" {

@@ -74,6 +74,8 @@ func TestDependencyService(t *testing.T) {
 		{"a cluster-IP Service that does not resolve: DNS itself", goDNS, pod(), []*corev1.Service{svc("orders-db", "10.96.1.3", 5432)}, nil, nil, "", ""},
 		{"policy admits another caller only", zapTimeout, pod(), []*corev1.Service{redis}, []*discoveryv1.EndpointSlice{redisSlice}, []*networkingv1.NetworkPolicy{onlyFrom("api")}, "/ConnectionRefused/NetworkPolicy", "redis-ingress"},
 		{"policy admits the caller", zapTimeout, pod(), []*corev1.Service{redis}, []*discoveryv1.EndpointSlice{redisSlice}, []*networkingv1.NetworkPolicy{onlyFrom("web")}, "", ""},
+		// Node's net module: "connect ECONNREFUSED 127.0.0.1:5432" (lib/net.js, errno exception with address:port).
+		{"localhost in a pod", "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)\n", pod(), []*corev1.Service{svc("postgres", "10.96.40.12", 5432)}, nil, nil, "/ConnectionRefused/Localhost", "127.0.0.1:5432"},
 		{"another namespace", "dial tcp: lookup kafka.messaging.svc.cluster.local on 10.96.0.10:53: no such host\n", pod(), nil, nil, nil, "", ""},
 		{"host from env when the line names none", "kafka.errors.NoBrokersAvailable: NoBrokersAvailable\n", pod(corev1.EnvVar{Name: "KAFKA_BOOTSTRAP", Value: "kafka:9092"}), []*corev1.Service{svc("kafka-broker", "10.96.1.4", 9092)}, nil, nil, "/ServiceNameMismatch", "kafka-broker"},
 	} {
@@ -138,5 +140,22 @@ func TestDependencyServiceUnready(t *testing.T) {
 	fs := ruletest.Run(DependencyService, b, now)
 	if len(fs) != 1 || !strings.HasPrefix(string(fs[0].Category), "Probe/Readiness") || !strings.HasSuffix(string(fs[0].Category), "/ConnectionRefused/ServiceNotReady") || !strings.Contains(fs[0].Title, "db-0") {
 		t.Fatalf("got %+v", fs)
+	}
+}
+
+// TestDependencyLoopbackSidecar: a sidecar declaring the port dialled on
+// localhost (a database proxy) is the pod's own listener: not reported here.
+func TestDependencyLoopbackSidecar(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "p1"},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{{Name: "app"},
+			{Name: "cloud-sql-proxy", Ports: []corev1.ContainerPort{{ContainerPort: 5432}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: 5,
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", FinishedAt: metav1.NewTime(now.Add(-time.Minute))}}}}}}
+	b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "web", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{p},
+		Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: "web", Container: "app", Previous: true, Text: "Error: connect ECONNREFUSED 127.0.0.1:5432\n"}}}
+	if fs := ruletest.Run(DependencyService, b, now); len(fs) != 0 {
+		t.Fatalf("got %s: %s", fs[0].Category, fs[0].Title)
 	}
 }
