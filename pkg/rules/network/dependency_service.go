@@ -116,7 +116,12 @@ func podByName(c *rule.Pass, name string) *corev1.Pod {
 // before an IP), or the endpoint the container's env configures when the
 // line names none. from says where it was read.
 func dependencyHost(p *corev1.Pod, ctr string, dec *logs.Decisive) (host, port, from string) {
-	e := dec.Entities
+	// The line first: the rest of its event may hold a location that
+	// reads as host:port (Node's "node:internal/process/promises:289").
+	e := applog.Extract(dec.Line)
+	if len(e.Unresolved) == 0 && len(e.Endpoints) == 0 {
+		e = dec.Entities
+	}
 	if len(e.Unresolved) > 0 {
 		h, pt := splitHostPort(e.Unresolved[0])
 		return h, pt, "the log line"
