@@ -45,7 +45,7 @@ type ents struct {
 // corpus is every ecosystem's table.
 func corpus() []corpusCase {
 	var all []corpusCase
-	for _, t := range [][]corpusCase{javaCases, pythonCases, nodeCases, goCases, nginxCases, postgresCases, redisCases, rubyCases, dotnetCases, shellCases, rustCases, kafkaCases, sqlCases, tlsCases, moreCases, flagCases, apiTimeoutCases} {
+	for _, t := range [][]corpusCase{javaCases, pythonCases, nodeCases, goCases, nginxCases, postgresCases, redisCases, rubyCases, dotnetCases, shellCases, rustCases, kafkaCases, sqlCases, tlsCases, moreCases, flagCases, apiTimeoutCases, depCases, resolveCases} {
 		all = append(all, t...)
 	}
 	return all

@@ -244,13 +244,24 @@ func lowerByte(c byte) byte {
 // name source files, not what the application was trying to reach.
 func entityText(ev *Event) string {
 	parts := []string{ev.Message, ev.Error, ev.Headline}
-	for _, l := range ev.Raw {
+	for i, l := range ev.Raw {
+		// A structured record's own line holds its other fields too
+		// (zap's "caller":"cmd/main.go:51" reads as host:port): its
+		// message and error are already in.
+		if i == 0 && ev.Format != FormatPlain {
+			continue
+		}
 		if !frameRe.MatchString(l) {
 			parts = append(parts, l)
 		}
 	}
 	return strings.Join(parts, "\n")
 }
+
+// Entities are what the event names, stack frames aside: the endpoint an
+// outer exception names when its innermost cause does not ("Connection to
+// db:5432 refused" above "Caused by: ConnectException: Connection refused").
+func (e *Event) Entities() Entities { return Extract(entityText(e)) }
 
 // frameRe matches a stack frame of the common runtimes.
 var frameRe = regexp.MustCompile(`^\s*(at |File "|from |\d+: |\.\.\. \d+ more)|^\s+/\S+\.go:\d+|^[\w./*()\[\]-]+\(.*\)$|^\s+\S+\.(?:go|rs|py|rb|js|java|cs):\d+`)

@@ -62,7 +62,7 @@ var (
 	// accepting\n\tTCP/IP connections on port 5432?`.
 	pgHostRe     = regexp.MustCompile(`(?:on host|server at) "([^"]+)"(?: \([^)]*\))?,?\s+(?:and accepting\s+TCP/IP connections on\s+)?port (\d+)`)
 	urlRe        = regexp.MustCompile(`\b(?:https?|wss?|postgres(?:ql)?|mysql|redis|rediss|amqps?|mongodb(?:\+srv)?|nats|kafka|grpc|jdbc:\w+|ldaps?)://[^\s"'<>)\]},;]+`)
-	dnsHostRe    = regexp.MustCompile(`host not found in (?:upstream|resolver) "([^"]+)"|lookup ([\w.-]+)(?: on [\w.:\[\]]+)?: (?:no such host|server misbehaving|i/o timeout|Temporary failure)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|could not translate host name "([^"]+)"|UnknownHostException: ([\w.-]+)|[Cc]ould not resolve host:? '?([\w.-]+)|[Ff]ailed to resolve '?([\w.-]+)|DNS resolution failed for ([\w.-]+)|resolve (?:host(?:name)? )?'?([\w.-]+)'?: (?:Name or service not known|Temporary failure)`)
+	dnsHostRe    = regexp.MustCompile(`host not found in (?:upstream|resolver) "([^"]+)"|lookup ([\w.-]+)(?: on [\w.:\[\]]+)?: (?:no such host|server misbehaving|i/o timeout|Temporary failure)|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|could not translate host name "([^"]+)"|UnknownHostException: ([\w.-]+)|[Cc]ould not resolve host:? '?([\w.-]+)|[Ff]ailed to resolve '?([\w.-]+)|DNS resolution failed for ([\w.-]+)|resolve (?:host(?:name)? )?'?([\w.-]+)'?: (?:Name or service not known|Temporary failure)|getaddrinfo for ([\w.-]+) failed|Unknown MySQL server host '([\w.-]+)'|could not resolve address '([\w.-]+)'`)
 	pathRe       = regexp.MustCompile(`(?:^|[\s"'(=\[,])(/[\w.@+-]+(?:/[\w.@+*-]*)*)`)
 	certNamesRe  = regexp.MustCompile(`certificate is valid for ([^,]+(?:, [^,]+)*?), not ([\w.*-]+)`)
 	certWantedRe = regexp.MustCompile(`not valid for any names, but wanted to match ([\w.*-]+)`)
@@ -73,7 +73,7 @@ var (
 	httpRe       = signalTable[signalIndex(SigHTTPStatus)].re
 	forbiddenRe  = regexp.MustCompile(`User "([^"]+)" cannot (\w+) (?:resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]+)"| at the cluster scope)?|path "([^"]+)")`)
 	forbiddenOld = regexp.MustCompile(`User "([^"]+)" cannot (\w+) ([\w./]+)(?: in the namespace "([^"]+)"| at the cluster scope)`)
-	commandRe    = regexp.MustCompile(`exec:? "?([^"\s:]+)"?: (?:stat \S+: )?(?:no such file or directory|executable file not found)|(?:^|\s)(?:/bin/|/usr/bin/)?(?:ba|da|z|a)?sh: (?:\d+: )?(?:line \d+: )?(?:exec: )?([^\s:]+): (?:command )?not found|(?:^|\s)([^\s:]+): command not found`)
+	commandRe    = regexp.MustCompile(`exec:? "?([^"\s:]+)"?: (?:stat \S+: )?(?:no such file or directory|executable file not found)|(?:^|\s)(?:/bin/|/usr/bin/)?(?:ba|da|z|a)?sh: (?:\d+: )?(?:line \d+: )?(?:exec: )?([^\s:]+): (?:command )?not found|(?:^|\s)\S+: (?:\d+|line \d+): (?:exec: )?([^\s:]+): (?:command )?not found|(?:^|\s)([^\s:]+): command not found`)
 	libraryRe    = regexp.MustCompile(`error while loading shared libraries: ([^:\s]+)|Error loading shared library ([^:\s]+)|([\w.+-]+\.so[\w.]*): cannot open shared object file`)
 )
 
@@ -150,6 +150,13 @@ func Extract(s string) Entities {
 			}
 		}
 	}
+	// Java's InetSocketAddress prints "host/ip:port" (Kafka's NetworkClient:
+	// "Connection to node -1 (kafka.ns.svc.cluster.local/10.96.18.40:9092)"):
+	// the name is what the configuration asked for.
+	for _, m := range javaAddrRe.FindAllStringSubmatch(s, -1) {
+		add(&e.Endpoints, m[1]+":"+m[3])
+		add(&e.Hosts, m[1])
+	}
 	for _, m := range pgHostRe.FindAllStringSubmatch(s, -1) {
 		add(&e.Endpoints, m[1]+":"+m[2])
 		if !ipRe.MatchString(m[1]) {
@@ -204,7 +211,7 @@ func Extract(s string) Entities {
 		}
 	}
 	for _, m := range commandRe.FindAllStringSubmatch(s, -1) {
-		add(&e.Commands, m[1]+m[2]+m[3])
+		add(&e.Commands, m[1]+m[2]+m[3]+m[4])
 	}
 	for _, m := range libraryRe.FindAllStringSubmatch(s, -1) {
 		add(&e.Libraries, m[1]+m[2]+m[3])
@@ -219,6 +226,8 @@ var timeRe = regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b|T\d{2}:\d{2}\
 var connectRe = regexp.MustCompile(`(?i)\bconnect(ed|ing|ion|s)?\b|\bdial\b`)
 
 var ipRe = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
+
+var javaAddrRe = regexp.MustCompile(`\b([a-zA-Z][\w.-]*[a-zA-Z0-9])/(\d+\.\d+\.\d+\.\d+):(\d{2,5})\b`)
 
 func forbidden(user, verb, resource, group, ns, path string) Forbidden {
 	f := Forbidden{User: user, Verb: verb, Resource: resource, Group: group, Namespace: ns, Path: path}

@@ -102,7 +102,10 @@ func (p *parser) event(i int) (int, Event) {
 		case l[0] == ' ' || l[0] == '\t' || strings.HasPrefix(lt, "Caused by: ") || strings.HasPrefix(lt, "Suppressed: ") || lt == "}" || strings.HasPrefix(lt, "--- End of"):
 			end++
 			continue
-		case strings.HasPrefix(lt, "Traceback (most recent call last)") && r.format == FormatPlain && !startsRecord(lt):
+		// Not under an INFO record: gunicorn's "[INFO] Starting gunicorn"
+		// is followed by the worker's own uncaught traceback, which is
+		// an event of its own (logger.exception logs at ERROR).
+		case strings.HasPrefix(lt, "Traceback (most recent call last)") && r.format == FormatPlain && !startsRecord(lt) && !(r.level >= LevelTrace && r.level <= LevelInfo):
 			e, _ := p.pythonTraceback(end)
 			end = e
 			continue

@@ -118,6 +118,10 @@ type ClusterInfo struct {
 	// namespaces whose RoleBindings it listed. A scope not listed was not
 	// read, which is not "no binding there".
 	RBACRead []string `json:"rbacRead,omitempty"`
+	// ServicesListed names the namespace whose Services were listed whole
+	// (one page held them all). Only then does a Service not among them
+	// not exist; a bundle without it says nothing of missing Services.
+	ServicesListed string `json:"servicesListed,omitempty"`
 }
 
 // GoneAnnotation marks a placeholder target: the fault's resource no longer

@@ -86,6 +86,9 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 
 	// Nodes, events and logs are independent: fetch them in parallel.
 	c.parallel(ctx)
+	if c.opts.wants(NeedDependencies) && c.opts.wants(NeedLogs) {
+		c.dependencies(ctx) // what the logs fail to reach
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

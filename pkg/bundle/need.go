@@ -38,6 +38,10 @@ const (
 	// denied namespace(s), the ClusterRoleBindings naming it, and the Roles
 	// and ClusterRoles they reference (see rbac.go).
 	NeedRBAC Need = "rbac"
+	// NeedDependencies is the EndpointSlices of the namespace Services a
+	// pod's log names as a host it fails to reach (at most 1 request,
+	// only when a log names one; needs NeedNamespaceServices and NeedLogs).
+	NeedDependencies Need = "dependencies"
 )
 
 // wants reports whether the plan includes n; no plan (nil Needs) fetches

@@ -602,6 +602,9 @@ func (c *collector) namespaceServices(ctx context.Context, ns string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if list.Continue == "" {
+		c.b.Cluster.ServicesListed = ns
+	}
 	for i := range list.Items {
 		list.Items[i].ManagedFields = nil
 		c.b.Services = append(c.b.Services, redacted(&list.Items[i], corev1.SchemeGroupVersion.WithKind("Service")))

@@ -35,6 +35,9 @@ const (
 	NamespaceServices = bundle.NeedNamespaceServices
 	// RBAC: the ServiceAccount's bindings and roles, when a log denies it.
 	RBAC = bundle.NeedRBAC
+	// Dependencies: the EndpointSlices of the namespace Services a pod's
+	// failing log lines name.
+	Dependencies = bundle.NeedDependencies
 )
 
 // PodEvidence is what a rule about a pod's own containers reads: the pods,

@@ -6,6 +6,7 @@ package logs
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +59,7 @@ var patternSignals = map[string]applog.Signal{
 	"TLS":            applog.SigTLS,
 	"AuthFailed":     applog.SigUnauthorized,
 	"PrivilegedPort": applog.SigBindDenied,
+	"Timeout":        applog.SigTimeout,
 }
 
 // Patterns is the decisive-line catalogue, most specific first.
@@ -152,6 +154,13 @@ var Patterns = []Pattern{
 	{Class: "InvalidConfig",
 		Explains: "the application rejects its command-line arguments or configuration",
 		Fix:      "Correct the container's command/args (or the config file it parses) to what this version of the program accepts; a literal $(VAR) in an argument means VAR is not defined in the container's env.", Priority: 72},
+	// A dial or call that got no answer: the host exists but nothing
+	// answers in time (its pods not Ready, a NetworkPolicy dropping the
+	// packets, a wrong address). Below the specific classes: "failed to
+	// connect to X: i/o timeout" stays a connection failure.
+	{Class: "Timeout",
+		Explains: "a connection or call to a dependency times out",
+		Fix:      "Check the dependency the line names: that its Service has ready endpoints, that no NetworkPolicy drops this pod's traffic to it (or its ingress from this pod), and that the address and port are right; make the application retry instead of exiting.", Priority: 65},
 	{"OutOfMemory", regexp.MustCompile(`(?i)(java\.lang\.OutOfMemoryError|fatal error: runtime: out of memory|JavaScript heap out of memory|Cannot allocate memory|MemoryError)`),
 		"the process ran out of memory inside its own runtime",
 		"Raise the memory limit or lower the runtime's heap size (e.g. -Xmx, --max-old-space-size) to fit within the container limit.", 70},
@@ -163,6 +172,13 @@ var Patterns = []Pattern{
 	{"Segfault", regexp.MustCompile(`(?i)(segmentation (fault|violation)|SIGSEGV|core dumped)`),
 		"the process crashed on an invalid memory access (segmentation fault) in native code",
 		"Look for a native crash: a binary built for another libc or CPU, a broken native library or extension, or a bug in native code; reproduce with the same image locally.", 55},
+	// A structured logger's own fatal or error record, last before the
+	// exit, whose words match nothing above: the application's last words
+	// are the cause it states (logrus's {"level":"fatal","msg":"invalid log
+	// level set"}). Never matched by words; FindDecisive assigns it.
+	{Class: "FatalError",
+		Explains: "the application reported a fatal error of its own and exited",
+		Fix:      "Fix what the error names: the setting, flag or dependency it reports (the line is the application's own last words before the exit).", Priority: 20},
 	{"ErrorLine", regexp.MustCompile(`(?i)\b(fatal|critical|error|exception|failed)\b`),
 		"the application logged an error just before exiting",
 		"Read the error and fix the configuration or code it names.", 10},
@@ -173,6 +189,13 @@ type Decisive struct {
 	Pattern *Pattern
 	Line    string    // without the timestamp prefix
 	Time    time.Time // from the kubelet's timestamp prefix, when present
+	// Subject is what the line is about (SubjectOf), or what its event
+	// names when the line itself does not: the endpoint an outer
+	// exception names above a bare "Connection refused" cause.
+	Subject string
+	// Entities are what the whole event names, stack frames aside.
+	Entities applog.Entities
+	Raw      string // the event's lines, stack frames included
 }
 
 // FindDecisive returns a log tail's most telling line. The log component
@@ -186,7 +209,12 @@ type Decisive struct {
 // (severity, last words before the exit, repetition) picks the line.
 func FindDecisive(text string) *Decisive {
 	log := applog.Parse(text)
-	var best *Decisive
+	// A warning is a candidate only when no error states a specific cause:
+	// zap's {"level":"warn","msg":"SESSION_TTL not set, using default"}
+	// is handled by the application, the fatal record after it is not. It
+	// still explains a generic error (Kafka's repeated "Connection to node
+	// -1 … could not be established" before a TimeoutException).
+	var best, bestWarn *Decisive
 	for i := len(log.Events) - 1; i >= 0; i-- {
 		ev := &log.Events[i]
 		if ev.Level >= applog.LevelTrace && ev.Level <= applog.LevelInfo {
@@ -197,21 +225,72 @@ func FindDecisive(text string) *Decisive {
 			continue
 		}
 		line, p := refine(ev, line, classify(line, ev.Trace != ""))
-		// Among lines of one class the last wins, unless only an earlier
-		// one names what it is about (the endpoint, the port).
-		if p != nil && (best == nil || p.Priority > best.Pattern.Priority ||
-			p.Priority == best.Pattern.Priority && SubjectOf(p.Class, best.Line) == "" && SubjectOf(p.Class, line) != "") {
-			best = &Decisive{Pattern: p, Line: line, Time: ev.Time}
+		if p == nil {
+			continue
 		}
+		slot := &best
+		if ev.Level == applog.LevelWarn && !ev.Implied {
+			slot = &bestWarn
+		}
+		// Among lines of one class the first wins, unless only a later one
+		// names what it is about (the endpoint, the port).
+		if *slot == nil || p.Priority > (*slot).Pattern.Priority ||
+			p.Priority == (*slot).Pattern.Priority && SubjectOf(p.Class, (*slot).Line) == "" && SubjectOf(p.Class, line) != "" {
+			*slot = newDecisive(p, line, ev)
+		}
+	}
+	if bestWarn != nil && (best == nil || best.Pattern.Priority < specific && bestWarn.Pattern.Priority > best.Pattern.Priority) {
+		best = bestWarn
 	}
 	if best == nil || best.Pattern.Priority <= 10 {
 		if ds := log.Decisive(applog.Options{Max: 1}); len(ds) > 0 {
-			if p := classify(ds[0].Text, ds[0].Event.Trace != ""); p != nil {
-				return &Decisive{Pattern: p, Line: ds[0].Text, Time: ds[0].Event.Time}
+			p := classify(ds[0].Text, ds[0].Event.Trace != "")
+			if (p == nil || p.Priority <= 10) && declaredError(ds[0].Event) {
+				p = patternOf("FatalError")
+			}
+			if p != nil {
+				return newDecisive(p, ds[0].Text, ds[0].Event)
 			}
 		}
 	}
 	return best
+}
+
+// specific is the priority from which a class names a cause (a variable,
+// a file, a dependency) rather than a crash or an error word.
+const specific = 70
+
+// declaredError: a structured record its logger calls error or fatal, or
+// any record declared fatal.
+func declaredError(ev *applog.Event) bool {
+	if ev.Implied {
+		return false
+	}
+	return ev.Level == applog.LevelFatal || ev.Level == applog.LevelError && ev.Format != applog.FormatPlain
+}
+
+func newDecisive(p *Pattern, line string, ev *applog.Event) *Decisive {
+	d := &Decisive{Pattern: p, Line: line, Time: ev.Time, Subject: SubjectOf(p.Class, line), Entities: ev.Entities(), Raw: strings.Join(ev.Raw, "\n")}
+	if d.Subject == "" {
+		switch p.Class {
+		case "ConnectionRefused", "DNS", "Timeout":
+			if ep := d.Entities.Endpoints; len(ep) > 0 {
+				d.Subject = ep[0]
+			} else if h := d.Entities.Unresolved; len(h) > 0 {
+				d.Subject = "host " + h[0]
+			}
+		}
+	}
+	return d
+}
+
+func patternOf(class string) *Pattern {
+	for i := range Patterns {
+		if Patterns[i].Class == class {
+			return &Patterns[i]
+		}
+	}
+	panic("logs: no pattern " + class)
 }
 
 // LastWords returns what a container printed last before exiting (the
@@ -242,6 +321,7 @@ func LastWords(c *rule.Pass, p *corev1.Pod, container string) (string, bool) {
 func classify(line string, crash bool) *Pattern {
 	sigs := applog.Signals(line)
 	var best *Pattern
+	wordsOnly := false // best matched by its expression alone
 	for pi := range Patterns {
 		p := &Patterns[pi]
 		if best != nil && p.Priority <= best.Priority {
@@ -249,16 +329,63 @@ func classify(line string, crash bool) *Pattern {
 		}
 		switch {
 		case crash && p.Class == "Panic",
-			p.re != nil && p.re.MatchString(line),
 			hasSignalOf(sigs, p.Class),
 			// The kubelet leaves "$(VAR)" in command and args as is when
 			// VAR is not in the container's env: a program printing the
 			// literal was handed an undefined variable.
 			p.Class == "MissingEnv" && varRefRe.MatchString(line):
+			best, wordsOnly = p, false
+		case p.re != nil && p.re.MatchString(line):
+			best, wordsOnly = p, true
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	// The log component knows each runtime's wording; an older expression
+	// that matched words only ("host not found in upstream \"netbox\" in
+	// /etc/nginx/nginx.conf:21" holds "not found" and ".conf") yields to
+	// the class of the line's most specific signal.
+	if wordsOnly && broadWords[best.Class] {
+		if p := signalPattern(sigs); p != nil {
 			best = p
 		}
 	}
+	// EACCES on a port from 1024 up is no privileged-port failure: the
+	// process may bind it as any user; something else denies it.
+	if best.Class == "PrivilegedPort" && unprivilegedPorts(line) {
+		best = patternOf("PermissionDenied")
+	}
 	return best
+}
+
+// broadWords are the classes whose expressions match common words ("not
+// found", "permission denied", a path) that other failures' lines hold too;
+// the others' expressions quote one failure's own wording (`database "x"
+// does not exist`) and stand.
+var broadWords = map[string]bool{"MissingFile": true, "PermissionDenied": true}
+
+// signalPattern is the class of a line's most specific signal that has one.
+func signalPattern(sigs []applog.Signal) *Pattern {
+	for _, sig := range sigs {
+		for pi := range Patterns {
+			if hasSignalOf([]applog.Signal{sig}, Patterns[pi].Class) {
+				return &Patterns[pi]
+			}
+		}
+	}
+	return nil
+}
+
+// unprivilegedPorts: the line names the ports it binds, all from 1024 up.
+func unprivilegedPorts(line string) bool {
+	ports := applog.Extract(line).Listen
+	for _, p := range ports {
+		if n, err := strconv.Atoi(p); err != nil || n < 1024 {
+			return false
+		}
+	}
+	return len(ports) > 0
 }
 
 var varRefRe = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
@@ -330,7 +457,22 @@ func SubjectOf(class, line string) string {
 			}
 			return "environment variable " + m
 		}
-	case "MissingFile", "PermissionDenied", "ExecFormat", "DataDirNotEmpty":
+	case "FatalError":
+		// Its own words are the only subject it has.
+		if len(line) > 120 {
+			return line[:117] + "..."
+		}
+		return line
+	case "PermissionDenied":
+		// A bind refused on an unprivileged port: the port, not a path
+		// ("listen EACCES: permission denied tcp://172.20.11.4:8000").
+		if l := applog.Extract(line).Listen; len(l) > 0 && hasSignalOf(applog.Signals(line), "PrivilegedPort") {
+			return "port " + l[0]
+		}
+		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
+			return m[len(m)-1]
+		}
+	case "MissingFile", "ExecFormat", "DataDirNotEmpty":
 		// The last path is the one the error is about: in "/bin/sh:
 		// /app/run.sh: Permission denied" the shell only reports it.
 		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
@@ -343,9 +485,29 @@ func SubjectOf(class, line string) string {
 		if c := applog.Extract(line).Commands; len(c) > 0 {
 			return "command " + c[0]
 		}
-	case "ConnectionRefused", "DNS":
-		if e := EndpointIn(line); e != "" {
-			return e
+	case "DNS":
+		// nginx names the host in quotes and the config file:line after
+		// it, which reads as host:port.
+		ep := EndpointIn(line)
+		if h := applog.Extract(line).Unresolved; len(h) > 0 {
+			if strings.HasPrefix(ep, h[0]+":") {
+				return ep // the host with the port it was wanted on
+			}
+			return "host " + h[0]
+		}
+		if ep != "" {
+			return ep
+		}
+	case "ConnectionRefused", "Timeout":
+		// Java's InetSocketAddress, "name/ip:port": both halves matter.
+		if m := javaAddrRe.FindString(line); m != "" {
+			return m
+		}
+		if ep := applog.Extract(line).Endpoints; len(ep) > 0 {
+			return ep[0]
+		}
+		if ep := EndpointIn(line); ep != "" {
+			return ep
 		}
 	case "Forbidden":
 		for _, f := range applog.Extract(line).Forbidden {
@@ -383,6 +545,8 @@ func SubjectOf(class, line string) string {
 	}
 	return subjectMore(class, line)
 }
+
+var javaAddrRe = regexp.MustCompile(`\b[a-zA-Z][\w.-]*[a-zA-Z0-9]/\d+\.\d+\.\d+\.\d+:\d{2,5}\b`)
 
 // hostPortRe finds the endpoint a connection error names.
 var hostPortRe = regexp.MustCompile(`(?:dial tcp |connect to |connecting to |to |host )?\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+)\]?:(\d{2,5})\b`)

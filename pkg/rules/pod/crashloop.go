@@ -144,6 +144,9 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 	// empty if it is waiting in back-off.
 	_, prev := c.B.LogsFor(p.Name, st.Name)
 	dec, fromPrev := logs.LastDecisive(c, p, st.Name)
+	if term != nil {
+		dec = logs.ForExit(dec, term.ExitCode)
+	}
 
 	switch {
 	case term != nil && term.ExitCode == 0:
@@ -173,7 +176,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Category = f.Category.Sub(dec.Pattern.Class)
 		what := dec.Pattern.Explains
 		detail := ""
-		if subj := logs.SubjectOf(dec.Pattern.Class, dec.Line); subj != "" {
+		if subj := dec.Subject; subj != "" {
 			detail = " (" + subj + ")"
 		} else if dec.Pattern.Class == "PrivilegedPort" {
 			if port := privilegedPort(p, st.Name); port != "" {
@@ -182,6 +185,10 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 					fmt.Sprintf("%s .spec.containers[%s] env, ports and securityContext", kube.PodRef(p), st.Name),
 					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)))
 			}
+		} else if name, value := logs.ConfiguredEndpoint(p, st.Name, dec); name != "" && (dec.Pattern.Class == "ConnectionRefused" || dec.Pattern.Class == "DNS") {
+			// The line names no endpoint: the one the container is
+			// configured to reach is the likeliest.
+			detail = fmt.Sprintf(" (%s, from env %s)", value, name)
 		}
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)

@@ -57,6 +57,7 @@ var Rules = []*rule.Rule{
 	workload.ReplicaSetPods,
 
 	network.ServiceEndpoints,
+	network.DependencyService,
 	network.ServiceTargetPort,
 	network.ServiceListenPort,
 	network.IngressBackends,
