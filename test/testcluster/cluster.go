@@ -331,7 +331,10 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdPort, port int, extra 
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + p.SAPub,
 		"--service-account-signing-key-file=" + p.SAKey,
-		"--service-cluster-ip-range=10.0.0.0/24",
+		// Room for every scenario's Services in one shared cluster: a /24
+		// ran out as the corpus grew (the repair loop then reported
+		// ClusterIPNotAllocated on live Services).
+		"--service-cluster-ip-range=10.0.0.0/16",
 		// Otherwise it logs an error every 10 s: the "kubernetes" Endpoints
 		// may not point at a loopback address.
 		"--endpoint-reconciler-type=none",
