@@ -352,15 +352,18 @@ const (
 	maxPVs            = 100
 )
 
-// claimDetails fetches a claim's StorageClass (or, when it names none, all
-// classes to find the default; when the one it names does not exist, all
-// classes, to propose one), its bound PV, and, for a Pending claim that can
+// claimDetails fetches an unbound claim's StorageClass (or, when it names
+// none, all classes to find the default; when the one it names does not
+// exist, all classes, to propose one), its bound PV, and, for a Pending claim that can
 // only bind statically, the PersistentVolumes it could bind to, so the
 // closest one's size, access modes or class can be named.
 func (c *collector) claimDetails(ctx context.Context, pvc *corev1.PersistentVolumeClaim) {
 	by := "persistentvolumeclaim/" + pvc.Name
 	static := false // binds only to an existing PV
 	switch name := pvc.Spec.StorageClassName; {
+	case pvc.Status.Phase == corev1.ClaimBound:
+		// Bound: its class has done its work (only a Pending claim's
+		// rules read classes), so one request is saved per claim.
 	case name != nil && *name != "":
 		sc := c.storageClass(*name)
 		if sc == nil {
