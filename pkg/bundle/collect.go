@@ -2,12 +2,9 @@ package bundle
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,11 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
@@ -307,162 +301,6 @@ func (c *collector) children(ctx context.Context) {
 	}
 }
 
-// maxRunsWithPods bounds the CronJob runs whose pods are read: the newest
-// run and the oldest active ones, which under concurrencyPolicy Allow may
-// be many.
-const maxRunsWithPods = 5
-
-// cronJobChildren files the CronJob's newest Jobs and its active ones (a
-// run that hangs is older than the newest few), and the pods of the newest
-// run and of the oldest active runs. The pods come from one list with a
-// set-based selector when the Jobs' selectors allow it, and share the
-// MaxPods budget, so the cost does not grow with the runs.
-func (c *collector) cronJobChildren(ctx context.Context, ns string) {
-	c.count()
-	jobs, err := c.cs.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		c.problem("jobs of cronjob "+c.b.Target.Name, err)
-		return
-	}
-	var owned []*batchv1.Job
-	for i := range jobs.Items {
-		if ownedBy(&jobs.Items[i], types.UID(c.b.Target.UID)) {
-			owned = append(owned, &jobs.Items[i])
-		}
-	}
-	sort.SliceStable(owned, func(i, j int) bool { return RunTime(owned[i]).After(RunTime(owned[j])) })
-	var listed []corev1.ObjectReference
-	if len(c.b.CronJobs) > 0 {
-		listed = c.b.CronJobs[0].Status.Active
-	}
-	// Oldest first: the run active longest says most about why runs do
-	// not finish.
-	var active []*batchv1.Job
-	for i := len(owned) - 1; i >= 0 && len(active) < maxRunsWithPods; i-- {
-		if jobActive(owned[i], listed) {
-			active = append(active, owned[i])
-		}
-	}
-	newest := owned[:min(len(owned), c.opts.MaxPods)]
-	for _, j := range newest {
-		c.addTyped(j, gvkJob)
-	}
-	for _, j := range active {
-		c.addTyped(j, gvkJob) // once per uid: the newest are filed already
-	}
-	if len(owned) == 0 {
-		return
-	}
-	runs := []*batchv1.Job{owned[0]}
-	for _, j := range active {
-		if j.UID != owned[0].UID && len(runs) < maxRunsWithPods {
-			runs = append(runs, j)
-		}
-	}
-	c.jobPods(ctx, ns, runs)
-}
-
-// RunTime is when a CronJob's run was due: the time the CronJob controller
-// stamps on the Job, else when it started or was created (to the second,
-// so runs created together tie).
-func RunTime(j *batchv1.Job) time.Time {
-	if v, ok := j.Annotations[batchv1.CronJobScheduledTimestampAnnotation]; ok {
-		if t, err := time.Parse(time.RFC3339, v); err == nil {
-			return t
-		}
-	}
-	if j.Status.StartTime != nil {
-		return j.Status.StartTime.Time
-	}
-	return j.CreationTimestamp.Time
-}
-
-// jobActive: the CronJob lists the Job as active, or the Job has not
-// finished and runs pods.
-func jobActive(j *batchv1.Job, listed []corev1.ObjectReference) bool {
-	for _, ref := range listed {
-		if ref.UID == j.UID {
-			return true
-		}
-	}
-	for _, cond := range j.Status.Conditions {
-		if (cond.Type == batchv1.JobComplete || cond.Type == batchv1.JobFailed) && cond.Status == corev1.ConditionTrue {
-			return false
-		}
-	}
-	return j.Status.Active > 0
-}
-
-// jobPods files pods of the runs, at most MaxPods in all, taken in turns so
-// that each run has its most telling pod (unhealthy first) in the bundle.
-func (c *collector) jobPods(ctx context.Context, ns string, runs []*batchv1.Job) {
-	uids := map[types.UID]bool{}
-	for _, j := range runs {
-		uids[j.UID] = true
-	}
-	byRun := map[types.UID][]*corev1.Pod{}
-	for _, sel := range jobPodSelectors(runs) {
-		for _, p := range c.listPods(ctx, ns, sel, func(p *corev1.Pod) bool {
-			ref := controllerOf(p.OwnerReferences)
-			return ref != nil && uids[ref.UID]
-		}) {
-			uid := controllerOf(p.OwnerReferences).UID
-			byRun[uid] = append(byRun[uid], p)
-		}
-	}
-	kept := 0
-	for turn := 0; kept < c.opts.MaxPods; turn++ {
-		more := false
-		for _, j := range runs {
-			if pods := byRun[j.UID]; turn < len(pods) && kept < c.opts.MaxPods {
-				c.addTyped(pods[turn], gvkPod)
-				kept++
-				more = true
-			}
-		}
-		if !more {
-			return
-		}
-	}
-}
-
-// jobPodSelectors turns the runs' selectors into as few list selectors as
-// it can. The Job controller selects a Job's pods by one controller-uid
-// label, so runs selected by the same label key share one set-based
-// selector ("batch.kubernetes.io/controller-uid in (…)"); a run with a
-// manual selector is listed on its own.
-func jobPodSelectors(runs []*batchv1.Job) []string {
-	var out []string
-	byKey := map[string][]string{}
-	var keys []string
-	for _, j := range runs {
-		ls := j.Spec.Selector
-		if ls == nil {
-			continue
-		}
-		if len(ls.MatchLabels) == 1 && len(ls.MatchExpressions) == 0 {
-			for k, v := range ls.MatchLabels {
-				if _, ok := byKey[k]; !ok {
-					keys = append(keys, k)
-				}
-				byKey[k] = append(byKey[k], v)
-			}
-			continue
-		}
-		if sel, err := metav1.LabelSelectorAsSelector(ls); err == nil && !sel.Empty() {
-			out = append(out, sel.String())
-		}
-	}
-	for _, k := range keys {
-		req, err := labels.NewRequirement(k, selection.In, byKey[k])
-		if err != nil {
-			continue
-		}
-		out = append(out, labels.NewSelector().Add(*req).String())
-	}
-	return out
-}
-
 func selectorOfTarget(b *Bundle) string {
 	var ls *metav1.LabelSelector
 	switch {
@@ -683,138 +521,6 @@ func (c *collector) node(ctx context.Context, name string) {
 		return
 	}
 	c.addTyped(n, gvkNode)
-}
-
-// events lists the events of one object inside its namespace (events about
-// cluster-scoped objects live in "default"): a field-selected list, never a
-// cluster-wide one.
-func (c *collector) events(ctx context.Context, ref fault.Resource) {
-	ns := ref.Namespace
-	if ns == "" {
-		ns = metav1.NamespaceDefault
-	}
-	c.count()
-	list, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)})
-	if err != nil {
-		c.problem(fmt.Sprintf("events of %s/%s", strings.ToLower(ref.Kind), ref.Name), err)
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, e := range list.Items {
-		e.ManagedFields = nil
-		e.Message, _ = redact.Text(e.Message)
-		c.b.Events = append(c.b.Events, e)
-	}
-}
-
-// eventSelector selects the events of one object. Most components set
-// involvedObject.uid to the object's UID, but the kubelet files its node
-// events (NodeNotReady, EvictionThresholdMet, ImageGCFailed, Rebooted, …)
-// with involvedObject.uid set to the node's *name*, so a Node's events are
-// selected by kind and name, which matches both.
-func eventSelector(ref fault.Resource) string {
-	if ref.Kind == "Node" {
-		return fields.AndSelectors(
-			fields.OneTermEqualSelector("involvedObject.kind", "Node"),
-			fields.OneTermEqualSelector("involvedObject.name", ref.Name),
-		).String()
-	}
-	return fields.OneTermEqualSelector("involvedObject.uid", ref.UID).String()
-}
-
-type logRequest struct {
-	container string
-	init      bool
-	previous  bool
-}
-
-// logRequests asks only for logs that can exist: the current instance of a
-// container that has started, the previous one of a container that has
-// terminated before. Asking for others only earns a 400 from the kubelet.
-//
-// A container waiting in back-off after a restart has a current log too:
-// the kubelet serves its last, dead instance. It is asked for because the
-// previous one is often gone: a real kubelet garbage-collects the older
-// dead instance (and its log file) as soon as it starts the next, while
-// the pod status it published still points at it.
-func logRequests(p *corev1.Pod) []logRequest {
-	var out []logRequest
-	add := func(statuses []corev1.ContainerStatus, init bool) {
-		for _, s := range statuses {
-			if s.State.Running != nil || s.State.Terminated != nil || s.RestartCount > 0 {
-				out = append(out, logRequest{container: s.Name, init: init})
-			}
-			if s.LastTerminationState.Terminated != nil || s.RestartCount > 0 {
-				out = append(out, logRequest{container: s.Name, init: init, previous: true})
-			}
-		}
-	}
-	add(p.Status.InitContainerStatuses, true)
-	add(p.Status.ContainerStatuses, false)
-	return out
-}
-
-func (c *collector) log(ctx context.Context, ns, pod string, r logRequest) {
-	c.count()
-	opts := &corev1.PodLogOptions{
-		Container:  r.container,
-		Previous:   r.previous,
-		TailLines:  &c.opts.TailLines,
-		LimitBytes: &c.opts.LimitBytes,
-		Timestamps: true,
-	}
-	entry := ContainerLog{Namespace: ns, Pod: pod, Container: r.container, Init: r.init, Previous: r.previous}
-	stream, err := c.cs.CoreV1().Pods(ns).GetLogs(pod, opts).Stream(ctx)
-	if err == nil {
-		var data []byte
-		data, err = io.ReadAll(io.LimitReader(stream, c.opts.LimitBytes+1))
-		stream.Close()
-		if int64(len(data)) > c.opts.LimitBytes {
-			data = data[:c.opts.LimitBytes]
-			entry.Truncated = true
-		}
-		if msg, ok := kubeletLogError(string(data)); ok {
-			entry.Error = msg
-		} else {
-			entry.Text, _ = redact.Text(string(data))
-		}
-	}
-	if err != nil {
-		entry.Error = logError(err)
-	}
-	c.mu.Lock()
-	c.b.Logs = append(c.b.Logs, entry)
-	c.mu.Unlock()
-}
-
-// kubeletLogError recognises a body the kubelet wrote instead of logs: when
-// the log file of a container it has already garbage-collected is gone, it
-// answers 200 with one line such as `failed to try resolving symlinks in
-// path "/var/log/pods/…/2.log": lstat …: no such file or directory`. Logs
-// are requested with timestamps, so every genuine line starts with one; a
-// single line without is the kubelet's, and must not be read as the
-// application's last words ("no such file or directory" would blame a
-// missing file).
-func kubeletLogError(body string) (string, bool) {
-	line := strings.TrimRight(body, "\n")
-	if line == "" || strings.Contains(line, "\n") {
-		return "", false
-	}
-	if ts, _, ok := strings.Cut(line, " "); ok {
-		if _, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-			return "", false
-		}
-	}
-	return "the kubelet could not read this log: " + line, true
-}
-
-func logError(err error) string {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return status.Status().Message
-	}
-	return err.Error()
 }
 
 // involved lists every object in the bundle, target first.
