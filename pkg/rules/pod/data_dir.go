@@ -31,20 +31,8 @@ var DataDir = &rule.Rule{
 // deleting what is on the volume.
 func checkDataDir(c *rule.Pass) []rule.Finding {
 	var out []rule.Finding
-	for _, crash := range c.ResultOf(CrashLoop) {
-		if !strings.Contains(string(crash.Category), "/DataDirNotEmpty") {
-			continue
-		}
-		podName, ctrName, _ := strings.Cut(crash.Subject, "/")
-		p := podNamed(c, podName)
-		if p == nil {
-			continue
-		}
-		spec := kube.SpecOf(p, ctrName)
-		dec, _ := logs.LastDecisive(c, p, ctrName)
-		if spec == nil || dec == nil {
-			continue
-		}
+	for _, cr := range crashesOf(c, "/DataDirNotEmpty") {
+		crash, p, spec, dec := cr.finding, cr.pod, cr.spec, cr.dec
 		var paths []string
 		if path := logs.SubjectOf("DataDirNotEmpty", dec.Line); strings.HasPrefix(path, "/") {
 			paths = append(paths, strings.TrimSuffix(path, "/"))

@@ -31,8 +31,34 @@ var NoSpace = &rule.Rule{
 // claim-backed mount is the likely one.
 func checkNoSpace(c *rule.Pass) []rule.Finding {
 	var out []rule.Finding
+	for _, cr := range crashesOf(c, "/NoSpace") {
+		crash, p, spec, dec := cr.finding, cr.pod, cr.spec, cr.dec
+		mount, path, sure := mountFor(p, spec, applog.Extract(dec.Line).Paths)
+		if mount == nil {
+			continue
+		}
+		if f := noSpaceFinding(c, p, spec, crash, mount, path, sure); f != nil {
+			out = append(out, *f)
+		}
+	}
+	return append(out, runningNoSpace(c)...)
+}
+
+// crashOf is a crash-loop finding of one class with its pod, container spec
+// and decisive log line, for the rules that trace that line further.
+type crashOf struct {
+	finding rule.Finding
+	pod     *corev1.Pod
+	spec    *corev1.Container
+	dec     *logs.Decisive
+}
+
+// crashesOf are the crash-loop findings whose category holds class (e.g.
+// "/NoSpace") and whose container and decisive line are in the bundle.
+func crashesOf(c *rule.Pass, class string) []crashOf {
+	var out []crashOf
 	for _, crash := range c.ResultOf(CrashLoop) {
-		if !strings.Contains(string(crash.Category), "/NoSpace") {
+		if !strings.Contains(string(crash.Category), class) {
 			continue
 		}
 		podName, ctrName, _ := strings.Cut(crash.Subject, "/")
@@ -45,15 +71,9 @@ func checkNoSpace(c *rule.Pass) []rule.Finding {
 		if spec == nil || dec == nil {
 			continue
 		}
-		mount, path, sure := mountFor(p, spec, applog.Extract(dec.Line).Paths)
-		if mount == nil {
-			continue
-		}
-		if f := noSpaceFinding(c, p, spec, crash, mount, path, sure); f != nil {
-			out = append(out, *f)
-		}
+		out = append(out, crashOf{crash, p, spec, dec})
 	}
-	return append(out, runningNoSpace(c)...)
+	return out
 }
 
 // runningNoSpace: a container that keeps running while its writes fail
