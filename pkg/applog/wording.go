@@ -22,6 +22,10 @@ var moreSignals = []signalRule{
 	// and Erlang's inet error nxdomain, "non-existing domain" (RabbitMQ's
 	// "epmd error for host X: nxdomain (non-existing domain)").
 	{SigDNS, 42, []string{"dns resolution", "nxdomain", "non-existing domain"}, regexp.MustCompile(`(?i)DNS resolution failed|\bnxdomain\b|non-existing domain`)},
+	// Kafka's ClientUtils.parseAndValidateAddresses gives up with
+	// ConfigException "No resolvable bootstrap urls given in
+	// bootstrap.servers": a DNS failure, whatever its exception's type.
+	{SigDNS, 42, []string{"no resolvable bootstrap"}, regexp.MustCompile(`No resolvable bootstrap urls`)},
 	// gunicorn/sock.py: "Connection in use: ('0.0.0.0', 8000)" before it
 	// retries, then "Can't connect to ('0.0.0.0', 8000)".
 	{SigAddrInUse, 44, []string{"connection in use"}, regexp.MustCompile(`Connection in use: \(`)},
@@ -36,6 +40,18 @@ var moreSignals = []signalRule{
 	// "wrong number of arguments"; Spring Boot's BindFailureAnalyzer:
 	// "Failed to bind properties under 'server.port' to java.lang.Integer".
 	{SigConfig, 30, []string{"wrong number of arguments", "bad directive", "failed to bind properties"}, regexp.MustCompile(`(?i)Bad directive|wrong number of arguments|Failed to bind properties under '[^']+'`)},
+	// Exceptions whose type says the configuration is wrong: Django's
+	// django.core.exceptions.ImproperlyConfigured ("The SECRET_KEY setting
+	// must not be empty."), Kafka's org.apache.kafka.common.config.
+	// ConfigException, commons-configuration's and Spring's
+	// ConfigurationException, and the broker's "Invalid cluster.id in:
+	// …/meta.properties" (kafka.server.KafkaServer) when the data directory
+	// belongs to another cluster.
+	{SigConfig, 30, []string{"improperlyconfigured", "configexception", "configurationexception", "invalid cluster.id"}, regexp.MustCompile(`\bImproperlyConfigured\b|\b\w*Config(?:uration)?Exception\b|Invalid cluster\.id in`)},
+	// .NET's ArgumentNullException for a connection string or other
+	// setting the configuration did not give ("Value cannot be null.
+	// (Parameter 'connectionString')"; EF Core's UseSqlServer/UseNpgsql).
+	{SigConfig, 30, []string{"value cannot be null"}, regexp.MustCompile(`Value cannot be null\. \(Parameter '(?i:connectionString|[\w]*(?:url|uri|host|endpoint|key|secret|password|setting|config)\w*)'\)`)},
 }
 
 func init() { signalTable = append(signalTable, moreSignals...) }

@@ -28,6 +28,12 @@ func TestSignalsOfRealWording(t *testing.T) {
 		// nginx's mkdir()/open() denials are file permissions, not a bind.
 		{"nginx src/core/ngx_file.c via sclorg/nginx-container#208", `nginx: [emerg] mkdir() "/var/cache/nginx/client_temp" failed (13: Permission denied)`, SigPermission},
 		{"nginx src/core/ngx_connection.c", "nginx: [emerg] bind() to 0.0.0.0:80 failed (13: Permission denied)", SigBindDenied},
+		{"django/django conf/__init__.py (Settings.__init__)", "django.core.exceptions.ImproperlyConfigured: The SECRET_KEY setting must not be empty.", SigConfig},
+		{"django/django db/backends/dummy/base.py", "django.core.exceptions.ImproperlyConfigured: settings.DATABASES is improperly configured. Please supply the ENGINE value.", SigConfig},
+		{"apache/kafka ConfigDef (ConfigException)", "org.apache.kafka.common.config.ConfigException: Missing required configuration \"bootstrap.servers\" which has no default value.", SigConfig},
+		{"apache/kafka KafkaRaftServer / meta.properties check", "java.lang.RuntimeException: Invalid cluster.id in: /bitnami/kafka/data/meta.properties. Expected 4L6g3nShT-eMCtK--X86sw, but read ZtZmkXu0SF2RnJtSnP6Gdg", SigConfig},
+		{"dotnet/runtime ArgumentNullException via EF Core UseNpgsql", "System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')", SigConfig},
+		{"apache/kafka ClientUtils.parseAndValidateAddresses", "Exception in thread \"main\" org.apache.kafka.common.config.ConfigException: No resolvable bootstrap urls given in bootstrap.servers", SigDNS},
 	}
 	for _, tt := range tests {
 		got := Signals(tt.line)
@@ -64,5 +70,13 @@ func TestParseRealWording(t *testing.T) {
 	}
 	if ds := l.Decisive(Options{}); len(ds) == 0 || !slices.Contains(ds[0].Listen, "8080") && !slices.Contains(ds[0].Endpoints, "0.0.0.0:8080") {
 		t.Errorf("tracing JSON: decisive %+v", ds)
+	}
+}
+
+// An ArgumentNullException about an ordinary parameter is a bug in the
+// code, not a missing setting (System.Linq's "(Parameter 'source')").
+func TestNullArgumentIsConfigOnlyForSettings(t *testing.T) {
+	if got := Signals("System.ArgumentNullException: Value cannot be null. (Parameter 'source')"); slices.Contains(got, SigConfig) {
+		t.Errorf("signals %v: a null 'source' argument is not a configuration error", got)
 	}
 }

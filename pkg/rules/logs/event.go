@@ -155,6 +155,15 @@ func subjectMore(class, line string) string {
 		if m := envOriginRe.FindStringSubmatch(line); m != nil {
 			return "environment variable " + m[1] + serviceLink(m[1], line)
 		}
+		if m := settingRe.FindStringSubmatch(line); m != nil {
+			return "setting " + m[1] + m[2]
+		}
+		if m := nullParamRe.FindStringSubmatch(line); m != nil {
+			return "configuration value " + m[1] + " (null)"
+		}
+		if m := clusterIDRe.FindStringSubmatch(line); m != nil {
+			return "cluster.id of " + m[1]
+		}
 	case "SQL":
 		if s := applog.Extract(line).SQL; len(s) > 0 {
 			return s[0]
@@ -172,6 +181,11 @@ var (
 	sourceRefRe  = regexp.MustCompile(`\S+\.(?:rb|py|go|js|mjs|ts|java|kt|cs|rs|php|ex|exs|erl):\d+(?::\d+)?`)
 	linkValueRe  = regexp.MustCompile(`tcp://\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}`)
 	envOriginRe  = regexp.MustCompile(`Origin: System Environment Property "([A-Za-z_][A-Za-z0-9_]*)"`)
+	// Django's checks: "The SECRET_KEY setting must not be empty.",
+	// "settings.DATABASES is improperly configured".
+	settingRe   = regexp.MustCompile(`The ([A-Z][A-Z0-9_]+) setting must|settings\.([A-Z][A-Z0-9_]+) is improperly configured`)
+	nullParamRe = regexp.MustCompile(`Value cannot be null\. \(Parameter '([\w]+)'\)`)
+	clusterIDRe = regexp.MustCompile(`Invalid cluster\.id in:? (\S+?)\.?(?:\s|$)`)
 )
 
 // serviceLink says where a bad <NAME>_PORT value came from when it is a

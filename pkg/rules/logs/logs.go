@@ -239,7 +239,11 @@ func FindDecisive(text string) *Decisive {
 			*slot = newDecisive(p, line, ev)
 		}
 	}
-	if bestWarn != nil && (best == nil || best.Pattern.Priority < specific && bestWarn.Pattern.Priority > best.Pattern.Priority) {
+	if bestWarn != nil && (best == nil || best.Pattern.Priority < specific && bestWarn.Pattern.Priority > best.Pattern.Priority ||
+		// The same failure, which only the warning names (Kafka warns
+		// "… DNS resolution failed for kafka-headless" before its error
+		// "No resolvable bootstrap urls").
+		bestWarn.Pattern == best.Pattern && best.Subject == "" && bestWarn.Subject != "") {
 		best = bestWarn
 	}
 	if best == nil || best.Pattern.Priority <= 10 {
