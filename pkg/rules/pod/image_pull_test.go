@@ -25,6 +25,9 @@ func TestImagePull(t *testing.T) {
 		{"ErrImagePull", `failed to pull and unpack image "registry.example.com/shop/api:9.9.9": failed to resolve reference: registry.example.com/shop/api:9.9.9: not found`, rule.ImagePull.Sub("NotFound")},
 		{"ImagePullBackOff", `Back-off pulling image "registry.example.com/private/api:1.0": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`, rule.ImagePull.Sub("Auth")},
 		{"ErrImagePull", `failed to do request: Head "https://10.99.0.1:5999/v2/shop/api/manifests/1.4.2": dial tcp 10.99.0.1:5999: connect: connection refused`, rule.ImagePull.Sub("Unreachable")},
+		{"ErrImagePull", `rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/foundationdb/fdb-kubernetes-operator:v2.6.0": no match for platform in manifest: not found`, rule.ImagePull.Sub("Platform")},
+		{"ErrImagePull", `failed to do request: Head "https://harbor.corp.lan/v2/platform/api/manifests/3.4.1": tls: failed to verify certificate: x509: certificate signed by unknown authority`, rule.ImagePull.Sub("UntrustedCertificate")},
+		{"ErrImagePull", `failed to do request: Head "https://registry.gitlab.internal.example:5050/v2/shop/cart/manifests/2.7.0": dial tcp: lookup registry.gitlab.internal.example on 10.0.0.2:53: no such host`, rule.ImagePull.Sub("Unreachable")},
 		{"ErrImageNeverPull", `Container image "local/nope:1" is not present with pull policy of Never`, rule.ImagePull.Sub("NeverPull")},
 		{"ErrImagePull", `failed to pull and unpack image "docker.io/library/nginx:1.25.3": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/nginx/manifests/sha256:4c0f: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit`, rule.ImagePull.Sub("RateLimited")},
 	} {
@@ -37,6 +40,12 @@ func TestImagePull(t *testing.T) {
 			f := ruletest.Root(ruletest.Run(ImagePull, b, now))
 			if f == nil || !strings.HasPrefix(string(f.Category), string(tt.want)) || !f.Current {
 				t.Fatalf("finding %+v, want %q", f, tt.want)
+			}
+			// A trust or platform mismatch is named in the runtime's words.
+			for class, words := range map[string]string{"UntrustedCertificate": "x509: certificate signed by unknown authority", "Platform": "no match for platform in manifest"} {
+				if tt.want == rule.ImagePull.Sub(class) && !strings.Contains(f.Mechanism, words) {
+					t.Errorf("mechanism %q does not quote %q", f.Mechanism, words)
+				}
 			}
 		})
 	}
