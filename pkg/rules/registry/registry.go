@@ -27,6 +27,7 @@ var Rules = []*rule.Rule{
 	pod.Probe,
 	pod.ConfigError,
 	pod.RuntimeError,
+	pod.Sandbox,
 	pod.ConfigSource,
 	pod.EnvSpec,
 	pod.ListenPort,
