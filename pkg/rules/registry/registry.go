@@ -34,6 +34,7 @@ var Rules = []*rule.Rule{
 	pod.NoSpace,
 	pod.NotOOMKilled,
 	pod.Evicted,
+	pod.Rejected,
 	pod.StuckTerminating,
 	pod.InitRunning,
 
