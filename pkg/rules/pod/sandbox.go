@@ -33,6 +33,9 @@ var (
 	// sandboxNetRe: the sandbox failed in its network setup.
 	sandboxNetRe = regexp.MustCompile(`(?i)network plugin|networkPlugin|cni|NetworkPluginNotReady|network is not ready|failed to setup network|failed to set up sandbox container .* network`)
 	refusedRe    = regexp.MustCompile(`(?i)unauthorized|forbidden`)
+	// sandboxPrefixRe is the runtime's own preamble before the plugin's
+	// error, which names only the sandbox's ID.
+	sandboxPrefixRe = regexp.MustCompile(`^(?:failed to setup network for sandbox|\[?failed to set up sandbox container) "[^"]*"(?: network for pod "[^"]*")?: (?:networkPlugin cni failed to set up pod "[^"]*" network: )?`)
 )
 
 // checkSandbox: a pod that never got a sandbox, so none of its containers
@@ -100,7 +103,7 @@ func sandboxFinding(c *rule.Pass, p *corev1.Pod, e *corev1.Event) rule.Finding {
 	}
 	f.Category = rule.Node.Sub("Sandbox", "CNI")
 	if plugin == "" {
-		plugin, cniErr = "the CNI plugin", detail
+		plugin, cniErr = "the CNI plugin", sandboxPrefixRe.ReplaceAllString(detail, "")
 	} else {
 		plugin = fmt.Sprintf("CNI plugin %q", plugin)
 	}

@@ -27,6 +27,7 @@ func TestSandbox(t *testing.T) {
 	}{
 		{"calico", calico, false, rule.Node.Sub("Sandbox", "CNI"), `CNI plugin "calico": error getting ClusterInformation: connection is unauthorized: Unauthorized`},
 		{"dockershim", `Failed to create pod sandbox: rpc error: code = Unknown desc = [failed to set up sandbox container "3dcf" network for pod "web": networkPlugin cni failed to set up pod "web_default" network: failed to allocate for range 0: no IP addresses available in range set: 10.244.1.1-10.244.1.254]`, false, rule.Node.Sub("Sandbox", "CNI"), "no IP addresses available"},
+		{"host-local", `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "9a1b3fd9": failed to allocate for range 0: no IP addresses available in range set: 10.1.56.1-10.1.56.254`, false, rule.Node.Sub("Sandbox", "CNI"), "the CNI plugin: failed to allocate for range 0"},
 		{"pause-image", `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox image "registry.k8s.io/pause:3.9": failed to pull image "registry.k8s.io/pause:3.9": i/o timeout`, false, rule.Node.Sub("Sandbox"), `sandbox image "registry.k8s.io/pause:3.9"`},
 		{"history", calico, true, "", ""},
 	} {
