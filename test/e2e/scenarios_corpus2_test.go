@@ -50,9 +50,10 @@ func c2CrashDeployment(t *testing.T, c *testcluster.Cluster, ns, name, image str
 	return pods
 }
 
-// scenarioScoped marks a cluster-scoped object (a Node, a PersistentVolume)
-// that only its own scenario may see: the control plane is shared, and a
-// node or volume left behind changes what later scenarios count and list.
+// scenarioScoped marks a cluster-scoped object (a Node, a PersistentVolume,
+// a StorageClass) that only its own scenario may see: the control plane is
+// shared, and a node or volume left behind changes what later scenarios
+// count and list.
 const scenarioScoped = "kubectl-triage.test/scenario-scoped"
 
 // dropAfterScenario deletes, when the scenario ends, a cluster-scoped object
@@ -77,9 +78,10 @@ func dropAfterScenario(t *testing.T, c *testcluster.Cluster, kind, name string, 
 			if err == nil {
 				err = pvs.Delete(ctx, name, metav1.DeleteOptions{})
 			}
-
+		case "StorageClass":
+			err = c.Client.StorageV1().StorageClasses().Delete(ctx, name, metav1.DeleteOptions{})
 		default:
-			t.Errorf("%s %s: scenario-scoped cleanup handles Nodes and PersistentVolumes", kind, name)
+			t.Errorf("%s %s: scenario-scoped cleanup handles Nodes, PersistentVolumes and StorageClasses", kind, name)
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("delete scenario-scoped %s %s: %v", kind, name, err)

@@ -54,15 +54,31 @@ var pullFailures = []pullFailure{
 		"the registry refuses to serve image %s without valid credentials",
 		"The registry answered the pull with an authentication/authorization error: the node has no credentials for it, or the pod's imagePullSecrets are missing, wrong or expired.",
 		"Create or fix the pull secret for this registry and reference it in the pod's imagePullSecrets (or its ServiceAccount's).", rule.High},
+	// Before NotFound: containerd ends this one with ": not found" too, but
+	// the image exists, only not for the node's OS/architecture.
+	{"Platform", regexp.MustCompile(`(?i)no match(ing manifest)? for platform|no matching manifest for \S+ in the manifest list`),
+		"image %s has no variant for the node's platform (OS/CPU architecture)",
+		"The tag exists, but its manifest (or manifest list) holds no image for the node's OS/architecture, e.g. an amd64-only image on an arm64 node, so the runtime has nothing to pull.",
+		"Use a tag built for the node's architecture (a multi-arch image: docker buildx --platform), or schedule the pod onto nodes of the image's architecture (nodeSelector kubernetes.io/arch).", rule.Strong},
 	{"NotFound", regexp.MustCompile(`(?i)manifest unknown|manifest for \S+ not found|not found: manifest|repository does not exist|name unknown|: not found|code = NotFound|404 Not Found`),
 		"image %s does not exist in its registry (wrong tag or repository)",
 		"The registry has no manifest for this repository and tag: the tag was never pushed, was deleted, or the name is misspelled.",
 		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", rule.Strong},
+	// Before Unreachable: the registry answered, but the node's runtime
+	// does not trust its certificate (a private CA not installed on nodes).
+	{"UntrustedCertificate", regexp.MustCompile(`(?i)x509: certificate signed by unknown authority|x509: certificate is not (valid|trusted)|x509: certificate is valid for|tls: failed to verify certificate`),
+		"the node's container runtime does not trust the TLS certificate of the registry serving image %s",
+		"The runtime reached the registry, but rejected its certificate: it is signed by a CA the node does not trust (a private or self-signed registry CA that is not installed in the runtime's trust store) or names another host.",
+		"Install the registry's CA certificate for the container runtime on every node (containerd: /etc/containerd/certs.d/<registry>/ca.crt; Docker: /etc/docker/certs.d/<registry>/ca.crt), or serve the registry with a certificate from a CA the nodes trust.", rule.Strong},
 	{"Unreachable", regexp.MustCompile(`(?i)no such host|i/o timeout|connection refused|network is unreachable|TLS handshake timeout|dial tcp|x509:|certificate signed by unknown authority|context deadline exceeded|server misbehaving`),
 		"the node cannot reach the registry serving image %s",
 		"The kubelet's pull failed at the network or TLS level before the registry could answer: DNS, firewall/egress policy, proxy, or an untrusted registry certificate.",
 		"Check DNS and egress from the node to the registry, the registry's certificate, and any proxy or mirror configuration of the container runtime.", rule.High},
 }
+
+// pullDetailRe is the runtime's own words for a certificate or platform
+// mismatch, quoted in the mechanism so the report names it.
+var pullDetailRe = regexp.MustCompile(`(?i)x509: [^"\n]*|tls: failed to verify certificate[^"\n]*|no match(ing manifest)? for platform[^"\n]*`)
 
 // checkImagePull: a container stuck pulling its image, split by why.
 func checkImagePull(c *rule.Pass) []rule.Finding {
@@ -131,6 +147,9 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", fmt.Sprintf(match.Title, image))
 	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start because %s.", st.Name, p.Name, fmt.Sprintf(match.Title, image))
 	f.Mechanism = match.Mech + " The kubelet retries with growing back-off (ImagePullBackOff)."
+	if m := pullDetailRe.FindString(text); m != "" && (match.Class == "UntrustedCertificate" || match.Class == "Platform") {
+		f.Mechanism = match.Mech + " The runtime said: " + m + ". The kubelet retries with growing back-off (ImagePullBackOff)."
+	}
 	if match.Class == "NeverPull" {
 		f.Mechanism = match.Mech + " The kubelet checks again at every pod sync; the container cannot start until the image is there."
 	}
@@ -142,11 +161,11 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout with the new image")
 	case "Auth":
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
-		if deniedOrMissingRe.MatchString(text) && strings.HasSuffix(string(f.Category), "/NoPullSecret") {
+		if deniedOrMissingRe.MatchString(text) && strings.HasSuffix(string(f.Category), "/NoPullSecret") && publicRegistry(registryOf(image)) {
 			notFoundOrPrivate(p, st, image, &f, setImage, kind, owner)
 		}
 		return f
-	case "Unreachable", "RateLimited":
+	case "Unreachable", "RateLimited", "UntrustedCertificate", "Platform":
 		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}
 	case "NeverPull":
 		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace,
@@ -278,6 +297,19 @@ func secretNames(refs []corev1.LocalObjectReference) []string {
 // "pull access denied, repository does not exist or may require
 // authorization" (Docker Hub answers both cases alike).
 var deniedOrMissingRe = regexp.MustCompile(`(?i)repository does not exist or may require|requested access to the resource is denied`)
+
+// publicRegistry: registries that serve public repositories to anonymous
+// pulls. There, an image pulled without any secret was meant to be public;
+// an organisation's own registry (registry.example.com) needs credentials as
+// a rule, and its refusal most likely means the pull secret is missing.
+func publicRegistry(host string) bool {
+	switch host {
+	case "docker.io", "index.docker.io", "registry-1.docker.io", "registry.k8s.io", "k8s.gcr.io", "gcr.io",
+		"quay.io", "ghcr.io", "public.ecr.aws", "mcr.microsoft.com", "registry.gitlab.com", "docker.elastic.co", "nvcr.io":
+		return true
+	}
+	return false
+}
 
 // notFoundOrPrivate rewords an anonymous pull the registry refused without
 // saying why: with no pull secret anywhere, the repository was meant to be

@@ -27,6 +27,7 @@ var Rules = []*rule.Rule{
 	pod.Probe,
 	pod.ConfigError,
 	pod.RuntimeError,
+	pod.Sandbox,
 	pod.ConfigSource,
 	pod.EnvSpec,
 	pod.ListenPort,
@@ -35,6 +36,7 @@ var Rules = []*rule.Rule{
 	pod.RBACDenied,
 	pod.NotOOMKilled,
 	pod.Evicted,
+	pod.Rejected,
 	pod.StuckTerminating,
 	pod.InitRunning,
 

@@ -74,6 +74,13 @@ var volumeFailures = []volumeFailure{
 		"volume %[1]s cannot mount: %[2]s",
 		"A hostPath volume with a type (Directory, File, Socket…) is checked on the node; the path is missing or of another type.",
 		"Create the path on the node(s), fix the path, or use type DirectoryOrCreate.", rule.Strong, rule.Explained},
+	// Before Mount/Device: the mount's own output, on a later line of the
+	// event, says the device's filesystem is not the one asked for.
+	{"Mount/Filesystem", []string{"FailedMount"},
+		regexp.MustCompile(`(?s)MountVolume\.(?:MountDevice|SetUp) failed for volume "(?P<vol>[^"]+)"\s*:.*?(?P<detail>wrong fs type, bad option, bad superblock on [^,\s]+)`),
+		"volume %[1]s cannot be mounted on the node: the disk's filesystem does not match its fsType or is damaged (%[2]s)",
+		"The kubelet (or the CSI driver) mounts the attached disk with the fsType of the volume; mount refuses it: the disk holds another filesystem than fsType says (a disk formatted ext4 mounted as xfs, a snapshot restored from another filesystem), its filesystem is corrupted, or the node lacks that filesystem's tools.",
+		"Check the disk's real filesystem from the node (blkid/lsblk -f on the device) and set the PV's or StorageClass's fsType to it, or repair it (xfs_repair / fsck) while it is not mounted.", rule.High, rule.Explained},
 	{"Mount/Device", []string{"FailedMount"},
 		regexp.MustCompile(`MountVolume\.MountDevice failed for volume "(?P<vol>[^"]+)"\s*:\s*(?P<detail>[^\n]+)`),
 		"volume %[1]s cannot be mounted on the node: %[2]s",

@@ -38,4 +38,14 @@ func TestVolumeAttachMount(t *testing.T) {
 	if f := ruletest.Root(ruletest.Run(VolumeAttachMount, b, now)); f != nil {
 		t.Errorf("without the event: %+v", f)
 	}
+
+	// A device whose filesystem is not the volume's fsType: the reason is on
+	// the mount's Output line, not the event's first line.
+	e.Message = "MountVolume.MountDevice failed for volume \"pvc-f88b\" : mount failed: exit status 32\nMounting command: mount\nMounting arguments: -t xfs -o defaults /dev/nvme1n1 /var/lib/kubelet/plugins/kubernetes.io/csi/ebs.csi.aws.com/8f3c/globalmount\n" +
+		"Output: mount: /var/lib/kubelet/plugins/kubernetes.io/csi/ebs.csi.aws.com/8f3c/globalmount: wrong fs type, bad option, bad superblock on /dev/nvme1n1, missing codepage or helper program, or other error.\n"
+	b.Events = []corev1.Event{e}
+	f = ruletest.Root(ruletest.Run(VolumeAttachMount, b, now))
+	if f == nil || f.Category != rule.Volume.Sub("Mount", "Filesystem") || !strings.Contains(f.Title, "wrong fs type") {
+		t.Fatalf("wrong fs type: finding %+v", f)
+	}
 }

@@ -38,7 +38,7 @@ func selectorString(s *metav1.LabelSelector) string {
 // to quote a pod's cause and defer to it instead of competing with it.
 var PodLevel = []*rule.Rule{
 	pod.OOMKilled, pod.CrashLoop, pod.ImagePull,
-	pod.Probe, pod.ConfigError, pod.RuntimeError, pod.ConfigSource, pod.NotOOMKilled, pod.Evicted, pod.StuckTerminating,
+	pod.Probe, pod.ConfigError, pod.RuntimeError, pod.Sandbox, pod.ConfigSource, pod.NotOOMKilled, pod.Evicted, pod.Rejected, pod.StuckTerminating,
 	pod.InitRunning,
 	scheduling.Unschedulable,
 	node.PodNode,

@@ -1,0 +1,91 @@
+package pod
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+)
+
+// Rejected is the rule pod/rejected.
+var Rejected = &rule.Rule{
+	Meta: rule.Meta{
+		ID:    "pod/rejected",
+		Layer: rule.PodLayer,
+		Needs: rule.PodEvidence,
+		Doc:   "A pod the kubelet rejected at admission (OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity…): Failed before any container ran.",
+	},
+	Check: checkRejected,
+}
+
+// rejectedResourceRe is the kubelet's InsufficientResourceError
+// (pkg/kubelet/lifecycle/predicate.go).
+var rejectedResourceRe = regexp.MustCompile(`Node didn't have enough resource: (\S+), requested: (\d+), used: (\d+), capacity: (\d+)`)
+
+// checkRejected: the kubelet re-runs the scheduler's resource and
+// placement checks when it admits a pod; a pod that fails them is set
+// Failed with "Pod was rejected: ..." and never retried. Rejections for a
+// node condition (MemoryPressure, DiskPressure) are the node rules'.
+func checkRejected(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
+	for _, p := range c.B.Pods {
+		msg, ok := strings.CutPrefix(p.Status.Message, "Pod was rejected: ")
+		if p.Status.Phase != corev1.PodFailed || !ok || p.Status.Reason == "" || p.Status.Reason == "Evicted" || strings.HasPrefix(msg, "The node had condition") {
+			continue
+		}
+		out = append(out, rejectedFinding(c, p, p.Status.Reason, msg))
+	}
+	return out
+}
+
+func rejectedFinding(c *rule.Pass, p *corev1.Pod, reason, msg string) rule.Finding {
+	node := kube.OrDash(p.Spec.NodeName)
+	f := rule.Finding{Verdict: report.Validated, Confidence: rule.Strong, Strength: rule.Explained, Subject: p.Name,
+		// A rejected pod of a workload has been replaced: history, unless
+		// the pod itself is the target.
+		Current:  c.B.Target.Kind == "Pod" && c.B.Target.Name == p.Name,
+		Category: rule.Node.Sub("Rejected", reason),
+		Evidence: []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason %s: %s", reason, p.Status.Message),
+			kube.PodRef(p)+" .status.reason/.status.message",
+			fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.reason}{": "}{.status.message}'`, p.Name, kube.NSFlag(p)))},
+		Mechanism: "The scheduler placed the pod, but the kubelet re-checks the pod against the node when it admits it; its view can differ from the scheduler's (pods bound with spec.nodeName bypass the scheduler, static pods, a race with pods admitted just before, allocatable shrunk by a kubelet restart). A rejected pod is Failed for good and is not retried on that node; its controller, if any, creates a replacement.",
+	}
+	for _, e := range c.B.EventsFor(string(p.UID)) {
+		if e.Reason == reason {
+			f.Evidence = append(f.Evidence, podEventEvidence(c, p, &e))
+		}
+	}
+	f.Hypothesis = fmt.Sprintf("The kubelet on node %s rejected pod %s at admission (%s)", node, p.Name, reason)
+	f.Title = fmt.Sprintf("the kubelet on node %s rejected the pod at admission (%s): %s", node, reason, msg)
+	f.Summary = fmt.Sprintf("Pod %s never started: the kubelet on node %s refused to admit it (%s): %s.", p.Name, node, reason, msg)
+	f.Culprit = fmt.Sprintf("node/%s admission of %s: %s", node, kube.PodRef(p), msg)
+	if m := rejectedResourceRe.FindStringSubmatch(msg); m != nil {
+		res, u := m[1], unitOf(m[1])
+		f.Title = fmt.Sprintf("the kubelet on node %s rejected the pod (%s): it requests %s%s %s, but only %s%s of the node's %s%s are free (%s%s used)", node, reason, m[2], u, res, free(m[4], m[3]), u, m[4], u, m[3], u)
+		f.Culprit = fmt.Sprintf("%s requests.%s (%s%s) vs node/%s: %s%s of %s%s used", kube.PodRef(p), res, m[2], u, node, m[3], u, m[4], u)
+	}
+	f.Actions = []report.Action{{Kind: report.Immediate,
+		Description: "Delete the rejected pod so it is recreated and scheduled again (its controller does this by itself); if the pod sets spec.nodeName, drop it and let the scheduler choose a node with room.",
+		Commands:    []string{fmt.Sprintf("kubectl describe node %s", node), fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NSFlag(p))}}}
+	return f
+}
+
+// unitOf is the unit the kubelet counts a resource in (cpu in millicores).
+func unitOf(resource string) string {
+	if resource == "cpu" {
+		return "m"
+	}
+	return ""
+}
+
+func free(capacity, used string) string {
+	var c, u int64
+	fmt.Sscan(capacity, &c)
+	fmt.Sscan(used, &u)
+	return fmt.Sprint(max(c-u, 0))
+}
