@@ -5,8 +5,21 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
+// PodNamed is the collected pod of that name, nil when there is none.
+func PodNamed(c *rule.Pass, name string) *corev1.Pod {
+	for _, p := range c.B.Pods {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// SpecOf is the container or init container of that name, nil when none.
 func SpecOf(p *corev1.Pod, name string) *corev1.Container {
 	for i := range p.Spec.Containers {
 		if p.Spec.Containers[i].Name == name {

@@ -51,7 +51,7 @@ func checkDependencyService(c *rule.Pass) []rule.Finding {
 			continue
 		}
 		podName, ctr, _ := strings.Cut(crash.Subject, "/")
-		p := podByName(c, podName)
+		p := kube.PodNamed(c, podName)
 		if p == nil {
 			continue
 		}
@@ -100,15 +100,6 @@ func servicesUnread(c *rule.Pass) bool {
 		}
 	}
 	return false
-}
-
-func podByName(c *rule.Pass, name string) *corev1.Pod {
-	for _, p := range c.B.Pods {
-		if p.Name == name {
-			return p
-		}
-	}
-	return nil
 }
 
 // dependencyHost is the host (and port, when named) the decisive line

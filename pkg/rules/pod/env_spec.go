@@ -41,7 +41,7 @@ func checkEnvSpec(c *rule.Pass) []rule.Finding {
 	var out []rule.Finding
 	for _, crash := range c.ResultOf(CrashLoop) {
 		podName, ctrName, _ := strings.Cut(crash.Subject, "/")
-		p := podNamed(c, podName)
+		p := kube.PodNamed(c, podName)
 		if p == nil {
 			continue
 		}
@@ -85,15 +85,6 @@ func checkEnvSpec(c *rule.Pass) []rule.Finding {
 		}
 	}
 	return out
-}
-
-func podNamed(c *rule.Pass, name string) *corev1.Pod {
-	for _, p := range c.B.Pods {
-		if p.Name == name {
-			return p
-		}
-	}
-	return nil
 }
 
 // undefinedRefs lists the variables command and args reference as $(VAR)

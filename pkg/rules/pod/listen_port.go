@@ -57,7 +57,7 @@ func checkListenPort(c *rule.Pass) []rule.Finding {
 			continue
 		}
 		podName, ctrName, _ := strings.Cut(pf.Subject, "/")
-		p := podNamed(c, podName)
+		p := kube.PodNamed(c, podName)
 		if p == nil {
 			continue
 		}

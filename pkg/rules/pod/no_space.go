@@ -62,7 +62,7 @@ func crashesOf(c *rule.Pass, class string) []crashOf {
 			continue
 		}
 		podName, ctrName, _ := strings.Cut(crash.Subject, "/")
-		p := podNamed(c, podName)
+		p := kube.PodNamed(c, podName)
 		if p == nil {
 			continue
 		}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // privilegedPort names the port below 1024 a container is set to listen
@@ -14,7 +16,7 @@ import (
 // (http://+:80) or the declared containerPort say it. With the user the
 // process runs as, which is why it may not. "" when neither says.
 func privilegedPort(p *corev1.Pod, container string) string {
-	ctr := containerNamed(p, container)
+	ctr := kube.SpecOf(p, container)
 	if ctr == nil {
 		return ""
 	}
@@ -44,20 +46,6 @@ func privilegedPort(p *corev1.Pod, container string) string {
 // envPortRe is a listen URL's port in an environment value
 // (ASPNETCORE_URLS=http://+:80, LISTEN=0.0.0.0:443).
 var envPortRe = regexp.MustCompile(`^(?:\w+://)?(?:[\w.*+-]+|\[[0-9a-fA-F:]*\])?:(\d{1,5})(?:/|;|$)`)
-
-func containerNamed(p *corev1.Pod, name string) *corev1.Container {
-	for i := range p.Spec.Containers {
-		if p.Spec.Containers[i].Name == name {
-			return &p.Spec.Containers[i]
-		}
-	}
-	for i := range p.Spec.InitContainers {
-		if p.Spec.InitContainers[i].Name == name {
-			return &p.Spec.InitContainers[i]
-		}
-	}
-	return nil
-}
 
 func runAsUser(p *corev1.Pod, ctr *corev1.Container) *int64 {
 	if ctr.SecurityContext != nil && ctr.SecurityContext.RunAsUser != nil {

@@ -58,7 +58,7 @@ func checkRBACDenied(c *rule.Pass) []rule.Finding {
 	crashes := c.ResultOf(CrashLoop)
 	var out []rule.Finding
 	for _, g := range groups {
-		p := podNamed(c, g.denials[0].Pod)
+		p := kube.PodNamed(c, g.denials[0].Pod)
 		if p == nil {
 			continue
 		}
