@@ -93,7 +93,7 @@ clean:
 eval:
 	KUBECTL_TRIAGE_TESTBIN=$(TESTBIN) $(GO) test -count=1 -run 'TestScenarios$$' -v ./test/e2e | grep -vE '^(=== RUN|=== PAUSE|=== CONT|\s+--- (PASS|FAIL)|--- PASS|PASS$$|ok )|scenarios_test.go'
 
-# Speed and cost: one pod's triage in namespaces of 1,000 and 5,000 pods and
+# Speed and cost: one pod's triage in namespaces of 1,000 and 10,000 pods and
 # events (wall time and API requests per run) against kubectl describe on the
 # same control plane, the read-only gateway's added latency (p50/p99 against
 # direct access, and from inside the agent's sandbox), the time the plugin

@@ -94,7 +94,7 @@ func scenarioSetup(b *testing.B, c *testcluster.Cluster, ns string) {
 // must not grow with the namespace.
 func BenchmarkTriagePod(b *testing.B) {
 	c := testcluster.Get(b)
-	for _, size := range []int{1000, 5000} {
+	for _, size := range []int{1000, 10000} {
 		ns := crowdedNamespace(b, c, size)
 		b.Run(fmt.Sprintf("pods=%d", size), func(b *testing.B) {
 			bin := pluginBinary(b)
@@ -125,7 +125,7 @@ func BenchmarkTriagePod(b *testing.B) {
 // the real kubectl describing the same pod in the same namespaces.
 func BenchmarkKubectlDescribePod(b *testing.B) {
 	c := testcluster.Get(b)
-	for _, size := range []int{1000, 5000} {
+	for _, size := range []int{1000, 10000} {
 		ns := crowdedNamespace(b, c, size)
 		b.Run(fmt.Sprintf("pods=%d", size), func(b *testing.B) {
 			env := append(c.Env(), "KUBECONFIG="+c.UserKubeconfig)
