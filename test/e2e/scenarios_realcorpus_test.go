@@ -2,14 +2,11 @@ package e2e
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
@@ -163,48 +160,5 @@ var realCorpusMisses = []scenario{
 		},
 		category: "InitContainer",
 		culprit:  []string{"myservice"},
-	},
-	// Miss: says "readiness probe of container zk finds nothing listening
-	// on port 8080" (Probe/Readiness/ConnectionRefused, the pod's own
-	// finding wins over the StatefulSet's). Should say: statefulset zk is
-	// stuck at 0/3 because zk-0 is not Ready and, with OrderedReady, zk-1 and
-	// zk-2 are never created — while zk-0's log shows it waits for exactly
-	// those peers (zk-1.zk-hs unresolvable): an OrderedReady deadlock whose
-	// fix is podManagementPolicy: Parallel (StatefulSet/OrdinalBlocked).
-	{
-		name:   "real-statefulset-stuck-on-unready-pod",
-		source: "kubernetes/website StatefulSet basics (OrderedReady: web-1 is not created until web-0 is Running and Ready) with the kubelet's readiness probe failure wording (pkg/kubelet/prober: \"Readiness probe failed: Get ...: dial tcp ...: connect: connection refused\")",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			img := "registry.example.com/data/zookeeper:3.9.2"
-			tmpl := c2Template("zk", "zk", img, 8080, func(s *corev1.PodSpec) { s.Containers[0].ReadinessProbe = rcHTTPProbe("/commands/ruok", 8080) })
-			sts := &appsv1.StatefulSet{
-				ObjectMeta: metav1.ObjectMeta{Name: "zk", Namespace: ns},
-				Spec: appsv1.StatefulSetSpec{Replicas: ptr(int32(3)), ServiceName: "zk-hs", Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "zk"}},
-					Template: tmpl},
-				Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 1, CurrentReplicas: 1, UpdatedReplicas: 1,
-					CurrentRevision: "zk-5f8d6c7b9d", UpdateRevision: "zk-5f8d6c7b9d", CollisionCount: ptr(int32(0))},
-			}
-			c.Create(t, sts)
-			labels := maps.Clone(tmpl.Labels)
-			labels["apps.kubernetes.io/pod-index"] = "0"
-			labels["statefulset.kubernetes.io/pod-name"] = "zk-0"
-			labels["controller-revision-hash"] = "zk-5f8d6c7b9d"
-			st := wlReadyStatus("zk", img, 35*time.Minute)
-			st.Conditions = notReadyConditions()
-			st.ContainerStatuses[0].Ready = false
-			st.PodIP = "10.244.1.7"
-			p := c.CreatePod(t, &corev1.Pod{
-				ObjectMeta: metav1.ObjectMeta{Name: "zk-0", Namespace: ns, Labels: labels, OwnerReferences: []metav1.OwnerReference{wlController("StatefulSet", sts)}},
-				Spec:       *tmpl.Spec.DeepCopy(), Status: st})
-			c.Event(t, testcluster.EventSpec{Object: p, Reason: "Unhealthy", Count: 208, First: time.Now().Add(-34 * time.Minute), FieldPath: "spec.containers{zk}",
-				Message: `Readiness probe failed: Get "http://10.244.1.7:8080/commands/ruok": dial tcp 10.244.1.7:8080: connect: connection refused`})
-			c.SetLogs(ns, "zk-0", "zk", false, ""+
-				"2024-03-02 10:11:02,114 [myid:1] - INFO  [main:o.a.z.s.q.QuorumPeerConfig@177] - Reading configuration from: /conf/zoo.cfg\n"+
-				"2024-03-02 10:11:02,311 [myid:1] - WARN  [QuorumConnectionThreadManager-1:o.a.z.s.q.QuorumCnxManager@401] - Cannot open channel to 2 at election address zk-1.zk-hs."+ns+".svc.cluster.local/<unresolved>:3888\n"+
-				"java.net.UnknownHostException: zk-1.zk-hs."+ns+".svc.cluster.local\n")
-			return []string{"statefulset/zk"}
-		},
-		category: "StatefulSet/OrdinalBlocked",
-		culprit:  []string{"zk-0", "zk-1"},
 	},
 }

@@ -129,6 +129,11 @@ func ordinalFinding(c *rule.Pass, s *appsv1.StatefulSet, ordinal int32, p *corev
 		}
 	}
 	f.Actions = append([]report.Action{fix}, f.Actions...)
+	if peers := awaitedPeers(c, s, p, missing); len(peers) > 0 {
+		deadlockFinding(c, s, &f, name, blocked, peers)
+		f.Evidence = evidence
+		return f
+	}
 	if cause := causes[p.Name]; cause != nil {
 		// The pod's own finding is the root cause; this one gives the
 		// StatefulSet's view of it.
@@ -149,6 +154,56 @@ func ordinalFinding(c *rule.Pass, s *appsv1.StatefulSet, ordinal int32, p *corev
 	}
 	f.Evidence = evidence
 	return f
+}
+
+// awaitedPeers are the missing ordinals whose stable DNS names
+// (<pod>.<serviceName>) the blocking pod's log names: it waits for peers
+// the controller creates only once it is Ready (a clustered server that
+// needs a quorum before its readiness probe passes).
+func awaitedPeers(c *rule.Pass, s *appsv1.StatefulSet, p *corev1.Pod, missing []string) []string {
+	if len(missing) == 0 {
+		return nil
+	}
+	var out []string
+	for _, m := range missing {
+		host := m + "."
+		if s.Spec.ServiceName != "" {
+			host += s.Spec.ServiceName
+		}
+		for _, l := range c.B.Logs {
+			if l.Namespace == p.Namespace && l.Pod == p.Name && strings.Contains(l.Text, host) {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// deadlockFinding: the blocking pod waits for the very peers OrderedReady
+// holds back until it is Ready. No fix of the pod alone ends it; the
+// StatefulSet must start its pods in parallel (and its headless Service
+// publish unready addresses, so the peers resolve before they are Ready).
+func deadlockFinding(c *rule.Pass, s *appsv1.StatefulSet, f *rule.Finding, name, blocked string, peers []string) {
+	f.Category = rule.StatefulSet.Sub("OrdinalBlocked", "PeerDeadlock")
+	f.Strength, f.Confidence, f.Context = rule.Traced, rule.Strong, false
+	f.Hypothesis = fmt.Sprintf("%s waits for peers %s, which OrderedReady creates only once %s is Ready", name, strings.Join(peers, ", "), name)
+	f.Title = fmt.Sprintf("statefulset %s is deadlocked: %s is not Ready until it reaches its peers %s, and with OrderedReady %s are created only once %s is Ready", s.Name, name, strings.Join(peers, ", "), blocked, name)
+	f.Summary = fmt.Sprintf("StatefulSet %s starts its pods in order (podManagementPolicy %s) and waits for %s to be Ready, while %s's log shows it trying to reach %s, pods that do not exist yet.", s.Name, orDefaultPolicy(s.Spec.PodManagementPolicy), name, name, strings.Join(peers, ", "))
+	f.Culprit = fmt.Sprintf("statefulset/%s podManagementPolicy %s: %s waits for %s", s.Name, orDefaultPolicy(s.Spec.PodManagementPolicy), name, strings.Join(peers, ", "))
+	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("The log of %s names the stable DNS names of %s (<pod>.%s)", name, strings.Join(peers, ", "), s.Spec.ServiceName),
+		"logs of pod/"+name, fmt.Sprintf("kubectl logs %s -n %s --tail=50", name, s.Namespace)))
+	parallel := f.Actions[len(f.Actions)-1] // the podManagementPolicy: Parallel action
+	parallel.Kind = report.Immediate
+	parallel.Description = "Start the pods in parallel (podManagementPolicy: Parallel), so every peer exists while the first waits for a quorum; the field is immutable, so the StatefulSet must be recreated without deleting its pods."
+	f.Actions = []report.Action{parallel}
+	if s.Spec.ServiceName != "" {
+		f.Actions = append(f.Actions, report.Action{Kind: report.Immediate,
+			Description: fmt.Sprintf("Let the peers resolve before they are Ready: set publishNotReadyAddresses: true on headless Service %s.", s.Spec.ServiceName),
+			Commands:    []string{fmt.Sprintf(`kubectl patch service %s -n %s -p '{"spec":{"publishNotReadyAddresses":true}}'`, s.Spec.ServiceName, s.Namespace)},
+			Risk:        "clients that use the Service's DNS see pods that are not Ready yet"})
+	}
+	f.Contributing = append(f.Contributing, fmt.Sprintf("%s's readiness depends on the quorum it forms with its peers, so it cannot become Ready alone.", name))
 }
 
 func orDefaultPolicy(p appsv1.PodManagementPolicyType) string {

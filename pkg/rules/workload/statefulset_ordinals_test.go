@@ -46,3 +46,48 @@ func TestStatefulSetOrdinals(t *testing.T) {
 		t.Errorf("parallel: %+v", fs)
 	}
 }
+
+// TestStatefulSetPeerDeadlock: the blocking pod's log names the stable DNS
+// name of an ordinal OrderedReady has not created (ZooKeeper's
+// QuorumCnxManager "Cannot open channel to 2 at election address
+// zk-1.zk-hs…"): a deadlock no fix of the pod ends, so Parallel pod
+// management and publishNotReadyAddresses are the fix. A log that names no
+// peer leaves the ordinary blocked-ordinal finding.
+func TestStatefulSetPeerDeadlock(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	yes, three := true, int32(3)
+	for _, tt := range []struct {
+		name, log, want string
+	}{
+		{"peer named", "WARN  [QuorumConnectionThreadManager-1:o.a.z.s.q.QuorumCnxManager@401] - Cannot open channel to 2 at election address zk-1.zk-hs.shop.svc.cluster.local/<unresolved>:3888\n", "StatefulSet/OrdinalBlocked/PeerDeadlock"},
+		{"no peer named", "INFO  Reading configuration from: /conf/zoo.cfg\n", "StatefulSet/OrdinalBlocked"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "zk", Namespace: "shop", UID: "s1"},
+				Spec:   appsv1.StatefulSetSpec{Replicas: &three, ServiceName: "zk-hs"},
+				Status: appsv1.StatefulSetStatus{Replicas: 1}}
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "zk-0", Namespace: "shop", UID: "p0",
+				OwnerReferences: []metav1.OwnerReference{{Kind: "StatefulSet", Name: "zk", UID: "s1", Controller: &yes}}},
+				Spec: corev1.PodSpec{NodeName: "worker-1", Containers: []corev1.Container{{Name: "zk", Image: "zookeeper:3.9"}}},
+				Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "zk",
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "StatefulSet", Name: "zk", Namespace: "shop", UID: "s1"},
+				StatefulSets: []*appsv1.StatefulSet{s}, Pods: []*corev1.Pod{p},
+				Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: "zk-0", Container: "zk", Text: tt.log}}}
+			fs := ruletest.Run(StatefulSetOrdinals, b, now)
+			if len(fs) != 1 || string(fs[0].Category) != tt.want {
+				t.Fatalf("got %+v, want %s", fs, tt.want)
+			}
+			if tt.want != "StatefulSet/OrdinalBlocked/PeerDeadlock" {
+				return
+			}
+			var cmds string
+			for _, a := range fs[0].Actions {
+				cmds += a.Description + strings.Join(a.Commands, " ")
+			}
+			if !strings.Contains(cmds, "Parallel") || !strings.Contains(cmds, "publishNotReadyAddresses") {
+				t.Errorf("the fix does not start the pods in parallel and publish unready addresses: %s", cmds)
+			}
+		})
+	}
+}
