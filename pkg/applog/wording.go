@@ -51,6 +51,17 @@ var moreSignals = []signalRule{
 	// .NET's ArgumentNullException for a connection string or other
 	// setting the configuration did not give ("Value cannot be null.
 	// (Parameter 'connectionString')"; EF Core's UseSqlServer/UseNpgsql).
+	// redis-py's AuthenticationError ("invalid username-password pair or
+	// user is disabled", Redis 6 ACL's own reply), client-go's 401 ("the
+	// server has asked for the client to provide credentials").
+	{SigUnauthorized, 40, []string{"username-password pair", "provide credentials"}, regexp.MustCompile(`invalid username-password pair|the server has asked for the client to provide credentials`)},
+	// lib/pq and libpq when client and server disagree on TLS: "pq: SSL is
+	// not enabled on the server", "server does not support SSL, but SSL was
+	// required" (sslmode); not a refused connection.
+	{SigTLS, 38, []string{"ssl is not enabled", "does not support ssl"}, regexp.MustCompile(`SSL is not enabled on the server|server does not support SSL, but SSL was required`)},
+	// npm's run-script: the image's package.json has no such script
+	// ("npm ERR! missing script: start", npm 7+: "Missing script: \"start\"").
+	{SigConfig, 30, []string{"missing script"}, regexp.MustCompile(`(?i)npm ERR! missing script: |npm error Missing script: `)},
 	{SigConfig, 30, []string{"value cannot be null"}, regexp.MustCompile(`Value cannot be null\. \(Parameter '(?i:connectionString|[\w]*(?:url|uri|host|endpoint|key|secret|password|setting|config)\w*)'\)`)},
 }
 

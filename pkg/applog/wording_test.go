@@ -33,6 +33,10 @@ func TestSignalsOfRealWording(t *testing.T) {
 		{"apache/kafka ConfigDef (ConfigException)", "org.apache.kafka.common.config.ConfigException: Missing required configuration \"bootstrap.servers\" which has no default value.", SigConfig},
 		{"apache/kafka KafkaRaftServer / meta.properties check", "java.lang.RuntimeException: Invalid cluster.id in: /bitnami/kafka/data/meta.properties. Expected 4L6g3nShT-eMCtK--X86sw, but read ZtZmkXu0SF2RnJtSnP6Gdg", SigConfig},
 		{"dotnet/runtime ArgumentNullException via EF Core UseNpgsql", "System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')", SigConfig},
+		{"redis/redis-py exceptions.AuthenticationError (Redis 6 ACL reply)", "redis.exceptions.AuthenticationError: invalid username-password pair or user is disabled.", SigUnauthorized},
+		{"kubernetes/client-go rest 401", "error: You must be logged in to the server (the server has asked for the client to provide credentials)", SigUnauthorized},
+		{"lib/pq conn.go ssl", `{"level":"error","msg":"unable to connect to database","error":"pq: SSL is not enabled on the server"}`, SigTLS},
+		{"npm/cli run-script (npm 6)", "npm ERR! missing script: start", SigConfig},
 		{"apache/kafka ClientUtils.parseAndValidateAddresses", "Exception in thread \"main\" org.apache.kafka.common.config.ConfigException: No resolvable bootstrap urls given in bootstrap.servers", SigDNS},
 	}
 	for _, tt := range tests {

@@ -478,9 +478,11 @@ func SubjectOf(class, line string) string {
 		}
 	case "MissingFile", "ExecFormat", "DataDirNotEmpty":
 		// The last path is the one the error is about: in "/bin/sh:
-		// /app/run.sh: Permission denied" the shell only reports it.
-		if m := PathRe.FindAllString(line, -1); len(m) > 0 {
-			return m[len(m)-1]
+		// /app/run.sh: Permission denied" the shell only reports it. A
+		// source location (Rust's "src/main.rs:10:5") is where the program
+		// failed, not what it looked for.
+		if p := lastPath(line); p != "" {
+			return p
 		}
 	case "CommandNotFound":
 		if m := CommandRe.FindStringSubmatch(line); m != nil {
@@ -551,6 +553,27 @@ func SubjectOf(class, line string) string {
 }
 
 var javaAddrRe = regexp.MustCompile(`\b[a-zA-Z][\w.-]*[a-zA-Z0-9]/\d+\.\d+\.\d+\.\d+:\d{2,5}\b`)
+
+// lastPath is the last absolute path in line that is not a source location
+// (path:line), "" when there is none.
+func lastPath(line string) string {
+	locs := PathRe.FindAllStringIndex(line, -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		start, end := locs[i][0], locs[i][1]
+		if sourceLineRe.MatchString(line[end:]) || start > 0 && (isPathChar(line[start-1])) {
+			continue
+		}
+		return line[start:end]
+	}
+	return ""
+}
+
+// sourceLineRe follows a path that is a source location.
+var sourceLineRe = regexp.MustCompile(`^:\d+`)
+
+func isPathChar(b byte) bool {
+	return b == '_' || b == '-' || b == '.' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
 
 // hostPortRe finds the endpoint a connection error names.
 var hostPortRe = regexp.MustCompile(`(?:dial tcp |connect to |connecting to |to |host )?\[?([a-zA-Z0-9][a-zA-Z0-9.-]*[a-zA-Z0-9]|\d+\.\d+\.\d+\.\d+)\]?:(\d{2,5})\b`)

@@ -177,3 +177,18 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 		})
 	}
 }
+
+// A source location in a crash report is where the program failed, not the
+// file it looked for: Rust's unwrap of io::ErrorKind::NotFound names
+// src/main.rs:10:5, which is no subject ("" rather than "/main.rs").
+func TestSubjectSkipsSourceLocations(t *testing.T) {
+	for line, want := range map[string]string{
+		"thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound, message: \"No such file or directory\" }', src/main.rs:10:5": "",
+		"Error: ENOENT: no such file or directory, open '/config/app.json'":                                                                                                 "/config/app.json",
+		"/docker-entrypoint.sh: line 12: /app/run.sh: No such file or directory":                                                                                            "/app/run.sh",
+	} {
+		if got := SubjectOf("MissingFile", line); got != want {
+			t.Errorf("SubjectOf(MissingFile, %q) = %q, want %q", line, got, want)
+		}
+	}
+}
