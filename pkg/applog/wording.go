@@ -62,6 +62,17 @@ var moreSignals = []signalRule{
 	// npm's run-script: the image's package.json has no such script
 	// ("npm ERR! missing script: start", npm 7+: "Missing script: \"start\"").
 	{SigConfig, 30, []string{"missing script"}, regexp.MustCompile(`(?i)npm ERR! missing script: |npm error Missing script: `)},
+	// A number setting given a Service link's value: Python's int() on
+	// REDIS_PORT=tcp://10.96.0.12:6379 (the kubelet sets <SVC>_PORT for
+	// every Service named <svc>): "invalid literal for int() with base 10".
+	{SigConfig, 30, []string{"invalid literal for int()"}, regexp.MustCompile(`invalid literal for int\(\) with base 10: '`)},
+	// java -jar on a path that is not in the image: "Unable to access
+	// jarfile /app/app.jar".
+	{SigMissingFile, 38, []string{"unable to access jarfile"}, regexp.MustCompile(`Unable to access jarfile \S+`)},
+	// A failed HTTP call in the words of axios ("Request failed with status
+	// code 503") and Python requests ("401 Client Error: Unauthorized for
+	// url: …").
+	{SigHTTPStatus, 20, []string{"request failed with status code", "client error", "server error"}, regexp.MustCompile(`Request failed with status code [45]\d\d|\b[45]\d\d (?:Client|Server) Error: `)},
 	{SigConfig, 30, []string{"value cannot be null"}, regexp.MustCompile(`Value cannot be null\. \(Parameter '(?i:connectionString|[\w]*(?:url|uri|host|endpoint|key|secret|password|setting|config)\w*)'\)`)},
 }
 

@@ -37,6 +37,10 @@ func TestSignalsOfRealWording(t *testing.T) {
 		{"kubernetes/client-go rest 401", "error: You must be logged in to the server (the server has asked for the client to provide credentials)", SigUnauthorized},
 		{"lib/pq conn.go ssl", `{"level":"error","msg":"unable to connect to database","error":"pq: SSL is not enabled on the server"}`, SigTLS},
 		{"npm/cli run-script (npm 6)", "npm ERR! missing script: start", SigConfig},
+		{"CPython int() on a Service link's REDIS_PORT", "ValueError: invalid literal for int() with base 10: 'tcp://10.96.0.12:6379'", SigConfig},
+		{"OpenJDK launcher (java -jar)", "Unable to access jarfile /app/app.jar", SigMissingFile},
+		{"axios createError", "Error: Request failed with status code 503", SigHTTPStatus},
+		{"psf/requests Response.raise_for_status", "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.example.com/v1/token", SigHTTPStatus},
 		{"apache/kafka ClientUtils.parseAndValidateAddresses", "Exception in thread \"main\" org.apache.kafka.common.config.ConfigException: No resolvable bootstrap urls given in bootstrap.servers", SigDNS},
 	}
 	for _, tt := range tests {

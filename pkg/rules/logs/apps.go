@@ -13,6 +13,13 @@ import (
 // analysis. They rank above the generic classes: the program says exactly
 // what it refuses.
 var appPatterns = []Pattern{
+	// A script saved with Windows line endings: the kernel reads the
+	// shebang's interpreter as "/bin/bash\r" (bash: "/bin/bash^M: bad
+	// interpreter: No such file or directory"; env: "/usr/bin/env:
+	// 'bash\r': No such file or directory").
+	{"ScriptLineEndings", regexp.MustCompile(`(\^M|\r): bad interpreter|/usr/bin/env: '[\w.-]+\r'`),
+		"a script in the image has Windows line endings (CRLF): its shebang names an interpreter ending in a carriage return, which does not exist",
+		"Convert the script to Unix line endings (dos2unix, or `* text=auto eol=lf` in .gitattributes so the checkout the image is built from has LF) and rebuild the image.", 96},
 	// org.elasticsearch.bootstrap.BootstrapChecks: "bootstrap check failure
 	// [1] of [1]: max virtual memory areas vm.max_map_count [65530] is too
 	// low, increase to at least [262144]" (7.x: "[1]: max virtual …"); the
@@ -86,6 +93,7 @@ var (
 	esMapCountRe = regexp.MustCompile(`vm\.max_map_count \[(\d+)\] is too low, increase to at least \[(\d+)\]`)
 	esLimitRe    = regexp.MustCompile(`(max file descriptors|max number of threads) \[(\d+)\].*increase to at least \[(\d+)\]`)
 	dataDirRe    = regexp.MustCompile(`directory "([^"]+)" exists but is not empty`)
+	crlfScriptRe = regexp.MustCompile(`(?:bash|sh): (\S+): \S+(?:\^M|\r): bad interpreter`)
 )
 
 // appSubject names what an application pattern's line is about; "" when
@@ -113,6 +121,10 @@ func appSubject(class, line string) string {
 			return "environment variable MYSQL_ROOT_PASSWORD"
 		case strings.Contains(line, "Missing encryption key to decrypt file with"):
 			return "environment variable RAILS_MASTER_KEY"
+		}
+	case "ScriptLineEndings":
+		if m := crlfScriptRe.FindStringSubmatch(line); m != nil {
+			return "script " + m[1]
 		}
 	case "DataSourceURL":
 		return "spring.datasource.url ('url' attribute is not specified)"

@@ -485,8 +485,12 @@ func SubjectOf(class, line string) string {
 			return p
 		}
 	case "CommandNotFound":
-		if m := CommandRe.FindStringSubmatch(line); m != nil {
-			return "command " + m[1] + m[2] // only one group matches
+		// The runtime's "exec failed: … exec: "curl": executable file not
+		// found" holds "exec failed:" first: the command is the quoted one.
+		for _, m := range CommandRe.FindAllStringSubmatch(line, -1) {
+			if cmd := m[1] + m[2]; cmd != "failed" { // only one group matches
+				return "command " + cmd
+			}
 		}
 		if c := applog.Extract(line).Commands; len(c) > 0 {
 			return "command " + c[0]

@@ -192,3 +192,23 @@ func TestSubjectSkipsSourceLocations(t *testing.T) {
 		}
 	}
 }
+
+// The subjects of wordings whose first words mislead: the runtime's "exec
+// failed:" before the quoted command (kubelet exec probe, runc), and a
+// script with Windows line endings (bash's "bad interpreter" names the
+// interpreter with ^M, the script is what to fix).
+func TestSubjectsOfRuntimeWording(t *testing.T) {
+	for _, tt := range []struct{ class, line, want string }{
+		{"CommandNotFound", `OCI runtime exec failed: exec failed: unable to start container process: exec: "curl": executable file not found in $PATH: unknown`, "command curl"},
+		{"CommandNotFound", `exec: "gunicorn": executable file not found in $PATH`, "command gunicorn"},
+		{"ScriptLineEndings", "bash: /app/entrypoint.sh: /bin/bash^M: bad interpreter: No such file or directory", "script /app/entrypoint.sh"},
+	} {
+		if got := SubjectOf(tt.class, tt.line); got != tt.want {
+			t.Errorf("SubjectOf(%s, %q) = %q, want %q", tt.class, tt.line, got, tt.want)
+		}
+	}
+	d := FindDecisive("bash: /app/entrypoint.sh: /bin/bash^M: bad interpreter: No such file or directory\n")
+	if d == nil || d.Pattern.Class != "ScriptLineEndings" {
+		t.Errorf("a CRLF shebang: %+v, want class ScriptLineEndings", d)
+	}
+}
