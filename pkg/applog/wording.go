@@ -73,6 +73,13 @@ var moreSignals = []signalRule{
 	// code 503") and Python requests ("401 Client Error: Unauthorized for
 	// url: …").
 	{SigHTTPStatus, 20, []string{"request failed with status code", "client error", "server error"}, regexp.MustCompile(`Request failed with status code [45]\d\d|\b[45]\d\d (?:Client|Server) Error: `)},
+	// Configuration loaders naming a required key they did not get
+	// (koanf/viper-based services: `missing required field "database.host"`,
+	// Spring: "Missing required property 'x'").
+	{SigConfig, 30, []string{"missing required"}, regexp.MustCompile(`(?i)missing required (?:field|key|setting|property|config(?:uration)? (?:key|value|option))s? ["'\x60]?[\w.-]+`)},
+	// Images' entrypoints checking their data directory: Grafana's run.sh
+	// "GF_PATHS_DATA='/var/lib/grafana' is not writable."
+	{SigPermission, 36, []string{"is not writable"}, regexp.MustCompile(`(?i)\S+ is not writable`)},
 	{SigConfig, 30, []string{"value cannot be null"}, regexp.MustCompile(`Value cannot be null\. \(Parameter '(?i:connectionString|[\w]*(?:url|uri|host|endpoint|key|secret|password|setting|config)\w*)'\)`)},
 }
 

@@ -41,6 +41,8 @@ func TestSignalsOfRealWording(t *testing.T) {
 		{"OpenJDK launcher (java -jar)", "Unable to access jarfile /app/app.jar", SigMissingFile},
 		{"axios createError", "Error: Request failed with status code 503", SigHTTPStatus},
 		{"psf/requests Response.raise_for_status", "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://api.example.com/v1/token", SigHTTPStatus},
+		{"knadh/koanf-style required-key validation", `config error: missing required field "database.host"`, SigConfig},
+		{"grafana/grafana packaging/docker/run.sh", "GF_PATHS_DATA='/var/lib/grafana' is not writable.", SigPermission},
 		{"apache/kafka ClientUtils.parseAndValidateAddresses", "Exception in thread \"main\" org.apache.kafka.common.config.ConfigException: No resolvable bootstrap urls given in bootstrap.servers", SigDNS},
 	}
 	for _, tt := range tests {
