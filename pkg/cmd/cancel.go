@@ -18,10 +18,9 @@ import (
 type CancelOptions struct {
 	genericiooptions.IOStreams
 	rootOptions
+	incidentRef
 
-	Ref  string
 	Wait time.Duration
-	args []string
 }
 
 var cancelExample = `  # Stop a running investigation (from any terminal); a watch goes on with the next fault
@@ -64,24 +63,19 @@ ID is the incident's UUID or an unambiguous prefix of it (at least 4 characters)
 
 // Complete takes the ID and resolves the workspace root.
 func (o *CancelOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.args = args
-	if len(args) == 1 {
-		o.Ref = args[0]
-	}
+	o.take(args)
 	return o.complete(cmd)
 }
 
 // Validate checks the ID.
 func (o *CancelOptions) Validate() error {
-	if len(o.args) != 1 {
-		return fmt.Errorf("cancel needs exactly one incident ID, got %d arguments; see 'kubectl triage list'", len(o.args))
+	if err := o.validate("cancel"); err != nil {
+		return err
 	}
 	if o.Wait < 0 {
 		return fmt.Errorf("--wait must not be negative, got %s", o.Wait)
 	}
-	ref, err := store.NormalizeRef(o.Ref)
-	o.Ref = ref
-	return err
+	return nil
 }
 
 // Run files the request and waits for the owner to record it.

@@ -42,6 +42,32 @@ type rootOptions struct {
 	reader   incidentReader
 }
 
+// incidentRef is the one incident ID that show, status and cancel take.
+type incidentRef struct {
+	Ref  string
+	args []string
+}
+
+// take keeps the arguments for validate; Ref is the first when there is
+// exactly one.
+func (r *incidentRef) take(args []string) {
+	r.args = args
+	if len(args) == 1 {
+		r.Ref = args[0]
+	}
+}
+
+// validate checks that verb got exactly one ID and normalises it before it
+// comes near a path.
+func (r *incidentRef) validate(verb string) error {
+	if len(r.args) != 1 {
+		return fmt.Errorf("%s needs exactly one incident ID, got %d arguments; see 'kubectl triage list'", verb, len(r.args))
+	}
+	ref, err := store.NormalizeRef(r.Ref)
+	r.Ref = ref
+	return err
+}
+
 func (r *rootOptions) addFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.WorkspaceRoot, "workspace-root", "", "Directory that holds incident workspaces (default $XDG_STATE_HOME/kubectl-triage/incidents). Env: "+workspace.EnvWorkspaceRoot)
 	config.BindEnv(cmd.Flags(), "workspace-root", workspace.EnvWorkspaceRoot)

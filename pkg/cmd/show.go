@@ -22,11 +22,10 @@ import (
 type ShowOptions struct {
 	genericiooptions.IOStreams
 	rootOptions
+	incidentRef
 
-	Ref  string
 	JSON bool
 	Path bool
-	args []string
 }
 
 var showExample = `  # The report of an incident, by ID or unique prefix (see kubectl triage list)
@@ -71,21 +70,13 @@ ID is the incident's UUID or an unambiguous prefix of it (at least 4 characters)
 
 // Complete takes the ID and resolves the workspace root.
 func (o *ShowOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.args = args
-	if len(args) == 1 {
-		o.Ref = args[0]
-	}
+	o.take(args)
 	return o.complete(cmd)
 }
 
 // Validate checks the ID before it comes near a path.
 func (o *ShowOptions) Validate() error {
-	if len(o.args) != 1 {
-		return fmt.Errorf("show needs exactly one incident ID, got %d arguments; see 'kubectl triage list'", len(o.args))
-	}
-	ref, err := store.NormalizeRef(o.Ref)
-	o.Ref = ref
-	return err
+	return o.validate("show")
 }
 
 // Run prints the report, its data or the workspace path.

@@ -24,10 +24,9 @@ import (
 type StatusOptions struct {
 	genericiooptions.IOStreams
 	rootOptions
+	incidentRef
 
-	Ref    string
 	Output string
-	args   []string
 	now    func() time.Time
 }
 
@@ -71,10 +70,7 @@ ID is the incident's UUID or an unambiguous prefix of it (at least 4 characters)
 
 // Complete takes the ID and resolves the workspace root.
 func (o *StatusOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.args = args
-	if len(args) == 1 {
-		o.Ref = args[0]
-	}
+	o.take(args)
 	return o.complete(cmd)
 }
 
@@ -85,12 +81,7 @@ func (o *StatusOptions) Validate() error {
 	default:
 		return fmt.Errorf("unknown output format %q: use json, yaml or kyaml, or no -o", o.Output)
 	}
-	if len(o.args) != 1 {
-		return fmt.Errorf("status needs exactly one incident ID, got %d arguments; see 'kubectl triage list'", len(o.args))
-	}
-	ref, err := store.NormalizeRef(o.Ref)
-	o.Ref = ref
-	return err
+	return o.validate("status")
 }
 
 // Run prints the summary or the record.
