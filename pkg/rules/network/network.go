@@ -135,6 +135,13 @@ func namedPortProblems(svc *corev1.Service, pods []*corev1.Pod) []portProblem {
 // findContainerPort finds a container port by name (if name is set) or
 // number, with the Service port's protocol (TCP when unset).
 func findContainerPort(p *corev1.Pod, name string, number int32, proto corev1.Protocol) (string, bool) {
+	ctr, _, ok := matchContainerPort(p, name, number, proto)
+	return ctr, ok
+}
+
+// matchContainerPort is the container and the declared port that
+// findContainerPort matches.
+func matchContainerPort(p *corev1.Pod, name string, number int32, proto corev1.Protocol) (string, corev1.ContainerPort, bool) {
 	if proto == "" {
 		proto = corev1.ProtocolTCP
 	}
@@ -148,11 +155,11 @@ func findContainerPort(p *corev1.Pod, name string, number int32, proto corev1.Pr
 				continue
 			}
 			if (name != "" && cp.Name == name) || (name == "" && cp.ContainerPort == number) {
-				return ctr.Name, true
+				return ctr.Name, cp, true
 			}
 		}
 	}
-	return "", false
+	return "", corev1.ContainerPort{}, false
 }
 
 func declaredPorts(pods []*corev1.Pod) []string {

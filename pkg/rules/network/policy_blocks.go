@@ -270,22 +270,8 @@ func selectorText(np *networkingv1.NetworkPolicy) string {
 // resolvePort completes a port known by number or name from the pod's
 // declared container ports.
 func resolvePort(p *corev1.Pod, number int32, name string, proto corev1.Protocol) (int32, string) {
-	if proto == "" {
-		proto = corev1.ProtocolTCP
-	}
-	for _, ctr := range p.Spec.Containers {
-		for _, cp := range ctr.Ports {
-			cpProto := cp.Protocol
-			if cpProto == "" {
-				cpProto = corev1.ProtocolTCP
-			}
-			if cpProto != proto {
-				continue
-			}
-			if (name != "" && cp.Name == name) || (name == "" && cp.ContainerPort == number) {
-				return cp.ContainerPort, cp.Name
-			}
-		}
+	if _, cp, ok := matchContainerPort(p, name, number, proto); ok {
+		return cp.ContainerPort, cp.Name
 	}
 	return number, name
 }
