@@ -62,6 +62,21 @@ func (c *collector) namespace(ctx context.Context, ns string) {
 	c.mu.Unlock()
 }
 
+// keep files a list's items in dst, without their managed fields, under
+// the collector's lock.
+func keep[T any, P interface {
+	*T
+	SetManagedFields([]metav1.ManagedFieldsEntry)
+}](c *collector, items []T, dst *[]P) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range items {
+		obj := P(&items[i])
+		obj.SetManagedFields(nil)
+		*dst = append(*dst, obj)
+	}
+}
+
 // Bounds of the namespaced lists of policy objects.
 const (
 	maxQuotas      = 50
@@ -102,12 +117,7 @@ func (c *collector) networkPolicies(ctx context.Context, ns string) {
 		c.problem("network policies of "+ns, err)
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := range list.Items {
-		list.Items[i].ManagedFields = nil
-		c.b.NetworkPolicies = append(c.b.NetworkPolicies, &list.Items[i])
-	}
+	keep(c, list.Items, &c.b.NetworkPolicies)
 }
 
 func (c *collector) resourceQuotas(ctx context.Context, ns string) {
@@ -117,12 +127,7 @@ func (c *collector) resourceQuotas(ctx context.Context, ns string) {
 		c.problem("resource quotas of "+ns, err)
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := range q.Items {
-		q.Items[i].ManagedFields = nil
-		c.b.ResourceQuotas = append(c.b.ResourceQuotas, &q.Items[i])
-	}
+	keep(c, q.Items, &c.b.ResourceQuotas)
 }
 
 func (c *collector) limitRanges(ctx context.Context, ns string) {
@@ -132,12 +137,7 @@ func (c *collector) limitRanges(ctx context.Context, ns string) {
 		c.problem("limit ranges of "+ns, err)
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := range l.Items {
-		l.Items[i].ManagedFields = nil
-		c.b.LimitRanges = append(c.b.LimitRanges, &l.Items[i])
-	}
+	keep(c, l.Items, &c.b.LimitRanges)
 }
 
 // hpas keeps the namespace's HorizontalPodAutoscalers whose scaleTargetRef

@@ -352,12 +352,7 @@ func (c *collector) endpointSlices(ctx context.Context, ns, service string) {
 		c.problem("endpointslices of service "+service, err)
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := range list.Items {
-		list.Items[i].ManagedFields = nil
-		c.b.EndpointSlices = append(c.b.EndpointSlices, &list.Items[i])
-	}
+	keep(c, list.Items, &c.b.EndpointSlices)
 }
 
 // notFoundOrProblem records a 404 as a missing reference (evidence) and any
