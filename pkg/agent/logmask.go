@@ -22,9 +22,6 @@ type logMask struct {
 	partial []byte
 }
 
-// maskedValue replaces a credential in agent.log.
-const maskedValue = "[REDACTED]"
-
 // minSecret: shorter values are not masked (they would mangle the log and
 // are no real key).
 const minSecret = 8
@@ -80,7 +77,7 @@ func (m *logMask) Flush() error {
 func (m *logMask) mask(b []byte) []byte {
 	for _, s := range m.secrets {
 		if bytes.Contains(b, s) {
-			b = bytes.ReplaceAll(b, s, []byte(maskedValue))
+			b = bytes.ReplaceAll(b, s, []byte(redact.Mask))
 		}
 	}
 	return b
