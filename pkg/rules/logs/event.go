@@ -139,11 +139,9 @@ func subjectMore(class, line string) string {
 			return m[1] + ":" + m[2]
 		}
 	case "DNS":
+		// SubjectOf has tried the host the log component extracts.
 		if m := nxdomainRe.FindStringSubmatch(line); m != nil {
 			return m[1]
-		}
-		if u := applog.Extract(line).Unresolved; len(u) > 0 {
-			return u[0]
 		}
 	case "InvalidConfig":
 		// Redis's FATAL CONFIG FILE ERROR, as applog words its headline.
