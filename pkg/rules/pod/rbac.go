@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/component-helpers/auth/rbac/validation"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
@@ -223,28 +225,13 @@ func bindsAccount(subjects []rbacv1.Subject, bindingNS string, g *denialGroup) b
 	return false
 }
 
-// rulesAllow is the RBAC authorizer's match (plugin/pkg/auth/authorizer/
-// rbac: VerbMatches, APIGroupMatches, ResourceMatches) for a request with no
-// resource name: a rule limited to resourceNames never grants it.
+// rulesAllow: the rules cover the request (a verb on a resource or
+// subresource of an API group, with no resource name, so a rule limited to
+// resourceNames never grants it), by the policy comparison the API server's
+// escalation check uses.
 func rulesAllow(rules []rbacv1.PolicyRule, verb, group, resource string) bool {
-	base, sub, _ := strings.Cut(resource, "/")
-	for _, r := range rules {
-		if len(r.ResourceNames) > 0 {
-			continue
-		}
-		if !slices.Contains(r.Verbs, "*") && !slices.Contains(r.Verbs, verb) {
-			continue
-		}
-		if !slices.Contains(r.APIGroups, "*") && !slices.Contains(r.APIGroups, group) {
-			continue
-		}
-		for _, res := range r.Resources {
-			if res == "*" || res == resource || (sub != "" && res == "*/"+sub) || (sub == "" && res == base) {
-				return true
-			}
-		}
-	}
-	return false
+	ok, _ := validation.Covers(rules, []rbacv1.PolicyRule{{Verbs: []string{verb}, APIGroups: []string{group}, Resources: []string{resource}}})
+	return ok
 }
 
 // missing is what the group's denials ask for: verbs and resources per API

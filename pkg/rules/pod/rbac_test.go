@@ -118,3 +118,30 @@ func TestRBACDeniedOtherAccount(t *testing.T) {
 		t.Errorf("fix\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestRulesAllow: what a role's rules grant a request with no resource
+// name, as the RBAC authorizer matches it.
+func TestRulesAllow(t *testing.T) {
+	rule := func(verbs, groups, resources, names []string) []rbacv1.PolicyRule {
+		return []rbacv1.PolicyRule{{Verbs: verbs, APIGroups: groups, Resources: resources, ResourceNames: names}}
+	}
+	s := func(v ...string) []string { return v }
+	for _, tt := range []struct {
+		name                  string
+		rules                 []rbacv1.PolicyRule
+		verb, group, resource string
+		want                  bool
+	}{
+		{"exact", rule(s("list", "watch"), s(""), s("pods"), nil), "list", "", "pods", true},
+		{"another verb", rule(s("get"), s(""), s("pods"), nil), "list", "", "pods", false},
+		{"another group", rule(s("list"), s("apps"), s("pods"), nil), "list", "", "pods", false},
+		{"wildcards", rule(s("*"), s("*"), s("*"), nil), "delete", "apps", "deployments", true},
+		{"subresource wildcard", rule(s("get"), s(""), s("*/log"), nil), "get", "", "pods/log", true},
+		{"the resource does not grant its subresource", rule(s("get"), s(""), s("pods"), nil), "get", "", "pods/log", false},
+		{"limited to names", rule(s("list"), s(""), s("configmaps"), s("app-config")), "list", "", "configmaps", false},
+	} {
+		if got := rulesAllow(tt.rules, tt.verb, tt.group, tt.resource); got != tt.want {
+			t.Errorf("%s: rulesAllow = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
