@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/effort"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -44,6 +45,9 @@ type Outcome struct {
 	Notes []string
 	// ToolCalls counts the agent's tool calls as its stream reported them.
 	ToolCalls ToolCalls
+	// Effort is what the run cost as the CLI's output reported it (nil for
+	// the builtin agent).
+	Effort *effort.Effort
 }
 
 // Capabilities are what the engine must arrange around an agent, declared

@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
 // BuiltinName is the default agent.
-const BuiltinName = "builtin"
+const BuiltinName = report.BuiltinAgent
 
 // Builtin is the deterministic investigator. It runs in-process over the
 // bundle the read-only client collected, so it needs no sandbox, no gateway

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 )
 
 // Readiness is what `kubectl triage agents` says about one definition: is
@@ -203,4 +206,14 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// SandboxPathProblems lists the PATH entries in the user's home that would
+// not work inside the agent sandbox, each with how to fix it.
+func SandboxPathProblems(env CheckEnv) []string {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return sandbox.ComputeExposure(env.Home, filepath.SplitList(getenv("PATH")), getenv).Problems
 }

@@ -34,6 +34,14 @@ type Definition struct {
 	// allow-list is in force.
 	ModelArgs []string `json:"modelArgs,omitempty"`
 	ToolsArgs []string `json:"toolsArgs,omitempty"`
+	// MaxTurnsArgs pass a turn limit ({{.MaxTurns}}) and BudgetArgs a
+	// spending limit in US dollars ({{.MaxBudgetUSD}}), for a CLI that has
+	// such a limit of its own; DefaultMaxTurns applies when the user sets
+	// none. A CLI without them cannot be given --max-turns or
+	// --max-budget-usd.
+	MaxTurnsArgs    []string `json:"maxTurnsArgs,omitempty"`
+	DefaultMaxTurns int      `json:"defaultMaxTurns,omitempty"`
+	BudgetArgs      []string `json:"budgetArgs,omitempty"`
 	// PromptStdin sends PROMPT.md on standard input instead of an argument.
 	PromptStdin bool `json:"promptStdin,omitempty"`
 	// AllowedTools is the default read-only tool allow-list.
@@ -115,7 +123,10 @@ func (d *Definition) validate() error {
 	if _, ok := streamParsers[d.Stream]; !ok {
 		errs = append(errs, fmt.Sprintf("stream %q is unknown (known: %s)", d.Stream, strings.Join(streamNames(), ", ")))
 	}
-	for _, list := range [][]string{d.Args, d.ModelArgs, d.ToolsArgs} {
+	if d.DefaultMaxTurns < 0 || d.DefaultMaxTurns > 0 && len(d.MaxTurnsArgs) == 0 {
+		errs = append(errs, "defaultMaxTurns needs maxTurnsArgs and must not be negative")
+	}
+	for _, list := range [][]string{d.Args, d.ModelArgs, d.ToolsArgs, d.MaxTurnsArgs, d.BudgetArgs} {
 		for _, a := range list {
 			if _, err := template.New("").Option("missingkey=error").Parse(a); err != nil {
 				errs = append(errs, fmt.Sprintf("argument %q: %v", a, err))
@@ -240,6 +251,8 @@ func DefaultConfigDir() string {
 // argData is what argument templates see.
 type argData struct {
 	Prompt, PromptFile, Model, AllowedTools, SystemPrompt, SystemPromptFile, Workspace, ReportFile string
+	// MaxTurns and MaxBudgetUSD are the limits as the CLI's flags take them.
+	MaxTurns, MaxBudgetUSD string
 }
 
 // render expands argument templates; an argument that renders empty is

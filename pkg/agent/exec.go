@@ -9,15 +9,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/effort"
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
@@ -56,6 +59,10 @@ type Exec struct {
 	// and ExtraMasks further paths: the sandbox masks them.
 	Kubeconfigs []string
 	ExtraMasks  []string
+	// MaxTurns and MaxBudgetUSD are the CLI's own limits for the run (see
+	// Definition.MaxTurnsArgs); zero: the definition's default, or none.
+	MaxTurns     int
+	MaxBudgetUSD float64
 
 	path          string // resolved binary
 	sandboxMode   string // namespaces, bwrap, sandbox-exec or none
@@ -257,6 +264,15 @@ func (e *Exec) args(r *Run) ([]string, string, error) {
 	if e.ModelName != "" {
 		list = append(list, e.Def.ModelArgs...)
 	}
+	lim := e.Limits()
+	if lim.MaxTurns > 0 {
+		data.MaxTurns = strconv.Itoa(lim.MaxTurns)
+		list = append(list, e.Def.MaxTurnsArgs...)
+	}
+	if lim.MaxBudgetUSD > 0 {
+		data.MaxBudgetUSD = strconv.FormatFloat(lim.MaxBudgetUSD, 'f', -1, 64)
+		list = append(list, e.Def.BudgetArgs...)
+	}
 	if tools != "" {
 		list = append(list, e.Def.ToolsArgs...)
 	}
@@ -269,6 +285,16 @@ func (e *Exec) args(r *Run) ([]string, string, error) {
 		stdin = string(prompt)
 	}
 	return args, stdin, nil
+}
+
+// Limits are the CLI's own limits for this run: the user's, else the
+// definition's default turn limit.
+func (e *Exec) Limits() effort.Limits {
+	l := effort.Limits{MaxTurns: e.MaxTurns, MaxBudgetUSD: e.MaxBudgetUSD}
+	if l.MaxTurns == 0 {
+		l.MaxTurns = e.Def.DefaultMaxTurns
+	}
+	return l
 }
 
 // Prepare writes the read-only instructions where this CLI looks for project
@@ -356,6 +382,7 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 		return &Outcome{ExitCode: -1}, fmt.Errorf("start %s: %w", e.Def.Binary, err)
 	}
 	iso.started()
+	started := time.Now()
 	iso.watch(rctx, stop)
 	pgid := cmd.Process.Pid
 	defer reap(pgid, r.Incident.IncidentID)
@@ -366,15 +393,13 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	waitErr := cmd.Wait()
 	consumer.flush()
 
-	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode(), ToolCalls: consumer.tools}
+	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode(), ToolCalls: consumer.tools,
+		Effort: consumer.meter.effort(consumer.tools, e.Def.Stream, time.Since(started), e.Limits())}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		out.Signal = ws.Signal().String()
 	}
 	fmt.Fprintf(log, "\nkubectl-triage: agent exited: code %d%s\n", out.ExitCode, signalSuffix(out.Signal))
 	out.Notes = iso.finish(e, log)
-	if sum := consumer.tools.Summary(); sum != "" {
-		out.Notes = append(out.Notes, "kubectl-triage: the agent's stream reported "+sum+".")
-	}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}
@@ -405,13 +430,16 @@ func signalSuffix(s string) string {
 // else (for text agents) its stdout. The caller validates the result.
 func (e *Exec) obtainReport(ws *workspace.Workspace, c *streamConsumer) error {
 	path := ws.MustPath(workspace.ReportFile)
-	if fi, err := os.Lstat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			// A symlink could point anywhere; never follow it.
-			os.Remove(path)
-		} else if data, err := os.ReadFile(path); err == nil && report.Validate(string(data)) == nil {
-			return nil
-		}
+	data, err := ws.Files().ReadFile(context.Background(), workspace.ReportFile)
+	var refused *safefile.Error
+	switch {
+	case err == nil && report.Validate(string(data)) == nil:
+		return nil
+	case errors.As(err, &refused) && refused.Path == path && (refused.Why == safefile.Link || refused.Why == safefile.NotRegular):
+		// The engine's own slot, holding a link that could point anywhere
+		// or a pipe: the name goes (never what it leads to), the report
+		// is taken from the stream below.
+		os.Remove(path)
 	}
 	var candidates []string
 	switch e.Def.Report {
@@ -450,6 +478,7 @@ type streamConsumer struct {
 	lastText string
 	isError  bool
 	tools    ToolCalls
+	meter    meter
 }
 
 // Write receives stdout as it arrives and handles it line by line.
@@ -491,6 +520,7 @@ func (c *streamConsumer) line(l []byte) {
 	if ev.Progress != "" && c.progress != nil {
 		c.progress(progress.Agentf("%s", ev.Progress))
 	}
+	c.meter.observe(ev)
 	for _, te := range ev.Tools {
 		if p := c.tools.observe(te); p != "" && c.progress != nil {
 			c.progress(progress.Agentf("%s", p))

@@ -136,7 +136,9 @@ func (e *Exec) sandboxSpec(ws string) sandbox.Spec {
 		spec.HomeFiles = inside(home, e.homeFiles())
 		spec.LoginFiles = inside(home, e.loginFiles())
 		kubectl, _ := e.lookPath("kubectl")
-		spec.Expose = sandbox.ExposeFor(home, filepath.SplitList(e.getenv("PATH")), e.path, kubectl)
+		x := sandbox.ComputeExposure(home, filepath.SplitList(e.getenv("PATH")), e.getenv, e.path, kubectl)
+		spec.Expose = x.Expose
+		spec.Mask = append(spec.Mask, x.Mask...)
 	}
 	return spec
 }
@@ -187,8 +189,9 @@ func (e *Exec) userProxy() *url.URL {
 // isolation is one run's sandbox: the wrapped command's handle and the
 // egress hub that is its only way out.
 type isolation struct {
-	handle *sandbox.Handle
-	hub    *egress.Hub
+	handle  *sandbox.Handle
+	hub     *egress.Hub
+	exposed []string // what of the user's home the agent saw, read-only
 }
 
 // isolate puts cmd inside the chosen sandbox. For the namespace sandbox it
@@ -220,7 +223,7 @@ func (e *Exec) isolate(cmd *exec.Cmd, r *Run) (*isolation, error) {
 			hub.Close()
 			return nil, err
 		}
-		return &isolation{handle: h, hub: hub}, nil
+		return &isolation{handle: h, hub: hub, exposed: spec.Expose}, nil
 	case sandbox.ModeBwrap:
 		return &isolation{}, sandbox.WrapBwrap(cmd, e.helperPath, spec)
 	case sandbox.ModeSandboxExec:
@@ -235,6 +238,21 @@ func (e *Exec) isolate(cmd *exec.Cmd, r *Run) (*isolation, error) {
 	// Unsandboxed (--no-sandbox, or nothing available): still supervised,
 	// so the agent dies with the plugin.
 	return &isolation{}, sandbox.Supervise(cmd)
+}
+
+// exposedNote says what of the user's home the sandboxed agent saw.
+func exposedNote(home string, exposed []string) string {
+	if len(exposed) == 0 {
+		return "kubectl-triage: the agent's home was in memory, with only its CLI's own files; nothing else of your home was visible."
+	}
+	var list []string
+	for _, p := range exposed {
+		if rel, err := filepath.Rel(home, p); err == nil {
+			p = "~/" + rel
+		}
+		list = append(list, p)
+	}
+	return "kubectl-triage: the agent's home was in memory, with its CLI's own files; exposed read-only from your home (credential files inside masked): " + strings.Join(list, ", ") + "."
 }
 
 func withoutProxyEnv(env []string) []string {
@@ -295,6 +313,9 @@ func (iso *isolation) finish(e *Exec, log *lockedWriter) []string {
 			}
 			fmt.Fprintf(log, "kubectl-triage: the %s CLI refreshed its login; wrote it back to %s\n", e.Def.Name, l.Path)
 		}
+	}
+	if iso.handle != nil {
+		notes = append(notes, exposedNote(e.home(), iso.exposed))
 	}
 	if iso.hub != nil {
 		iso.hub.Close()

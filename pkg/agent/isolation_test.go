@@ -113,3 +113,43 @@ func TestModelEndpoints(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxSpecExposesShimRoots: with pyenv's shims first on PATH, the
+// namespace sandbox exposes ~/.pyenv read-only with its credentials masked,
+// and the report's footer note says what of the home the agent saw.
+func TestSandboxSpecExposesShimRoots(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".pyenv/shims", ".pyenv/versions/3.12.1/bin", "ws"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, ".pyenv", ".netrc"), []byte("x"), 0o600)
+	e := &Exec{
+		Def: streamDef("claude"), Home: home,
+		Environ:  func() []string { return []string{"PATH=" + filepath.Join(home, ".pyenv/shims") + ":/usr/bin"} },
+		LookPath: func(string) (string, error) { return "", errors.New("not found") },
+	}
+	e.sandboxMode = sandbox.ModeNamespaces
+	ws := filepath.Join(home, "ws")
+	spec := e.sandboxSpec(ws)
+	if got, want := strings.Join(spec.Expose, ","), filepath.Join(home, ".pyenv"); got != want {
+		t.Errorf("expose = %s, want %s", got, want)
+	}
+	masked := false
+	for _, m := range spec.Mask {
+		masked = masked || m == filepath.Join(home, ".pyenv", ".netrc")
+	}
+	if !masked {
+		t.Errorf("~/.pyenv/.netrc not masked: %v", spec.Mask)
+	}
+	for _, tc := range []struct {
+		exposed []string
+		want    string
+	}{
+		{spec.Expose, "exposed read-only from your home (credential files inside masked): ~/.pyenv."},
+		{nil, "nothing else of your home was visible"},
+	} {
+		if got := exposedNote(home, tc.exposed); !strings.Contains(got, tc.want) {
+			t.Errorf("note %q lacks %q", got, tc.want)
+		}
+	}
+}

@@ -14,8 +14,11 @@ import (
 // passes its API key to its shell (every command's environment has it), so
 // a model that prints the environment puts the key in the stream; the
 // workspace must not keep it. The values are known exactly, so they are
-// replaced exactly, not guessed by shape. Writes are held back to the end
-// of a line, so a key split across two writes is still found.
+// replaced exactly, not guessed by shape. Any other credential the agent
+// prints (one it read from a log, a config file or its environment) is
+// masked by shape, with redact.Text, as the report that quotes it is.
+// Writes are held back to the end of a line, so a key split across two
+// writes is still found.
 type logMask struct {
 	w       io.Writer
 	secrets [][]byte // longest first, so one that contains another wins
@@ -44,16 +47,16 @@ func newLogMask(w io.Writer, values []string) *logMask {
 }
 
 func (m *logMask) Write(p []byte) (int, error) {
-	if len(m.secrets) == 0 {
-		return m.w.Write(p)
-	}
 	m.partial = append(m.partial, p...)
 	end := bytes.LastIndexByte(m.partial, '\n') + 1
 	if end == 0 && len(m.partial) > maxHeld {
 		// Mask what is complete, then keep back only the bytes a secret
 		// still being written could have begun in.
 		m.partial = m.mask(m.partial)
-		end = len(m.partial) - len(m.secrets[0]) + 1
+		end = len(m.partial)
+		if len(m.secrets) > 0 {
+			end -= len(m.secrets[0]) - 1
+		}
 	}
 	if end > 0 {
 		if _, err := m.w.Write(m.mask(m.partial[:end])); err != nil {
@@ -79,6 +82,9 @@ func (m *logMask) mask(b []byte) []byte {
 		if bytes.Contains(b, s) {
 			b = bytes.ReplaceAll(b, s, []byte(redact.Mask))
 		}
+	}
+	if text, n := redact.Text(string(b)); n > 0 {
+		b = []byte(text)
 	}
 	return b
 }

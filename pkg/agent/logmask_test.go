@@ -17,7 +17,10 @@ func TestLogMask(t *testing.T) {
 		writes []string
 		want   string
 	}{
-		{"no secrets passes through", nil, []string{"ANTHROPIC_API_KEY=sk-test-0123456789\n"}, "ANTHROPIC_API_KEY=sk-test-0123456789\n"},
+		{"no secrets passes through", nil, []string{"reading context/logs.txt\n", "done"}, "reading context/logs.txt\ndone"},
+		{"other credentials masked by shape", nil, []string{"ANTHROPIC_API_KEY=sk-test-0123456789\n", "DB_PASSWORD=hunter2-x\n"},
+			"ANTHROPIC_API_KEY=[REDACTED]\nDB_PASSWORD=[REDACTED]\n"},
+		{"a shape split across writes", nil, []string{"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.", "eyJzdWIiOiJ4In0.c2lnbmF0dXJl\n"}, "Authorization: Bearer [REDACTED]\n"},
 		{"masked in one write", []string{key}, []string{`{"content":"KEY=` + key + `\n"}` + "\n"}, `{"content":"KEY=[REDACTED]\n"}` + "\n"},
 		{"split across writes", []string{key}, []string{"a sk-test-01", "23456789 b\n"}, "a [REDACTED] b\n"},
 		{"last line without newline is flushed", []string{key}, []string{"x " + key}, "x [REDACTED]"},

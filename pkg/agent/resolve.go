@@ -20,6 +20,8 @@ type Options struct {
 	Sandbox          SandboxPolicy // how exec agents are isolated
 	Kubeconfigs      []string      // the user's kubeconfig files, masked in the sandbox
 	ExtraMasks       []string      // more paths to mask
+	MaxTurns         int           // --max-turns: the CLI's own turn limit (0: its definition's default)
+	MaxBudgetUSD     float64       // --max-budget-usd: the CLI's own spending limit (0: none)
 }
 
 // Resolve returns the agent the options name. For an exec agent it runs the
@@ -27,6 +29,9 @@ type Options struct {
 // fails before any workspace exists.
 func Resolve(o Options) (Agent, error) {
 	if o.Command == "" && (o.Name == "" || o.Name == BuiltinName) {
+		if o.MaxTurns != 0 || o.MaxBudgetUSD != 0 {
+			return nil, fmt.Errorf("--max-turns and --max-budget-usd limit an agent CLI; the builtin investigator takes neither")
+		}
 		return &Builtin{}, nil
 	}
 	var def *Definition
@@ -47,8 +52,11 @@ func Resolve(o Options) (Agent, error) {
 		}
 		def = d
 	}
+	if err := checkLimits(def, o); err != nil {
+		return nil, err
+	}
 	e := &Exec{Def: def, ModelName: o.Model, AllowedTools: o.AllowedTools, SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay,
-		Isolation: o.Sandbox, Kubeconfigs: o.Kubeconfigs, ExtraMasks: o.ExtraMasks}
+		Isolation: o.Sandbox, Kubeconfigs: o.Kubeconfigs, ExtraMasks: o.ExtraMasks, MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD}
 	if err := e.Preflight(); err != nil {
 		return nil, err
 	}
@@ -79,4 +87,19 @@ func Names(configDir string) []string {
 		names = append(names, sortedKeys(defs)...)
 	}
 	return names
+}
+
+// checkLimits refuses a limit the agent's CLI has no flag for, rather than
+// let a user believe a run is bounded when it is not.
+func checkLimits(def *Definition, o Options) error {
+	if o.MaxTurns < 0 || o.MaxBudgetUSD < 0 {
+		return fmt.Errorf("--max-turns and --max-budget-usd must not be negative")
+	}
+	if o.MaxTurns > 0 && len(def.MaxTurnsArgs) == 0 {
+		return fmt.Errorf("--max-turns: the %s agent's CLI has no turn limit of its own (its definition sets no maxTurnsArgs); bound the run with --timeout instead", def.Name)
+	}
+	if o.MaxBudgetUSD > 0 && len(def.BudgetArgs) == 0 {
+		return fmt.Errorf("--max-budget-usd: the %s agent's CLI has no spending limit of its own (its definition sets no budgetArgs); bound the run with --timeout or --max-turns instead", def.Name)
+	}
+	return nil
 }

@@ -18,6 +18,19 @@ type streamEvent struct {
 	// Tools are the tool calls started and the results that came back on
 	// this line (a claude line can carry several).
 	Tools []toolEvent
+	// Usage is what the line reports of the run's cost, if anything.
+	Usage *usage
+}
+
+// usage is a stream line's cost figures. Total lines (claude's and
+// gemini's final result) replace what came before; the others (codex's
+// per-turn usage) add to it.
+type usage struct {
+	Total             bool
+	In, Out, CachedIn int64
+	Turns             int // 0: not reported (inferred from the stream instead)
+	CostUSD           float64
+	Stopped           string // a limit of the CLI's own ended the run
 }
 
 // toolEvent is a tool call starting (Call set) or its result (Done).
@@ -34,6 +47,9 @@ type toolEvent struct {
 // and is counted for the report footer.
 type ToolCalls struct {
 	Calls, Failed int
+	// Refused are the failed calls the CLI's own policy denied: they never
+	// ran.
+	Refused int
 	// Failures are the failed calls as progress shows them, in order.
 	Failures []string
 
@@ -71,6 +87,9 @@ func (t *ToolCalls) observe(ev toolEvent) string {
 		return ""
 	}
 	t.Failed++
+	if refusal(ev.Failed) {
+		t.Refused++
+	}
 	line := "failed: " + orDefault(call, "tool call") + " (" + ev.Failed + ")"
 	t.Failures = append(t.Failures, line)
 	return line
@@ -87,6 +106,11 @@ func (t *ToolCalls) Summary() string {
 		plural = ""
 	}
 	return fmt.Sprintf("%d tool call%s, %d failed", t.Calls, plural, t.Failed)
+}
+
+// refusal: a failure reason that says the CLI's policy denied the call.
+func refusal(reason string) bool {
+	return strings.HasPrefix(reason, "denied by") || strings.HasPrefix(reason, "declined by")
 }
 
 type streamParser func(line []byte) (streamEvent, bool)
@@ -146,10 +170,18 @@ func oneLine(s string) string {
 // non-zero exit or a call its permission mode denied).
 func parseClaude(line []byte) (streamEvent, bool) {
 	var m struct {
-		Type    string `json:"type"`
-		Subtype string `json:"subtype"`
-		Result  string `json:"result"`
-		IsError bool   `json:"is_error"`
+		Type     string  `json:"type"`
+		Subtype  string  `json:"subtype"`
+		Result   string  `json:"result"`
+		IsError  bool    `json:"is_error"`
+		NumTurns int     `json:"num_turns"`
+		CostUSD  float64 `json:"total_cost_usd"`
+		Usage    struct {
+			In            int64 `json:"input_tokens"`
+			CacheCreation int64 `json:"cache_creation_input_tokens"`
+			CacheRead     int64 `json:"cache_read_input_tokens"`
+			Out           int64 `json:"output_tokens"`
+		} `json:"usage"`
 		Message struct {
 			Content []struct {
 				Type      string          `json:"type"`
@@ -196,7 +228,15 @@ func parseClaude(line []byte) (streamEvent, bool) {
 		}
 		return ev, len(ev.Tools) > 0
 	case "result":
-		return streamEvent{Result: m.Result, IsError: m.IsError || (m.Subtype != "" && m.Subtype != "success"), Progress: "finished: " + orDefault(m.Subtype, "result")}, true
+		u := &usage{Total: true, In: m.Usage.In + m.Usage.CacheCreation + m.Usage.CacheRead, Out: m.Usage.Out,
+			CachedIn: m.Usage.CacheRead, Turns: m.NumTurns, CostUSD: m.CostUSD}
+		switch m.Subtype {
+		case "error_max_turns":
+			u.Stopped = "max turns reached"
+		case "error_max_budget_usd":
+			u.Stopped = "max budget reached"
+		}
+		return streamEvent{Result: m.Result, IsError: m.IsError || (m.Subtype != "" && m.Subtype != "success"), Progress: "finished: " + orDefault(m.Subtype, "result"), Usage: u}, true
 	}
 	return streamEvent{}, false
 }
@@ -304,6 +344,11 @@ func parseCodex(line []byte) (streamEvent, bool) {
 			Message string `json:"message"`
 		} `json:"error"`
 		Message string `json:"message"`
+		Usage   struct {
+			In       int64 `json:"input_tokens"`
+			CachedIn int64 `json:"cached_input_tokens"`
+			Out      int64 `json:"output_tokens"`
+		} `json:"usage"`
 	}
 	if json.Unmarshal(line, &m) != nil {
 		return streamEvent{}, false
@@ -337,7 +382,8 @@ func parseCodex(line []byte) (streamEvent, bool) {
 		}
 		return streamEvent{Progress: "error: " + oneLine(msg), IsError: true}, true
 	case "turn.completed":
-		return streamEvent{Progress: "finished"}, true
+		// OpenAI's input_tokens include the cached ones.
+		return streamEvent{Progress: "finished", Usage: &usage{In: m.Usage.In, CachedIn: m.Usage.CachedIn, Out: m.Usage.Out}}, true
 	}
 	return streamEvent{}, false
 }
@@ -363,6 +409,11 @@ func parseGemini(line []byte) (streamEvent, bool) {
 			Type    string `json:"type"`
 			Message string `json:"message"`
 		} `json:"error"`
+		Stats struct {
+			In     int64 `json:"input_tokens"`
+			Out    int64 `json:"output_tokens"`
+			Cached int64 `json:"cached"`
+		} `json:"stats"`
 	}
 	if json.Unmarshal(line, &m) != nil {
 		return streamEvent{}, false
@@ -392,7 +443,8 @@ func parseGemini(line []byte) (streamEvent, bool) {
 			return streamEvent{Text: m.Content, Delta: m.Delta}, true
 		}
 	case "result":
-		return streamEvent{Result: m.Response, IsError: m.Status == "error", Progress: "finished: " + orDefault(m.Status, "result")}, true
+		return streamEvent{Result: m.Response, IsError: m.Status == "error", Progress: "finished: " + orDefault(m.Status, "result"),
+			Usage: &usage{Total: true, In: m.Stats.In, Out: m.Stats.Out, CachedIn: m.Stats.Cached}}, true
 	}
 	return streamEvent{}, false
 }

@@ -3,7 +3,7 @@ package applog
 import "testing"
 
 // Dependencies, start scripts and structured last words: the wordings the
-// real-corpus misses of issue 16 turned up, each with its library's variants.
+// real-corpus misses turned up, each with its library's variants.
 var depCases = []corpusCase{
 	{
 		name: "pgjdbc-connection-refused-host-port", eco: "java",

@@ -4,12 +4,14 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 var (
 	// A Java/Kotlin/Scala exception line: a dotted class name ending in
 	// Exception/Error/Throwable, optionally after "Exception in thread".
-	javaExcRe   = regexp.MustCompile(`^(?:Exception in thread "[^"]*" )?(?:Caused by: )?([a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable|Failure|Fault)[\w$]*)(?::\s*(.*))?$`)
+	javaExcRe   = regexp.MustCompile(`^(?:Exception in thread "[^"]*" )?(?:Caused by: )?(?P<class>[a-zA-Z_$][\w$]*(?:\.[\w$]+)+(?:Exception|Error|Throwable|Failure|Fault)[\w$]*)(?::\s*(?P<msg>.*))?$`)
 	javaFrameRe = regexp.MustCompile(`^\s+at \S+|^\s+\.\.\. \d+ (more|common frames omitted)`)
 	// .NET: "Unhandled exception. System.X: msg", " ---> System.Y: inner".
 	dotnetExcRe = regexp.MustCompile(`^(?:Unhandled [Ee]xception\. |\s*---> )?((?:[A-Z][\w]*\.)+[A-Z]\w*(?:Exception|Error)(?: \(\d+\))?)(?::\s*(.*))?$`)
@@ -81,6 +83,9 @@ func (p *parser) event(i int) (int, Event) {
 		return p.rustPanic(i)
 	case strings.HasPrefix(t, "Traceback (most recent call last)"):
 		end, head := p.pythonTraceback(i)
+		if h := continued(p.lines[i:end], head); h != "" {
+			head = h
+		}
 		return end, Event{Format: FormatPlain, Level: LevelFatal, Message: head, Trace: TracePython, Headline: head}
 	case t == "APPLICATION FAILED TO START" || strings.HasPrefix(t, "*** FATAL CONFIG FILE ERROR"):
 		return p.report(i)
@@ -115,10 +120,17 @@ func (p *parser) event(i int) (int, Event) {
 			end++
 			continue
 		}
+		if e := p.extendsEvent(i, end, r); e > end {
+			end = e
+			continue
+		}
 		break
 	}
 	if end > i+1 {
 		ev.Trace, ev.Headline = traceHeadline(p.lines[i:end])
+		if h := wholeHeadline(p.lines[i:end], ev.Headline, r.level); h != "" {
+			ev.Headline = h
+		}
 		// ASP.NET's console logger: "fail: Category[0]" then the message
 		// indented on the next line.
 		if aspnetHeadRe.MatchString(t) {
@@ -129,8 +141,8 @@ func (p *parser) event(i int) (int, Event) {
 	// exception: "Exception in thread "main" java.lang.X: …" or ".NET's
 	// "Unhandled exception. System.X: …".
 	if ev.Trace == "" && r.format == FormatPlain {
-		if m := javaExcRe.FindStringSubmatch(t); m != nil && strings.HasPrefix(t, "Exception in thread") {
-			ev.Trace, ev.Headline = TraceJava, strings.TrimPrefix(t[strings.Index(t, m[1]):], "")
+		if m, ok := submatch.Find(javaExcRe, t); ok && strings.HasPrefix(t, "Exception in thread") {
+			ev.Trace, ev.Headline = TraceJava, strings.TrimPrefix(t[strings.Index(t, m.Get("class")):], "")
 		} else if strings.HasPrefix(t, "Unhandled exception. ") || strings.HasPrefix(t, "Unhandled Exception: ") {
 			ev.Trace, ev.Headline = TraceDotNet, t[strings.Index(t, " ")+1:]
 			ev.Headline = strings.TrimPrefix(strings.TrimPrefix(ev.Headline, "exception. "), "Exception: ")
@@ -152,7 +164,10 @@ func (p *parser) event(i int) (int, Event) {
 	if ev.Trace != "" && (strings.HasPrefix(t, "Exception in thread") || strings.HasPrefix(t, "Unhandled")) {
 		ev.Level, ev.Implied = LevelFatal, false
 	}
-	if ev.Trace != "" && ev.Level < LevelError && ev.Implied {
+	// An error printed with its frames is an error report by its shape:
+	// the words that guessed its level (ioredis' unlevelled "Unhandled
+	// error event") no longer matter.
+	if ev.Trace != "" && ev.Level <= LevelError && ev.Implied {
 		ev.Level, ev.Implied = LevelError, false
 	}
 	if ev.Trace != "" && ev.Level == LevelUnknown {
@@ -271,6 +286,9 @@ func (p *parser) pythonTraceback(i int) (int, string) {
 			for end < len(p.lines) && len(p.lines[end]) > 0 && (p.lines[end][0] == ' ' || p.lines[end][0] == '\t') {
 				end++
 			}
+			if pydanticHeadRe.MatchString(head) {
+				end = pydanticEnd(p.lines, end)
+			}
 			if k := nextNonBlank(p.lines, end); k < len(p.lines) && pyChainRe.MatchString(strings.TrimSpace(p.lines[k])) {
 				end = k
 				continue
@@ -300,7 +318,9 @@ func traceHeadline(block []string) (Trace, string) {
 		case k > 0 && strings.HasPrefix(lt, "Traceback (most recent call last)"):
 			kind = TracePython
 		case kind == TracePython:
-			if lt != "" && l[0] != ' ' && l[0] != '\t' && !pyChainRe.MatchString(lt) {
+			// pydantic's field list goes on unindented under its
+			// exception line, which stays the headline.
+			if lt != "" && l[0] != ' ' && l[0] != '\t' && !pyChainRe.MatchString(lt) && !pydanticHeadRe.MatchString(head) {
 				head = lt
 			}
 		case strings.HasPrefix(lt, "Caused by: "):

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // record is one line read on its own, before grouping.
@@ -26,7 +28,7 @@ func parseLine(line string) record {
 			return r
 		}
 	}
-	if m := klogRe.FindStringSubmatch(line); m != nil {
+	if m, ok := submatch.Find(klogRe, line); ok {
 		return parseKlog(m)
 	}
 	if r, ok := parseLogfmt(t); ok {
@@ -95,7 +97,7 @@ func parseJSON(line string) (record, bool) {
 	}
 	for _, k := range jsonErrKeys {
 		if s := errText(obj[k]); s != "" {
-			r.err = firstLine(s)
+			r.err = errLine(s)
 			break
 		}
 	}
@@ -266,15 +268,16 @@ func firstLine(s string) string {
 // ---- klog/glog ----
 
 // klogRe matches klog's header: Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg
-var klogRe = regexp.MustCompile(`^([IWEF])(\d{4}) (\d{2}:\d{2}:\d{2}\.\d+)\s+(\d+) ([^\]\s]+:\d+)\] ?(.*)$`)
+var klogRe = regexp.MustCompile(`^(?P<level>[IWEF])(?P<date>\d{4}) (?P<time>\d{2}:\d{2}:\d{2}\.\d+)\s+(?P<thread>\d+) (?P<source>[^\]\s]+:\d+)\] ?(?P<msg>.*)$`)
 
-func parseKlog(m []string) record {
-	r := record{format: FormatKlog, level: levelWord(m[1]), msg: m[6]}
+func parseKlog(m submatch.Match) record {
+	msg := m.Get("msg")
+	r := record{format: FormatKlog, level: levelWord(m.Get("level")), msg: msg}
 	// Structured klog: "message" key="value" err="…"
-	if strings.HasPrefix(m[6], `"`) {
-		if q, err := strconv.QuotedPrefix(m[6]); err == nil {
+	if strings.HasPrefix(msg, `"`) {
+		if q, err := strconv.QuotedPrefix(msg); err == nil {
 			r.msg, _ = strconv.Unquote(q)
-			kv := logfmtPairs(strings.TrimSpace(m[6][len(q):]))
+			kv := logfmtPairs(strings.TrimSpace(msg[len(q):]))
 			for _, k := range []string{"err", "error"} {
 				if v, ok := kv[k]; ok {
 					r.err = v
@@ -368,13 +371,13 @@ func logfmtPairs(s string) map[string]string {
 
 var (
 	// nginx/Apache "[emerg]", "[error]"; ASP.NET's console "fail: ", "crit: ".
-	bracketLevelRe = regexp.MustCompile(`(?i)^(?:\S+\s+){0,3}\[\s?(emerg|alert|crit|critical|error|err|erro|warn|warning|notice|info|information|debug|fatal|verbose|trace)\]|^(trce|dbug|info|warn|fail|crit): `)
+	bracketLevelRe = regexp.MustCompile(`(?i)^(?:\S+\s+){0,3}\[\s?(?P<level>emerg|alert|crit|critical|error|err|erro|warn|warning|notice|info|information|debug|fatal|verbose|trace)\]|^(?P<level>trce|dbug|info|warn|fail|crit): `)
 	// Serilog's default console template: "[15:22:27 ERR] …".
-	serilogConsoleRe = regexp.MustCompile(`^\[\d{2}:\d{2}:\d{2} (VRB|DBG|INF|WRN|ERR|FTL)\] `)
+	serilogConsoleRe = regexp.MustCompile(`^\[\d{2}:\d{2}:\d{2} (?P<level>VRB|DBG|INF|WRN|ERR|FTL)\] `)
 	// librdkafka: "%3|1618498121.702|FAIL|rdkafka#consumer-1| …" (syslog levels).
-	syslogLevelRe = regexp.MustCompile(`^%([0-7])\|`)
+	syslogLevelRe = regexp.MustCompile(`^%(?P<severity>[0-7])\|`)
 	// Redis: "1:M 26 Nov 2026 09:34:01.123 # message" (# warning, * notice).
-	redisRe        = regexp.MustCompile(`^(?:\d+:[XCSM]|\[\d+\]) \d{1,2} \w{3}(?: \d{4})? [\d:.]+ ([.\-*#]) `)
+	redisRe        = regexp.MustCompile(`^(?:\d+:[XCSM]|\[\d+\]) \d{1,2} \w{3}(?: \d{4})? [\d:.]+ (?P<role>[.\-*#]) `)
 	leadingErrorRe = regexp.MustCompile(`^(npm ERR!|npm error|[Ee]rror:|ERROR:|fatal:|FATAL:|panic:|\w*Error: |\w+Exception: |E! |error |Error |Fatal |Failed |failed )`)
 )
 
@@ -385,8 +388,8 @@ func plainLevel(line string) (Level, bool) {
 	if len(head) > 120 {
 		head = head[:120]
 	}
-	if m := redisRe.FindStringSubmatch(head); m != nil {
-		switch m[1] {
+	if m, ok := submatch.Find(redisRe, head); ok {
+		switch m.Get("role") {
 		case "#":
 			return LevelWarn, false
 		case "*":
@@ -395,14 +398,14 @@ func plainLevel(line string) (Level, bool) {
 			return LevelDebug, false
 		}
 	}
-	if m := serilogConsoleRe.FindStringSubmatch(head); m != nil {
-		return levelWord(m[1]), false
+	if m, ok := submatch.Find(serilogConsoleRe, head); ok {
+		return levelWord(m.Get("level")), false
 	}
 	if l, ok := scriptLevel(head); ok {
 		return l, false
 	}
-	if m := syslogLevelRe.FindStringSubmatch(head); m != nil {
-		switch m[1] {
+	if m, ok := submatch.Find(syslogLevelRe, head); ok {
+		switch m.Get("severity") {
 		case "0", "1", "2":
 			return LevelFatal, false
 		case "3":
@@ -415,8 +418,8 @@ func plainLevel(line string) (Level, bool) {
 		return LevelInfo, false
 	}
 	if b := strings.IndexByte(head, '['); (b >= 0 && b < 60) || (len(head) > 5 && head[4] == ':') {
-		if m := bracketLevelRe.FindStringSubmatch(head); m != nil {
-			return levelWord(m[1] + m[2]), false
+		if m, ok := submatch.Find(bracketLevelRe, head); ok {
+			return levelWord(m.Get("level")), false
 		}
 	}
 	if leadingErrorRe.MatchString(head) {

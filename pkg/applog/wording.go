@@ -3,6 +3,8 @@ package applog
 import (
 	"regexp"
 	"strings"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // More wordings of the signals, from programs whose own phrasing the main
@@ -89,15 +91,15 @@ func init() { signalTable = append(signalTable, moreSignals...) }
 // entrypoints and GNU tools: nginx's docker-entrypoint.d scripts print
 // "10-listen-on-ipv6-by-default.sh: info: /etc/nginx/conf.d/default.conf is
 // not a file or does not exist", an info line whatever its words.
-var scriptLevelRe = regexp.MustCompile(`^[\w.-]+(?:\.sh)?: (info|notice|warning|warn|error|fatal|debug): `)
+var scriptLevelRe = regexp.MustCompile(`^[\w.-]+(?:\.sh)?: (?P<level>info|notice|warning|warn|error|fatal|debug): `)
 
 // scriptLevel returns the level a "<program>: <level>: " prefix declares.
 func scriptLevel(head string) (Level, bool) {
 	if !strings.Contains(head, ": ") {
 		return LevelUnknown, false
 	}
-	if m := scriptLevelRe.FindStringSubmatch(head); m != nil {
-		return levelWord(m[1]), true
+	if m, ok := submatch.Find(scriptLevelRe, head); ok {
+		return levelWord(m.Get("level")), true
 	}
 	return LevelUnknown, false
 }

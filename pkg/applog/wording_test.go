@@ -34,6 +34,9 @@ func TestSignalsOfRealWording(t *testing.T) {
 		{"apache/kafka KafkaRaftServer / meta.properties check", "java.lang.RuntimeException: Invalid cluster.id in: /bitnami/kafka/data/meta.properties. Expected 4L6g3nShT-eMCtK--X86sw, but read ZtZmkXu0SF2RnJtSnP6Gdg", SigConfig},
 		{"dotnet/runtime ArgumentNullException via EF Core UseNpgsql", "System.ArgumentNullException: Value cannot be null. (Parameter 'connectionString')", SigConfig},
 		{"redis/redis-py exceptions.AuthenticationError (Redis 6 ACL reply)", "redis.exceptions.AuthenticationError: invalid username-password pair or user is disabled.", SigUnauthorized},
+		{"kobotoolbox/kobo-docker#31 (celery/py-amqp client)", "[2020-03-01 10:00:00,000: ERROR/MainProcess] consumer: Cannot connect to amqp://guest:**@rabbit:5672//: Couldn't log in: a socket error occurred.", SigUnauthorized},
+		{"kobotoolbox/kobo-docker#31 (rabbitmq-server)", "PLAIN login refused: user 'guest' can only connect via localhost", SigUnauthorized},
+		{"rabbitmq-server rabbit_reader (client's view via pika)", "pika.exceptions.ProbableAuthenticationError: ConnectionClosedByBroker: (403) 'ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile.'", SigUnauthorized},
 		{"kubernetes/client-go rest 401", "error: You must be logged in to the server (the server has asked for the client to provide credentials)", SigUnauthorized},
 		{"lib/pq conn.go ssl", `{"level":"error","msg":"unable to connect to database","error":"pq: SSL is not enabled on the server"}`, SigTLS},
 		{"npm/cli run-script (npm 6)", "npm ERR! missing script: start", SigConfig},
@@ -88,5 +91,23 @@ func TestParseRealWording(t *testing.T) {
 func TestNullArgumentIsConfigOnlyForSettings(t *testing.T) {
 	if got := Signals("System.ArgumentNullException: Value cannot be null. (Parameter 'source')"); slices.Contains(got, SigConfig) {
 		t.Errorf("signals %v: a null 'source' argument is not a configuration error", got)
+	}
+}
+
+// The user a refused login names, on the server's side and the client's.
+func TestRefusedLoginUsers(t *testing.T) {
+	tests := []struct{ source, text, want string }{
+		{"kobotoolbox/kobo-docker#31 (rabbitmq-server)", "PLAIN login refused: user 'guest' can only connect via localhost", "guest"},
+		{"deepset-ai/haystack#6649 (postgres)", `FATAL:  password authentication failed for user "somesafeuser"`, "somesafeuser"},
+		{"mysql-server sql_authentication", "Access denied for user 'root'@'10.244.1.7' (using password: YES)", "root"},
+		{"mongodb AuthenticationSession", `{"c":"ACCESS","msg":"Authentication failed","attr":{"mechanism":"SCRAM-SHA-256","principalName":"app","error":"UserNotFound: Could not find user \"app\" for db \"admin\""}}`, "app"},
+	}
+	for _, tt := range tests {
+		if got := Extract(tt.text).Users; !slices.Contains(got, tt.want) {
+			t.Errorf("%s: Users = %v, want %s", tt.source, got, tt.want)
+		}
+	}
+	if got := Extract("user 'guest' logged in").Users; len(got) != 0 {
+		t.Errorf("a line that refuses nothing names no user: %v", got)
 	}
 }

@@ -5,6 +5,7 @@
 package bundle
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -43,7 +44,9 @@ type Bundle struct {
 
 	// Related objects the rules need: what the pods reference and what the
 	// target points at. Secrets are never read: a missing Secret or key is
-	// known from the kubelet's own message.
+	// known from the kubelet's own message, and whether an Ingress's TLS
+	// Secret exists from a read of its table row (ClusterInfo.SecretsSeen,
+	// Missing).
 	Namespace       *corev1.Namespace
 	ConfigMaps      []*corev1.ConfigMap             // referenced by the pods (env, envFrom, volumes)
 	ServiceAccounts []*corev1.ServiceAccount        // the pods', and a workload target's pod template's
@@ -88,8 +91,14 @@ type Bundle struct {
 	// (no spec): what the report counts and ranks; the failing ones it
 	// explains are in Pods, in full.
 	NamespacePods []*corev1.Pod
+	// DependencyPods are the pods behind a Service that a failing log
+	// names and that has no ready endpoint (see dependencies.go); the log
+	// of the first one not ready is among Logs.
+	DependencyPods []*corev1.Pod
 	// Candidates are pods of a Service's namespace considered when its
-	// selector matches nothing (labels only matter).
+	// selector matches nothing, or the same workload's pods of other
+	// revisions a selector pinned to one revision leaves out (names,
+	// labels, owners and phase only; see revision.go).
 	Candidates []*corev1.Pod
 	// Missing lists objects something refers to that do not exist.
 	Missing []MissingRef
@@ -122,6 +131,22 @@ type ClusterInfo struct {
 	// (one page held them all). Only then does a Service not among them
 	// not exist; a bundle without it says nothing of missing Services.
 	ServicesListed string `json:"servicesListed,omitempty"`
+	// NetworkPoliciesListed names the namespace whose NetworkPolicies were
+	// listed whole: only then is a pod no policy selects not isolated.
+	NetworkPoliciesListed string `json:"networkPoliciesListed,omitempty"`
+	// SecretsSeen are the Secrets (namespace/name) a read of their table row
+	// found to exist; one found absent is in Missing. Neither holds
+	// anything of the Secret but its name.
+	SecretsSeen []string `json:"secretsSeen,omitempty"`
+}
+
+// Name names the cluster faults and incidents are filed under: the
+// kubeconfig's cluster, else the context (a kubeconfig may name none).
+func (c ClusterInfo) Name() string {
+	if c.Cluster != "" {
+		return c.Cluster
+	}
+	return c.Context
 }
 
 // GoneAnnotation marks a placeholder target: the fault's resource no longer
@@ -150,6 +175,11 @@ func (b *Bundle) IsMissing(kind, namespace, name string) bool {
 		}
 	}
 	return false
+}
+
+// SecretSeen reports whether a read of its table row found Secret ns/name.
+func (b *Bundle) SecretSeen(namespace, name string) bool {
+	return slices.Contains(b.Cluster.SecretsSeen, namespace+"/"+name)
 }
 
 // ConfigMap returns the collected ConfigMap, or nil.

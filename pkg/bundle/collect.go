@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/objconv"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 )
 
@@ -32,6 +33,9 @@ type Options struct {
 	// Needs is the plan: the evidence to fetch beyond the target, its
 	// owners and its pods. Nil fetches everything the target's kind has.
 	Needs []Need
+	// PodEvents is the target pod's events list when it was started
+	// before the pod was read (StartPodEvents): one run's, never shared.
+	PodEvents *PodEvents
 }
 
 // DefaultOptions are tuned for a report a human reads and an agent can
@@ -55,40 +59,57 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 		CollectedAt: time.Now().UTC(),
 		Cluster:     cluster,
 	}, seen: map[types.UID]bool{}}
+	c.ev.start(opts.Concurrency)
 
 	obj := target.DeepCopy()
 	redact.Object(obj.Object)
 	c.b.Object = obj
 	c.add(obj)
 
-	// Walk up the controller chain, then down to the pods a workload runs:
-	// each step needs the previous one's answer, so these are sequential.
-	c.owners(ctx, target.GetNamespace(), target.GetOwnerReferences())
-	c.children(ctx)
-	c.targetRelated(ctx, obj)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	// What the pods reference, and the namespace, in parallel.
-	c.fanOut(ctx, 2, func(i int) {
-		if i == 0 {
-			c.podRelated(ctx, append([]*corev1.Pod(nil), c.b.Pods...), templateRefs(obj))
-		} else {
-			c.namespaceAndQuotas(ctx)
+	ns := target.GetNamespace()
+	if c.b.Target.Kind == "Pod" {
+		// A pod's owners, what it references, its node, logs and events
+		// all follow from its body, which is here: every read starts at
+		// once, its events (the slowest list in a crowded namespace) first.
+		c.startEvents(ctx, target.GetOwnerReferences())
+		c.fanOut(ctx, 2, func(i int) {
+			if i == 0 {
+				c.owners(ctx, ns, target.GetOwnerReferences())
+			} else {
+				c.podStage(ctx, obj)
+			}
+		})
+	} else {
+		// Walk up the controller chain, then down to the pods a workload
+		// runs: each step needs the previous one's answer.
+		c.owners(ctx, ns, target.GetOwnerReferences())
+		c.children(ctx)
+		c.targetRelated(ctx, obj)
+		if err := ctx.Err(); err != nil {
+			c.ev.wg.Wait()
+			return nil, err
 		}
-	})
-
-	// Nodes, events and logs are independent: fetch them in parallel.
-	c.parallel(ctx)
+		c.startEvents(ctx, nil)
+		c.podStage(ctx, obj)
+	}
+	// What the pods' own evidence calls for: the namespace's Services and
+	// NetworkPolicies (see NamespaceListsWanted), then the dependencies a
+	// log fails to reach and the RBAC around a denied ServiceAccount.
+	if c.deferredLists() && NamespaceListsWanted(c.b) {
+		c.namespaceLists(ctx)
+	}
 	if c.opts.wants(NeedDependencies) && c.opts.wants(NeedLogs) {
 		c.dependencies(ctx) // what the logs fail to reach
 	}
+	if c.opts.wants(NeedLogs) && ctx.Err() == nil {
+		c.claimHolders(ctx) // who holds the lock a log says is held
+	}
+	if c.opts.wants(NeedRBAC) && ctx.Err() == nil {
+		c.rbac(ctx)
+	}
+	c.remainingEvents(ctx) // and waits for every events list
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	// What the logs call for: the RBAC around a denied ServiceAccount.
-	if c.opts.wants(NeedRBAC) {
-		c.rbac(ctx)
 	}
 	sortEvents(c.b.Events)
 	sortRelated(c.b)
@@ -105,6 +126,14 @@ type collector struct {
 
 	// Cluster-scoped lists several claims may need, made once.
 	classesOnce, pvsOnce sync.Once
+
+	ev eventReads // the events lists, started as soon as their object is known (events.go)
+}
+
+func (c *collector) isSeen(uid types.UID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[uid]
 }
 
 func (c *collector) problem(what string, err error) {
@@ -152,7 +181,7 @@ func (c *collector) add(obj *unstructured.Unstructured) {
 
 func decodeInto[T any](obj *unstructured.Unstructured, dst *[]*T) {
 	var v T
-	if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &v) == nil {
+	if objconv.Converter.FromUnstructured(obj.Object, &v) == nil {
 		*dst = append(*dst, &v)
 	}
 }
@@ -160,7 +189,7 @@ func decodeInto[T any](obj *unstructured.Unstructured, dst *[]*T) {
 // addTyped redacts a typed object fetched through the clientset (which
 // leaves TypeMeta empty), stamps its kind and files it.
 func (c *collector) addTyped(obj runtime.Object, gvk schema.GroupVersionKind) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	m, err := objconv.Converter.ToUnstructured(obj)
 	if err != nil {
 		return
 	}
@@ -186,7 +215,7 @@ var (
 func (c *collector) owners(ctx context.Context, ns string, refs []metav1.OwnerReference) {
 	for depth := 0; depth < 4; depth++ {
 		ref := controllerOf(refs)
-		if ref == nil || c.seen[ref.UID] {
+		if ref == nil || c.isSeen(ref.UID) {
 			return
 		}
 		get, gvk, known := c.ownerGetter(ns, ref.Kind)
@@ -381,12 +410,27 @@ func podHealthy(p *corev1.Pod) bool {
 	return false
 }
 
-// parallel fetches nodes, events and logs with bounded concurrency.
-func (c *collector) parallel(ctx context.Context) {
+// podStage reads what the collected pods (and the target's pod template)
+// reference, the namespace and its policy objects, the pods' nodes and
+// their logs, in parallel.
+func (c *collector) podStage(ctx context.Context, target *unstructured.Unstructured) {
 	c.mu.Lock()
 	pods := append([]*corev1.Pod(nil), c.b.Pods...)
 	c.mu.Unlock()
+	c.fanOut(ctx, 3, func(i int) {
+		switch i {
+		case 0:
+			c.podRelated(ctx, pods, templateRefs(target))
+		case 1:
+			c.namespaceAndQuotas(ctx)
+		default:
+			c.nodesAndLogs(ctx, pods)
+		}
+	})
+}
 
+// nodesAndLogs fetches the pods' nodes and logs with bounded concurrency.
+func (c *collector) nodesAndLogs(ctx context.Context, pods []*corev1.Pod) {
 	wantNodes := c.opts.wants(NeedNodes)
 	if wantNodes && unscheduled(pods) {
 		// The scheduler's "Insufficient cpu" only means something next to
@@ -400,7 +444,7 @@ func (c *collector) parallel(ctx context.Context) {
 	for _, p := range pods {
 		if n := p.Spec.NodeName; n != "" && !podNodes[n] {
 			podNodes[n] = true
-			if wantNodes && c.b.Node(n) == nil {
+			if wantNodes && c.haveNode(n) == nil {
 				tasks = append(tasks, func() { c.node(ctx, n) })
 			}
 		}
@@ -413,31 +457,13 @@ func (c *collector) parallel(ctx context.Context) {
 			tasks = append(tasks, func() { c.log(ctx, p.Namespace, p.Name, l) })
 		}
 	}
-	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() }) // nodes must be known before their events are read
-
-	tasks = nil
-	quiet := idleOldReplicaSets(c.b.ReplicaSets)
-	for _, ref := range c.involved() {
-		if !c.opts.wants(NeedEvents) {
-			break
-		}
-		if ref.UID == "" || quiet[ref.UID] || (!eventWorthy[ref.Kind] && ref.UID != c.b.Target.UID) {
-			continue
-		}
-		// Only the nodes the pods run on: a listed node pool is context for
-		// the scheduler's message, not a suspect.
-		if ref.Kind == "Node" && ref.UID != c.b.Target.UID && !podNodes[ref.Name] {
-			continue
-		}
-		// The namespace's Services listed for a pod or Deployment target
-		// are context (which of them select it): reading their events
-		// would grow with the namespace.
-		if ref.Kind == "Service" && c.b.Target.Kind != "Service" && c.b.Target.Kind != "Ingress" {
-			continue
-		}
-		tasks = append(tasks, func() { c.events(ctx, ref) })
-	}
 	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
+}
+
+func (c *collector) haveNode(name string) *corev1.Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.Node(name)
 }
 
 // eventWorthy kinds have events that explain failures; the rest (config,

@@ -223,13 +223,23 @@ func TestTemplateServiceAccount(t *testing.T) {
 		}
 	})
 
+	// A pod target's account is read for its imagePullSecrets, when an
+	// image cannot be pulled; otherwise nothing about the pod reads it.
 	t.Run("pod target", func(t *testing.T) {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: ns, UID: "p-uid"},
-			Spec: corev1.PodSpec{ServiceAccountName: "runner", Containers: []corev1.Container{{Name: "c", Image: "x"}}}}
-		cs := fake.NewClientset(pod)
-		b := collect(t, cs, asTarget(t, pod, gvkPod))
-		if got := gets(cs, "serviceaccounts"); len(got) != 1 || !b.IsMissing("ServiceAccount", ns, "runner") || b.Missing[0].ReferencedBy != "pod/p" {
-			t.Errorf("gets %v, missing %+v", got, b.Missing)
+		for _, waiting := range []string{"ImagePullBackOff", "CrashLoopBackOff"} {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: ns, UID: "p-uid"},
+				Spec: corev1.PodSpec{ServiceAccountName: "runner", Containers: []corev1.Container{{Name: "c", Image: "x"}}},
+				Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: "c",
+					State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waiting}}}}}}
+			cs := fake.NewClientset(pod)
+			b := collect(t, cs, asTarget(t, pod, gvkPod))
+			got := gets(cs, "serviceaccounts")
+			if waiting == "ImagePullBackOff" && (len(got) != 1 || !b.IsMissing("ServiceAccount", ns, "runner") || b.Missing[0].ReferencedBy != "pod/p") {
+				t.Errorf("%s: gets %v, missing %+v", waiting, got, b.Missing)
+			}
+			if waiting != "ImagePullBackOff" && len(got) != 0 {
+				t.Errorf("%s: gets %v, want none", waiting, got)
+			}
 		}
 	})
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -14,42 +14,50 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/objconv"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
-// Load reads back a bundle that Write stored under contextDir (a captured
-// workspace's context/), so a recorded fault can be replayed through the
-// investigator. target names the triaged object (kind, name, namespace).
+// Load reads back a bundle that Write stored in fsys (a captured
+// workspace's context/, read through workspace.Open, which refuses links,
+// special and oversized files), so a recorded fault can be replayed
+// through the investigator. target names the triaged object (kind, name,
+// namespace).
 //
 // What Write does not store comes back approximately: events get the UID
 // of the loaded object they name (kind/name). The pods on a Node target and
 // the Missing list come back only from workspaces written since Write
 // stores them (node-pods.json, missing-references.json); in older ones a
 // rule that needs them sees the object as merely not collected.
-func Load(contextDir string, target fault.Resource) (*Bundle, error) {
+func Load(fsys fs.FS, target fault.Resource) (*Bundle, error) {
 	b := &Bundle{}
-	if data, err := os.ReadFile(filepath.Join(contextDir, ClusterInfoFile)); err == nil {
+	data, err := optional(fsys, ClusterInfoFile)
+	if err != nil {
+		return nil, err
+	}
+	if data != nil {
 		if err := json.Unmarshal(data, &b.Cluster); err != nil {
 			return nil, fmt.Errorf("read %s: %w", ClusterInfoFile, err)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join(contextDir, ResourcesDir, "*.json"))
+	files, err := fs.Glob(fsys, ResourcesDir+"/*.json")
 	if err != nil {
 		return nil, err
 	}
 	uids := map[string]types.UID{} // kind/name -> uid
 	var objs []*unstructured.Unstructured
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
 			return nil, err
 		}
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(data); err != nil {
-			return nil, fmt.Errorf("read %s: %w", filepath.Base(f), err)
+			return nil, fmt.Errorf("read %s: %w", path.Base(f), err)
 		}
 		objs = append(objs, u)
 	}
@@ -85,43 +93,61 @@ func Load(contextDir string, target fault.Resource) (*Bundle, error) {
 		}
 	}
 	if b.Object == nil {
-		return nil, fmt.Errorf("no %s/%s among the resources in %s", target.Kind, target.Name, contextDir)
+		return nil, fmt.Errorf("no %s/%s among the resources (%s/)", target.Kind, target.Name, ResourcesDir)
 	}
-	if err := b.loadEvents(filepath.Join(contextDir, EventsFile), uids); err != nil {
+	if err := b.loadEvents(fsys, uids); err != nil {
 		return nil, err
 	}
-	if err := b.loadLogs(filepath.Join(contextDir, LogsFile)); err != nil {
+	if err := b.loadLogs(fsys); err != nil {
 		return nil, err
 	}
-	if data, err := os.ReadFile(filepath.Join(contextDir, ProblemsFile)); err == nil {
+	// Only what the collection could not read: best effort.
+	if data, err := optional(fsys, ProblemsFile); err != nil {
+		return nil, err
+	} else if data != nil {
 		_ = json.Unmarshal(data, &b.Problems)
 	}
-	if data, err := os.ReadFile(filepath.Join(contextDir, CandidatesFile)); err == nil {
-		if err := json.Unmarshal(data, &b.Candidates); err != nil {
-			return nil, fmt.Errorf("read %s: %w", CandidatesFile, err)
+	for _, f := range []struct {
+		name string
+		into any
+	}{
+		{CandidatesFile, &b.Candidates},
+		{MissingFile, &b.Missing},
+		{NodePodsFile, &b.NodePods},
+		{NamespacePodsFile, &b.NamespacePods},
+		{DependencyPodsFile, &b.DependencyPods},
+	} {
+		data, err := optional(fsys, f.name)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if data, err := os.ReadFile(filepath.Join(contextDir, MissingFile)); err == nil {
-		if err := json.Unmarshal(data, &b.Missing); err != nil {
-			return nil, fmt.Errorf("read %s: %w", MissingFile, err)
+		if data == nil {
+			continue
 		}
-	}
-	if data, err := os.ReadFile(filepath.Join(contextDir, NodePodsFile)); err == nil {
-		if err := json.Unmarshal(data, &b.NodePods); err != nil {
-			return nil, fmt.Errorf("read %s: %w", NodePodsFile, err)
-		}
-	}
-	if data, err := os.ReadFile(filepath.Join(contextDir, NamespacePodsFile)); err == nil {
-		if err := json.Unmarshal(data, &b.NamespacePods); err != nil {
-			return nil, fmt.Errorf("read %s: %w", NamespacePodsFile, err)
+		if err := json.Unmarshal(data, f.into); err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.name, err)
 		}
 	}
 	return b, nil
 }
 
+// optional reads a file Write may not have stored: missing or unreadable
+// is nil, as in workspaces from before it was stored; one the reader
+// refused (a link, a pipe, an oversized file) is an error.
+func optional(fsys fs.FS, name string) ([]byte, error) {
+	data, err := fs.ReadFile(fsys, name)
+	switch {
+	case errors.Is(err, safefile.ErrRefused):
+		return nil, err
+	case err != nil:
+		return nil, nil
+	}
+	return data, nil
+}
+
 func into[T any](u *unstructured.Unstructured, dst *[]*T) error {
 	v := new(T)
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, v); err != nil {
+	if err := objconv.Converter.FromUnstructured(u.Object, v); err != nil {
 		return err
 	}
 	*dst = append(*dst, v)
@@ -184,7 +210,7 @@ func (b *Bundle) addLoaded(u *unstructured.Unstructured) error {
 		return into(u, &b.LimitRanges)
 	case "Namespace":
 		ns := &corev1.Namespace{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, ns); err != nil {
+		if err := objconv.Converter.FromUnstructured(u.Object, ns); err != nil {
 			return err
 		}
 		b.Namespace = ns
@@ -192,9 +218,9 @@ func (b *Bundle) addLoaded(u *unstructured.Unstructured) error {
 	return nil
 }
 
-func (b *Bundle) loadEvents(path string, uids map[string]types.UID) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
+func (b *Bundle) loadEvents(fsys fs.FS, uids map[string]types.UID) error {
+	data, err := fs.ReadFile(fsys, EventsFile)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
 		return err
@@ -218,11 +244,11 @@ func (b *Bundle) loadEvents(path string, uids map[string]types.UID) error {
 }
 
 // logHeaderRe reads LogsText's header: "==> pod/P [init ]container C (current|previous) <==".
-var logHeaderRe = regexp.MustCompile(`^==> pod/(\S+) (init container|container) (\S+) \((current|previous)\) <==$`)
+var logHeaderRe = regexp.MustCompile(`^==> pod/(?P<pod>\S+) (?P<kind>init container|container) (?P<container>\S+) \((?P<instance>current|previous)\) <==$`)
 
-func (b *Bundle) loadLogs(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+func (b *Bundle) loadLogs(fsys fs.FS) error {
+	f, err := fsys.Open(LogsFile)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
 		return err
@@ -254,10 +280,10 @@ func (b *Bundle) loadLogs(path string) error {
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
-		if m := logHeaderRe.FindStringSubmatch(line); m != nil {
+		if m, ok := submatch.Find(logHeaderRe, line); ok {
 			flush()
-			cur = &ContainerLog{Namespace: b.Target.Namespace, Pod: m[1], Container: m[3],
-				Init: m[2] == "init container", Previous: m[4] == "previous"}
+			cur = &ContainerLog{Namespace: b.Target.Namespace, Pod: m.Get("pod"), Container: m.Get("container"),
+				Init: m.Get("kind") == "init container", Previous: m.Get("instance") == "previous"}
 			continue
 		}
 		if cur != nil {

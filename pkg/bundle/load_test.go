@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func TestLoadReadsBackWrite(t *testing.T) {
 	if err := b.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(dir, target)
+	got, err := Load(os.DirFS(dir), target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestLoadReadsBackWrite(t *testing.T) {
 	if !reflect.DeepEqual(got.Logs, b.Logs) {
 		t.Errorf("logs read back as\n%+v\nwant\n%+v", got.Logs, b.Logs)
 	}
-	if _, err := Load(dir, fault.Resource{Kind: "Pod", Name: "other"}); err == nil {
+	if _, err := Load(os.DirFS(dir), fault.Resource{Kind: "Pod", Name: "other"}); err == nil {
 		t.Error("Load found a target that is not in the bundle")
 	}
 }
@@ -114,7 +115,7 @@ func TestLoadKeepsCollectionOrder(t *testing.T) {
 	if err := b.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(dir, fault.Resource{Kind: "Node", Name: "worker-1"})
+	got, err := Load(os.DirFS(dir), fault.Resource{Kind: "Node", Name: "worker-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

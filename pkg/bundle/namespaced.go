@@ -34,17 +34,34 @@ func (c *collector) namespaceAndQuotas(ctx context.Context) {
 			tasks = append(tasks, func() { c.hpas(ctx, ns) })
 		}
 	}
-	switch c.b.Target.Kind {
-	case "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Service":
-		if c.opts.wants(NeedNetworkPolicies) {
-			tasks = append(tasks, func() { c.networkPolicies(ctx, ns) })
-		}
+	if c.b.Target.Kind == "Service" && c.opts.wants(NeedNetworkPolicies) {
+		// Whether the Service's own pods are isolated from its callers.
+		tasks = append(tasks, func() { c.networkPolicies(ctx, ns) })
 	}
+	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
+}
+
+// deferredLists: the target is a pod or a workload, whose namespace's
+// Services and NetworkPolicies the plan holds, to be read only when its
+// pods' own evidence calls for them (NamespaceListsWanted).
+func (c *collector) deferredLists() bool {
 	switch c.b.Target.Kind {
-	case "Pod", "Deployment":
-		if c.opts.wants(NeedNamespaceServices) {
-			tasks = append(tasks, func() { c.namespaceServices(ctx, ns) })
-		}
+	case "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet":
+		return c.opts.wants(NeedNetworkPolicies) || c.opts.wants(NeedNamespaceServices)
+	}
+	return false
+}
+
+// namespaceLists reads the namespace's Services (for a pod or a
+// Deployment) and NetworkPolicies, one bounded list each, in parallel.
+func (c *collector) namespaceLists(ctx context.Context) {
+	ns := c.b.Target.Namespace
+	var tasks []func()
+	if c.opts.wants(NeedNetworkPolicies) {
+		tasks = append(tasks, func() { c.networkPolicies(ctx, ns) })
+	}
+	if k := c.b.Target.Kind; (k == "Pod" || k == "Deployment") && c.opts.wants(NeedNamespaceServices) {
+		tasks = append(tasks, func() { c.namespaceServices(ctx, ns) })
 	}
 	c.fanOut(ctx, len(tasks), func(i int) { tasks[i]() })
 }
@@ -116,6 +133,11 @@ func (c *collector) networkPolicies(ctx context.Context, ns string) {
 	if err != nil {
 		c.problem("network policies of "+ns, err)
 		return
+	}
+	if list.Continue == "" {
+		c.mu.Lock()
+		c.b.Cluster.NetworkPoliciesListed = ns
+		c.mu.Unlock()
 	}
 	keep(c, list.Items, &c.b.NetworkPolicies)
 }

@@ -24,8 +24,12 @@ const (
 	NeedEndpointSlices  Need = "endpointslices"  // a Service's slices
 	NeedCandidates      Need = "candidates"      // pods a Service's selector might have meant
 	NeedIngressClasses  Need = "ingressclasses"  // the cluster's IngressClasses
-	NeedHPAs            Need = "hpas"            // the autoscalers of a workload target
-	NeedQuotas          Need = "quotas"          // ResourceQuotas and LimitRanges of a workload's namespace
+	// NeedTLSSecrets is whether each Secret an Ingress's spec.tls names
+	// exists: one Table GET per name, its row only (never the object; see
+	// readonly.SecretExistenceRead).
+	NeedTLSSecrets Need = "tls-secrets"
+	NeedHPAs       Need = "hpas"   // the autoscalers of a workload target
+	NeedQuotas     Need = "quotas" // ResourceQuotas and LimitRanges of a workload's namespace
 	// NeedNetworkPolicies is the target namespace's NetworkPolicies (one
 	// bounded list) for a pod, a workload or a Service target.
 	NeedNetworkPolicies Need = "networkpolicies"

@@ -40,7 +40,8 @@ func TestNeedsPlanTheFetches(t *testing.T) {
 		want    []string // resources requested
 		notWant []string
 	}{
-		{"no plan", nil, []string{"pods/log", "events", "nodes", "configmaps", "serviceaccounts", "namespaces"}, nil},
+		// The account too, were an image not pulled (PullFailing).
+		{"no plan", nil, []string{"pods/log", "events", "nodes", "configmaps", "namespaces"}, nil},
 		{"pods only", []Need{NeedPods, NeedOwners}, []string{"namespaces"}, []string{"pods/log", "events", "nodes", "configmaps", "serviceaccounts"}},
 		{"logs and events", []Need{NeedPods, NeedLogs, NeedEvents}, []string{"pods/log", "events"}, []string{"nodes", "configmaps", "serviceaccounts"}},
 	} {

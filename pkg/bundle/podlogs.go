@@ -29,14 +29,23 @@ func (c *collector) events(ctx context.Context, ref fault.Resource) {
 		ns = metav1.NamespaceDefault
 	}
 	c.count()
-	list, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)})
+	var items []corev1.Event
+	var err error
+	if p := c.opts.PodEvents; p != nil && ref.Kind == "Pod" && p.Namespace == ns && p.Name == ref.Name {
+		items, err = p.of(ctx, ref.UID) // started before the pod was read
+	} else {
+		var list *corev1.EventList
+		if list, err = c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: eventSelector(ref)}); err == nil {
+			items = list.Items
+		}
+	}
 	if err != nil {
 		c.problem(fmt.Sprintf("events of %s/%s", strings.ToLower(ref.Kind), ref.Name), err)
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, e := range list.Items {
+	for _, e := range items {
 		e.ManagedFields = nil
 		e.Message, _ = redact.Text(e.Message)
 		c.b.Events = append(c.b.Events, e)

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -15,10 +16,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/objconv"
+	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 )
 
@@ -26,13 +29,14 @@ import (
 const (
 	maxCandidates = 200 // pods considered for a Service selector that matches nothing
 	maxNodePods   = 100 // pods listed on a Node target
+	maxTLSSecrets = 5   // an Ingress's spec.tls Secrets checked for existence
 )
 
 // targetRelated fetches what the target itself points at, before its pods
 // are known (a Service's pods, an HPA's scale target, …).
 func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unstructured) {
 	ns := c.b.Target.Namespace
-	conv := runtime.DefaultUnstructuredConverter
+	conv := objconv.Converter
 	switch c.b.Target.Kind {
 	case "Namespace":
 		c.namespacePods(ctx, c.b.Target.Name)
@@ -48,8 +52,10 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 		if len(svc.Spec.Selector) == 0 {
 			return
 		}
-		sel := labels.SelectorFromSet(svc.Spec.Selector).String()
-		c.pods(ctx, ns, sel, func(*corev1.Pod) bool { return true })
+		c.servicePods(ctx, ns, &svc)
+		if len(c.b.Pods) > 0 {
+			c.claimedPods(ctx, ns, &svc)
+		}
 		if len(c.b.Pods) == 0 && c.opts.wants(NeedCandidates) {
 			c.count()
 			list, err := c.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: maxCandidates})
@@ -57,10 +63,11 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 				c.problem("pods of namespace "+ns, err)
 				return
 			}
+			// The whole namespace replaces the other revisions servicePods kept.
+			c.b.Candidates = nil
 			for i := range list.Items {
-				p := list.Items[i]
 				// Only labels matter here; keep nothing else that could carry data.
-				c.b.Candidates = append(c.b.Candidates, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, Labels: p.Labels, UID: p.UID}, Status: corev1.PodStatus{Phase: p.Status.Phase}})
+				c.b.Candidates = append(c.b.Candidates, candidate(&list.Items[i]))
 			}
 		}
 	case "Ingress":
@@ -75,6 +82,13 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 			}
 			if svc := c.getService(ctx, ns, name, "ingress/"+ing.Name); svc != nil && c.opts.wants(NeedEndpointSlices) {
 				c.endpointSlices(ctx, ns, name)
+			}
+		}
+		if c.opts.wants(NeedTLSSecrets) {
+			for i, t := range ing.Spec.TLS {
+				if t.SecretName != "" && i < maxTLSSecrets {
+					c.secretExists(ctx, ns, t.SecretName, fmt.Sprintf("ingress/%s .spec.tls[%d].secretName", ing.Name, i))
+				}
 			}
 		}
 		if !c.opts.wants(NeedIngressClasses) {
@@ -158,6 +172,9 @@ func (c *collector) scaleTarget(ctx context.Context, ns string, ref autoscalingv
 	obj, err := get(ctx, ref.Name)
 	if err != nil {
 		c.notFoundOrProblem(err, MissingRef{Kind: ref.Kind, Namespace: ns, Name: ref.Name, ReferencedBy: "horizontalpodautoscaler/" + c.b.Target.Name + " scaleTargetRef"})
+		if apierrors.IsNotFound(err) {
+			c.scaleTargetNearMisses(ctx, ns, ref.Kind, ref.Name)
+		}
 		return
 	}
 	c.addTyped(obj.(runtime.Object), gvk)
@@ -279,7 +296,7 @@ func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod, tmpl []t
 	if !c.opts.wants(NeedConfigMaps) {
 		cms = nil
 	}
-	if !c.opts.wants(NeedServiceAccounts) {
+	if !c.opts.wants(NeedServiceAccounts) || (c.b.Target.Kind == "Pod" && !PullFailing(pods)) {
 		sas = nil
 	}
 	if !c.opts.wants(NeedClaims) {
@@ -355,6 +372,33 @@ func (c *collector) endpointSlices(ctx context.Context, ns, service string) {
 	keep(c, list.Items, &c.b.EndpointSlices)
 }
 
+// secretExists asks whether Secret ns/name exists with one Table read
+// (readonly.SecretTableAccept, includeObject=None): the answer is a row of
+// its name, type, key count and age, never the object; only the name is
+// kept, in SecretsSeen or Missing.
+func (c *collector) secretExists(ctx context.Context, ns, name, by string) {
+	rc := c.cs.CoreV1().RESTClient()
+	if r, ok := rc.(*rest.RESTClient); rc == nil || (ok && r == nil) {
+		return // a fake clientset has no REST client
+	}
+	c.count()
+	raw, err := rc.Get().Namespace(ns).Resource("secrets").Name(name).
+		Param("includeObject", string(metav1.IncludeNone)).SetHeader("Accept", readonly.SecretTableAccept).Do(ctx).Raw()
+	if err != nil {
+		c.notFoundOrProblem(err, MissingRef{Kind: "Secret", Namespace: ns, Name: name, ReferencedBy: by})
+		return
+	}
+	var t metav1.Table
+	if err := json.Unmarshal(raw, &t); err != nil || t.Kind != "Table" || len(t.Rows) != 1 || len(t.Rows[0].Object.Raw) != 0 ||
+		len(t.Rows[0].Cells) == 0 || t.Rows[0].Cells[0] != name {
+		c.problem("secret "+ns+"/"+name, fmt.Errorf("the API server did not answer with the Secret's table row alone"))
+		return
+	}
+	c.mu.Lock()
+	c.b.Cluster.SecretsSeen = append(c.b.Cluster.SecretsSeen, ns+"/"+name)
+	c.mu.Unlock()
+}
+
 // notFoundOrProblem records a 404 as a missing reference (evidence) and any
 // other error as a collection problem.
 func (c *collector) notFoundOrProblem(err error, m MissingRef) {
@@ -374,14 +418,14 @@ func (c *collector) notFoundOrProblem(err error, m MissingRef) {
 // redacted returns a copy of a typed object with credentials masked (and
 // managed fields dropped). gvk is stamped so kind-specific rules apply.
 func redacted[T any](obj *T, gvk schema.GroupVersionKind) *T {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	m, err := objconv.Converter.ToUnstructured(obj)
 	if err != nil {
 		return obj
 	}
 	m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
 	redact.Object(m)
 	var out T
-	if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &out) != nil {
+	if objconv.Converter.FromUnstructured(m, &out) != nil {
 		return obj
 	}
 	return &out
@@ -390,6 +434,18 @@ func redacted[T any](obj *T, gvk schema.GroupVersionKind) *T {
 func allContainers(p *corev1.Pod) []corev1.Container {
 	out := append([]corev1.Container{}, p.Spec.InitContainers...)
 	return append(out, p.Spec.Containers...)
+}
+
+// commandLine is the named container's command followed by its args (nil
+// when the pod has no such container): where a client or a wait loop names
+// its destination.
+func commandLine(p *corev1.Pod, container string) []string {
+	for _, ctr := range allContainers(p) {
+		if ctr.Name == container {
+			return append(append([]string(nil), ctr.Command...), ctr.Args...)
+		}
+	}
+	return nil
 }
 
 // fanOut runs f(0..n-1) with the collector's concurrency bound and waits.

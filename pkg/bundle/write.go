@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/objconv"
 )
 
 // Files written under a workspace's context/ directory.
@@ -23,8 +24,9 @@ const (
 	LogsFile        = "logs.txt"
 	ClusterInfoFile = "cluster-info.json"
 	ProblemsFile    = "collection-problems.json"
-	// CandidatesFile lists the namespace's pods (name, labels, phase) a
-	// Service target's selector was compared with when it matched none.
+	// CandidatesFile lists the pods (name, labels, owners, phase) a
+	// Service target's selector was compared with: the namespace's when it
+	// matched none, the other revisions' when it pins one.
 	CandidatesFile = "service-candidate-pods.json"
 	// MissingFile lists the objects something refers to that do not
 	// exist (a 404 is evidence: a missing ConfigMap, Service or class).
@@ -33,85 +35,101 @@ const (
 	NodePodsFile = "node-pods.json"
 	// NamespacePodsFile holds the status of every pod of a Namespace target.
 	NamespacePodsFile = "namespace-pods.json"
+	// DependencyPodsFile holds the pods behind a dependency Service that
+	// has no ready endpoint.
+	DependencyPodsFile = "dependency-pods.json"
 )
 
 // Write stores the bundle under contextDir: one JSON file per object in
 // resources/, events.json (oldest first), logs.txt, cluster-info.json, and
 // what could not be collected. Files are 0600; the data is already redacted.
+// Each file is written atomically and synced, all at once: the syncs of
+// files written together share the filesystem's journal commits, where one
+// after the other each waits for its own.
 func (b *Bundle) Write(contextDir string) error {
 	resDir := filepath.Join(contextDir, ResourcesDir)
 	if err := os.MkdirAll(resDir, 0o700); err != nil {
 		return err
 	}
-	write := func(name string, v any) error {
-		data, err := json.MarshalIndent(v, "", "  ")
+	files := map[string]any{} // name → value to encode as JSON
+	for _, o := range b.objects() {
+		files[filepath.Join(ResourcesDir, fileName(o.gvk.Kind, o.name))] = o.obj
+	}
+	files[EventsFile] = b.eventRecords()
+	files[ClusterInfoFile] = b.Cluster
+	// What Load needs to replay the rules that read them (kubectl triage
+	// replay): without the missing references a replay would not see a
+	// missing object.
+	for name, v := range map[string]struct {
+		v     any
+		empty bool
+	}{
+		ProblemsFile:       {b.Problems, len(b.Problems) == 0},
+		CandidatesFile:     {b.Candidates, len(b.Candidates) == 0},
+		MissingFile:        {b.Missing, len(b.Missing) == 0},
+		NodePodsFile:       {b.NodePods, len(b.NodePods) == 0},
+		NamespacePodsFile:  {b.NamespacePods, len(b.NamespacePods) == 0},
+		DependencyPodsFile: {b.DependencyPods, len(b.DependencyPods) == 0},
+	} {
+		if !v.empty {
+			files[name] = v.v
+		}
+	}
+	data := map[string][]byte{LogsFile: []byte(b.LogsText())}
+	for name, v := range files {
+		enc, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode %s: %w", name, err)
 		}
-		return atomicfile.Write(filepath.Join(contextDir, name), append(data, '\n'), 0o600)
+		data[name] = append(enc, '\n')
 	}
-	for _, o := range b.objects() {
-		name := fileName(o.gvk.Kind, o.name)
-		if err := write(filepath.Join(ResourcesDir, name), o.obj); err != nil {
-			return err
-		}
+	out := make([]atomicfile.File, 0, len(data))
+	for name, d := range data {
+		out = append(out, atomicfile.File{Path: filepath.Join(contextDir, name), Data: d, Perm: 0o600})
 	}
-	if err := write(EventsFile, b.eventRecords()); err != nil {
-		return err
-	}
-	if err := write(ClusterInfoFile, b.Cluster); err != nil {
-		return err
-	}
-	if len(b.Problems) > 0 {
-		if err := write(ProblemsFile, b.Problems); err != nil {
-			return err
-		}
-	}
-	if len(b.Candidates) > 0 {
-		if err := write(CandidatesFile, b.Candidates); err != nil {
-			return err
-		}
-	}
-	// What Load needs to replay the rules that read them (kubectl triage
-	// replay): without them a replay would not see a missing object.
-	if len(b.Missing) > 0 {
-		if err := write(MissingFile, b.Missing); err != nil {
-			return err
-		}
-	}
-	if len(b.NodePods) > 0 {
-		if err := write(NodePodsFile, b.NodePods); err != nil {
-			return err
-		}
-	}
-	if len(b.NamespacePods) > 0 {
-		if err := write(NamespacePodsFile, b.NamespacePods); err != nil {
-			return err
-		}
-	}
-	return atomicfile.Write(filepath.Join(contextDir, LogsFile), []byte(b.LogsText()), 0o600)
+	return atomicfile.WriteFiles(out)
 }
 
 type namedObject struct {
 	gvk  schema.GroupVersionKind
+	ns   string
 	name string
 	obj  any
+}
+
+// Object is one object as context/resources holds it.
+type Object struct {
+	Kind, Namespace, Name string
+	// File is its path under the context directory.
+	File string
+	// Obj is the object as written (redacted), a JSON-encodable value.
+	Obj any
+}
+
+// Objects lists the bundle's objects as Write stores them, target first:
+// what an agent finds in context/resources.
+func (b *Bundle) Objects() []Object {
+	var out []Object
+	for _, o := range b.objects() {
+		out = append(out, Object{Kind: o.gvk.Kind, Namespace: o.ns, Name: o.name, File: filepath.Join(ResourcesDir, fileName(o.gvk.Kind, o.name)), Obj: o.obj})
+	}
+	return out
 }
 
 // objects lists every object with its kind stamped, target first.
 func (b *Bundle) objects() []namedObject {
 	var out []namedObject
-	out = append(out, namedObject{b.Object.GroupVersionKind(), b.Object.GetName(), b.Object.Object})
+	out = append(out, namedObject{b.Object.GroupVersionKind(), b.Object.GetNamespace(), b.Object.GetName(), b.Object.Object})
 	b.each(func(gvk schema.GroupVersionKind, o metav1.Object, obj runtime.Object) {
 		if string(o.GetUID()) == b.Target.UID {
 			return
 		}
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		m, err := objconv.Converter.ToUnstructured(obj)
 		if err != nil {
 			return
 		}
 		m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
-		out = append(out, namedObject{gvk, o.GetName(), m})
+		out = append(out, namedObject{gvk, o.GetNamespace(), o.GetName(), m})
 	})
 	return out
 }

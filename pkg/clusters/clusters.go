@@ -33,6 +33,42 @@ type Client struct {
 	// Upstream is the identity an exec agent's read-only gateway forwards
 	// with (set by Options.Prepare); nil gives the agent no cluster access.
 	Upstream *rest.Config
+
+	// version is the server's version, asked for once when the client is
+	// made and awaited only where it is written (cluster-info.json): it
+	// is no run's first answer. Nil: Info.ServerVersion as set.
+	version *serverVersion
+}
+
+// serverVersion is /version's answer, read once in the background.
+type serverVersion struct {
+	done chan struct{}
+	v    string
+}
+
+func askServerVersion(cs kubernetes.Interface) *serverVersion {
+	s := &serverVersion{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		if v, err := cs.Discovery().ServerVersion(); err == nil {
+			s.v = v.GitVersion
+		}
+	}()
+	return s
+}
+
+// ServerVersion is the server's git version ("" when it did not say),
+// waiting for its answer, or for ctx.
+func (c *Client) ServerVersion(ctx context.Context) string {
+	if c.version == nil {
+		return c.Info.ServerVersion
+	}
+	select {
+	case <-c.version.done:
+		return c.version.v
+	case <-ctx.Done():
+		return ""
+	}
 }
 
 // Options configure a Cache.
@@ -90,7 +126,7 @@ func (c *Cache) Get(ctx context.Context, name string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := NewLazy(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +134,8 @@ func (c *Cache) Get(ctx context.Context, name string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read kubeconfig: %w", err)
 	}
-	info := Info(flags, ns, cfg, cs)
-	cl := &Client{Name: info.Context, Flags: flags, Config: cfg, Clientset: cs, Info: info}
+	info := Info(flags, ns, cfg)
+	cl := &Client{Name: info.Context, Flags: flags, Config: cfg, Clientset: cs, Info: info, version: askServerVersion(cs)}
 	if cl.Name == "" {
 		cl.Name = info.Cluster
 	}
@@ -156,8 +192,9 @@ func WithContext(f *genericclioptions.ConfigFlags, name string) *genericclioptio
 }
 
 // Info names the cluster for the report: context and cluster from the
-// kubeconfig, the server's host (never its credentials) and version.
-func Info(flags *genericclioptions.ConfigFlags, namespace string, cfg *rest.Config, cs kubernetes.Interface) bundle.ClusterInfo {
+// kubeconfig and the server's host (never its credentials); its version is
+// Client.ServerVersion.
+func Info(flags *genericclioptions.ConfigFlags, namespace string, cfg *rest.Config) bundle.ClusterInfo {
 	info := bundle.ClusterInfo{Namespace: namespace}
 	if raw, err := flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		info.Context = raw.CurrentContext
@@ -173,9 +210,6 @@ func Info(flags *genericclioptions.ConfigFlags, namespace string, cfg *rest.Conf
 	}
 	if u, err := url.Parse(cfg.Host); err == nil {
 		info.Server = u.Host
-	}
-	if v, err := cs.Discovery().ServerVersion(); err == nil {
-		info.ServerVersion = v.GitVersion
 	}
 	return info
 }

@@ -138,15 +138,16 @@ func Run(ctx context.Context, opts Options, emit func(*fault.Event)) error {
 		return context.Cause(syncCtx)
 	}
 	w.synced.Store(true)
+	// Synced first: whoever reads the log line below finds /healthz ready.
+	if opts.Synced != nil {
+		opts.Synced()
+	}
 	scope := "all namespaces"
 	if opts.Namespace != "" {
 		scope = "namespace " + opts.Namespace
 	}
 	w.log.Info("watching cluster for faults", "cluster", opts.Cluster, "scope", scope,
 		"includeExisting", opts.IncludeExisting, "tracked", w.tracker.len())
-	if opts.Synced != nil {
-		opts.Synced()
-	}
 	<-ctx.Done()
 	return nil
 }

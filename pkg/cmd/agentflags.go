@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
@@ -40,6 +41,9 @@ type AgentFlags struct {
 	NoSandbox        bool
 	RequireSandbox   bool
 	SandboxMasks     []string
+	NoBuiltinHints   bool
+	MaxTurns         int
+	MaxBudgetUSD     float64
 
 	secretFiles []string // files of ours with secrets in them: masked too
 }
@@ -76,6 +80,9 @@ func (o *AgentFlags) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.RequireReadOnly, "require-readonly-credentials", false, "Refuse to run when the credentials in use can write (implies --check-credentials)")
 	f.BoolVar(&o.RequireSandbox, "require-sandbox", false, "Refuse to run an agent CLI that cannot be sandboxed")
 	f.BoolVar(&o.NoSandbox, "no-sandbox", false, "Run the agent CLI without a sandbox, able to read your credentials (debugging only)")
+	f.BoolVar(&o.NoBuiltinHints, "no-builtin-hints", false, "Run an agent CLI blind: do not give it the builtin investigator's findings (context/builtin-findings.json), to compare; the second opinion is still recorded")
+	f.IntVar(&o.MaxTurns, "max-turns", 0, "Stop the agent CLI after this many model turns, with its own limit (claude; default: its definition's, 40)")
+	f.Float64Var(&o.MaxBudgetUSD, "max-budget-usd", 0, "Stop the agent CLI once it has spent this much, in US dollars, by its own estimate (claude)")
 	f.StringArrayVar(&o.SandboxMasks, "sandbox-mask", nil, "Another path the agent's sandbox hides (repeatable); kubeconfigs, ~/.kube, ~/.aws, ~/.azure, ~/.config/gcloud, ~/.docker, ~/.ssh and ~/.netrc always are")
 	for flag, env := range map[string]string{"agent": envAgent, "agent-command": envCommand, "model": envModel, "allowed-tools": envAllowedTools,
 		"system-prompt-file": envSystemPrompt, "timeout": envTimeout, "workspace-root": workspace.EnvWorkspaceRoot} {
@@ -150,6 +157,7 @@ func (o *AgentFlags) Resolve(flags *genericclioptions.ConfigFlags, getEnv func(s
 		Name: o.AgentName, Command: o.AgentCommand, Model: o.Model, AllowedTools: o.AllowedTools,
 		SystemPromptFile: o.SystemPromptFile, WaitDelay: o.WaitDelay, ConfigDir: agent.DefaultConfigDir(),
 		Sandbox: policy, Kubeconfigs: sandbox.KubeconfigPaths(kubeconfigFlag, getEnv("KUBECONFIG")), ExtraMasks: append(slices.Clone(o.SandboxMasks), o.secretFiles...),
+		MaxTurns: o.MaxTurns, MaxBudgetUSD: o.MaxBudgetUSD,
 	})
 	if err != nil {
 		return nil, err
@@ -179,6 +187,31 @@ func (o *AgentFlags) AgentUpstream(userCfg *rest.Config) (*rest.Config, error) {
 	return cfg, nil
 }
 
+// prepareClient is every command's clusters.Options.Prepare: it gives a
+// cluster's client the identity the agent's gateway forwards with and,
+// with --check-credentials or --require-readonly-credentials, checks it in
+// the context's namespace, saying so through progress. collecting also
+// checks the identity that collects the evidence when the agent has its
+// own (the one-shot command does).
+func (o *AgentFlags) prepareClient(progress func(string, ...any), errOut io.Writer, collecting bool) func(context.Context, *clusters.Client) error {
+	return func(ctx context.Context, c *clusters.Client) error {
+		var err error
+		if c.Upstream, err = o.AgentUpstream(c.Config); err != nil {
+			return err
+		}
+		if !o.CheckCredentials && !o.RequireReadOnly {
+			return nil
+		}
+		if err := o.CheckCredentialsFor(ctx, c.Upstream, c.Info.Namespace, progress, errOut); err != nil {
+			return err
+		}
+		if collecting {
+			return o.checkCollectingCredentials(ctx, c.Config, c.Info.Namespace, progress, errOut)
+		}
+		return nil
+	}
+}
+
 // CheckCredentialsFor warns (or, with --require-readonly-credentials, refuses)
 // when the credentials in use could change the cluster. The plugin and the
 // gateway refuse writes either way; this tells the user how much rests on
@@ -188,7 +221,7 @@ func (o *AgentFlags) CheckCredentialsFor(ctx context.Context, cfg *rest.Config, 
 	if o.AgentKubeconfig != "" {
 		whose = "the --agent-kubeconfig credentials"
 	}
-	rules, incomplete, err := writableRules(ctx, cfg, namespace)
+	rules, incomplete, err := readonly.WritableRules(ctx, cfg, namespace)
 	if err != nil {
 		return err
 	}
@@ -209,7 +242,8 @@ func (o *AgentFlags) CheckCredentialsFor(ctx context.Context, cfg *rest.Config, 
 }
 
 // writingTools are the tools in an allow-list that can change files or run
-// anything: bare Bash, Write, Edit… (the seeds' default list has them).
+// anything: bare Bash, Write, Edit… (AGENT_ALLOWED_TOOLS lists of existing
+// deployments often have them).
 func writingTools(allowed string) []string {
 	var out []string
 	for _, t := range strings.FieldsFunc(allowed, func(r rune) bool { return r == ',' || r == ' ' }) {

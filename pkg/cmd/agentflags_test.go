@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/target"
 )
 
 func TestWritingTools(t *testing.T) {
@@ -17,7 +19,7 @@ func TestWritingTools(t *testing.T) {
 	}{
 		{"", nil},
 		{"Read,Grep,Glob,Bash(kubectl get:*)", nil},
-		{"Read,Write,Grep,Glob,Bash,Skill", []string{"Write", "Bash"}}, // the seeds' default
+		{"Read,Write,Grep,Glob,Bash,Skill", []string{"Write", "Bash"}}, // a common deployment default
 		{"Edit MultiEdit", []string{"Edit", "MultiEdit"}},
 	}
 	for _, c := range cases {
@@ -61,6 +63,10 @@ func TestMistypedCommand(t *testing.T) {
 		{[]string{"lsit"}, "Did you mean the command 'kubectl triage list'?"},
 		{[]string{"stauts", "abcd"}, "Did you mean the command 'kubectl triage status'?"},
 		{[]string{"checkout-7d9f"}, ""},
+		// replay takes a workspace, which Validate recognises itself: a
+		// word two letters from it is a pod name (redis, deploy…).
+		{[]string{"replya"}, ""},
+		{[]string{"redis"}, ""},
 	}
 	for _, c := range cases {
 		o := &TriageOptions{Args: c.args, suggest: root.SuggestionsFor}
@@ -71,5 +77,12 @@ func TestMistypedCommand(t *testing.T) {
 		if c.want == "" && err.Error() != notFound.Error() || c.want != "" && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
+	}
+	// A word understood as something else (a type missing its name) gets
+	// no suggestion.
+	_, usage := target.Normalize([]string{"pod/"})
+	o := &TriageOptions{Args: []string{"gd"}, suggest: root.SuggestionsFor} // gd is close to gc
+	if err := o.mistypedCommand(usage); usage == nil || err != usage {
+		t.Errorf("a usage error got a suggestion: %v", err)
 	}
 }

@@ -109,6 +109,10 @@ func (o *AgentsOptions) Run() error {
 			lines = append(lines, r.Name+": warning: "+w)
 		}
 	}
+	// What runs on the user's machine but would not in the agent sandbox.
+	for _, p := range agent.SandboxPathProblems(o.Env) {
+		lines = append(lines, "sandbox: warning: "+p)
+	}
 	if len(lines) > 0 {
 		fmt.Fprintln(o.Out)
 		fmt.Fprintln(o.Out, strings.Join(lines, "\n"))

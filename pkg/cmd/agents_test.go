@@ -137,3 +137,54 @@ func TestAgentsRealCLIs(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentsFlagsPathEntriesTheSandboxBreaks: a shims dir whose version
+// manager root is gone, and a wrapper execing a tool elsewhere in the home,
+// are each flagged with a fix; a working pyenv layout is not.
+func TestAgentsFlagsPathEntriesTheSandboxBreaks(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(home string) string // returns PATH
+		want  []string
+	}{
+		{"pyenv that works", func(home string) string {
+			os.MkdirAll(filepath.Join(home, ".pyenv", "shims"), 0o755)
+			os.MkdirAll(filepath.Join(home, ".pyenv", "versions", "3.12.1", "bin"), 0o755)
+			return filepath.Join(home, ".pyenv", "shims") + ":/usr/bin"
+		}, nil},
+		{"asdf shims without their root", func(home string) string {
+			return filepath.Join(home, ".asdf", "shims")
+		}, []string{"sandbox: warning: PATH entry " + "HOME/.asdf/shims is a version manager's shims, but its root HOME/.asdf is not there"}},
+		{"a wrapper execing a tool elsewhere in the home", func(home string) string {
+			os.MkdirAll(filepath.Join(home, "opt", "tool"), 0o755)
+			os.WriteFile(filepath.Join(home, "opt", "tool", "tool"), []byte("x"), 0o755)
+			os.MkdirAll(filepath.Join(home, "bin"), 0o755)
+			os.WriteFile(filepath.Join(home, "bin", "tool"), []byte("#!/bin/sh\nexec "+home+"/opt/tool/tool \"$@\"\n"), 0o755)
+			return filepath.Join(home, "bin")
+		}, []string{"sandbox: warning: HOME/bin/tool needs HOME/opt/tool/tool, which the agent sandbox does not expose: install it outside your home"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home, cfg := t.TempDir(), t.TempDir()
+			vars := map[string]string{"PATH": tc.setup(home)}
+			var out bytes.Buffer
+			o := &AgentsOptions{IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &out}, ConfigDir: cfg, Env: fakeCheckEnv(t, home, vars)}
+			if err := o.Complete(); err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Run(); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(out.String(), home, "HOME")
+			n := strings.Count(got, "sandbox: warning:")
+			if n != len(tc.want) {
+				t.Errorf("%d sandbox warnings, want %d:\n%s", n, len(tc.want), got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("output lacks %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}

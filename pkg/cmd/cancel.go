@@ -95,18 +95,20 @@ func (o *CancelOptions) Run() error {
 		fmt.Fprintf(o.Out, "incident %s: cancellation requested\n", e.ID)
 		return nil
 	}
-	deadline := time.Now().Add(o.Wait)
-	for time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		if e2, err := o.store.Find(e.ID); err == nil && e2.Incident.Finished() {
-			inc := e2.Incident
-			if inc.FailureReason == incident.ReasonCancelled {
-				fmt.Fprintf(o.Out, "incident %s cancelled\n", e.ID)
-			} else {
-				fmt.Fprintf(o.Out, "incident %s ended before the request was seen: %s\n", e.ID, describeEnd(e2))
-			}
-			return nil
+	find := func(id string) (*incident.Incident, error) {
+		e, err := o.store.Find(id)
+		if err != nil {
+			return nil, err
 		}
+		return e.Incident, nil
+	}
+	if inc := triage.AwaitFinished(find, e.ID, o.Wait); inc != nil {
+		if inc.FailureReason == incident.ReasonCancelled {
+			fmt.Fprintf(o.Out, "incident %s cancelled\n", e.ID)
+		} else {
+			fmt.Fprintf(o.Out, "incident %s ended before the request was seen: %s\n", e.ID, describeEnd(inc))
+		}
+		return nil
 	}
 	return fmt.Errorf("incident %s: cancellation requested, but its process (pid %d) has not recorded it within %s; see 'kubectl triage status %s'",
 		e.ID, ownerPID(e.Incident), o.Wait, e.ID)
@@ -119,16 +121,16 @@ func notRunning(e *store.Entry) (string, bool) {
 	case e.Interrupted:
 		return fmt.Sprintf("incident %s is not running: its process (pid %d) is gone (failed, interrupted)", e.ID, ownerPID(inc)), true
 	case inc.Finished():
-		return fmt.Sprintf("incident %s is not running: it already ended (%s)", e.ID, describeEnd(e)), true
+		return fmt.Sprintf("incident %s is not running: it already ended (%s)", e.ID, describeEnd(inc)), true
 	case inc.Owner == nil:
 		return fmt.Sprintf("incident %s was recorded by a version that cannot be cancelled from another terminal; stop its process (pid %d)", e.ID, inc.Agent.PID), true
 	}
 	return "", false
 }
 
-func describeEnd(e *store.Entry) string {
-	s := string(e.Incident.Status)
-	if r := e.Incident.FailureReason; r != "" {
+func describeEnd(inc *incident.Incident) string {
+	s := string(inc.Status)
+	if r := inc.FailureReason; r != "" {
 		s += ", " + r
 	}
 	return s

@@ -36,7 +36,7 @@ func TestConfigPrecedence(t *testing.T) {
 		{"watch choice from the file names its line", "agent: builtin\nwatch:\n  overflow: drop-all\n", nil, []string{"watch"}, `line 3: watch.overflow: invalid value "drop-all"`},
 		{"a deployment's endpoint yields to a typed --source cluster", "", map[string]string{"K8S_CLUSTER_MCP_ENDPOINT": "http://127.0.0.1:1/mcp"}, []string{"watch", "--source", "cluster", "--system-prompt-file", "/nonexistent/p.md"}, "--system-prompt-file: stat"},
 		{"env over watch section", "watch:\n  min-severity: critical\n", map[string]string{"MIN_SEVERITY": "from-env"}, []string{"watch"}, `invalid MIN_SEVERITY="from-env"`},
-		{"seed timeout in seconds", "", map[string]string{"AGENT_TIMEOUT": "-300"}, []string{"pod/x"}, `invalid AGENT_TIMEOUT="-300": must be positive`},
+		{"timeout in seconds from the environment", "", map[string]string{"AGENT_TIMEOUT": "-300"}, []string{"pod/x"}, `invalid AGENT_TIMEOUT="-300": must be positive`},
 		{"bad value names key and line", "model: m\ntimeout: ten\n", nil, []string{"pod/x"}, "line 2: timeout: invalid value \"ten\""},
 		{"unknown key with a suggestion", "# settings\ntiemout: 1m\n", nil, []string{"pod/x"}, `line 2: unknown setting "tiemout" (did you mean "timeout"?)`},
 		{"bad value in a section fails any command", "watch:\n  dedup-window: soon\n", nil, []string{"pod/x"}, "dedup-window"},

@@ -61,8 +61,8 @@ func durationValue(p *time.Duration, parse func(string) (time.Duration, error), 
 	return &checked[time.Duration]{p: p, parse: parse, check: check, format: time.Duration.String, typ: "duration"}
 }
 
-// positiveDurationValue takes a duration or, as the seeds' AGENT_TIMEOUT=300
-// is written, a number of seconds, and must be positive, as a timeout must.
+// positiveDurationValue takes a duration or, as existing deployments write
+// AGENT_TIMEOUT=300, a number of seconds, and must be positive, as a timeout must.
 func positiveDurationValue(p *time.Duration) *checked[time.Duration] {
 	return durationValue(p, parseSecondsOrDuration, func(d time.Duration) error {
 		if d <= 0 {

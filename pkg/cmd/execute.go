@@ -4,30 +4,26 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/go-logr/logr"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-triage/kubectl-triage/internal/interrupt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/sandbox"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
 // Execute runs kubectl triage with the process's arguments and returns the
-// exit code. The first Ctrl-C cancels gracefully (the incident ends
-// cancelled); a second one kills as usual.
+// exit code. The first Ctrl-C or SIGTERM, even one during the process's
+// initialisation, cancels gracefully (exit 130; an incident, if one was
+// created, ends cancelled); a second one kills as usual.
 func Execute() int {
 	// The same binary is the agent sandbox's init; that never returns.
 	sandbox.MaybeInit()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	return Run(ctx, streams, os.Args[1:])
 }

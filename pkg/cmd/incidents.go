@@ -149,7 +149,7 @@ func printRecord(format string, data []byte, w io.Writer) error {
 	if err := p.PrintObj(&runtime.Unknown{Raw: escapeC1(data), ContentType: runtime.ContentTypeJSON}, &buf); err != nil {
 		return err
 	}
-	_, err = w.Write(escapeBidi(buf.Bytes()))
+	_, err = w.Write(escapeHidden(buf.Bytes()))
 	return err
 }
 

@@ -13,13 +13,20 @@ import (
 
 var installLong = `Print the manifests that run 'kubectl triage watch' inside the cluster:
 a Namespace, a ServiceAccount with a read-only ClusterRole (no Secrets), a Role
-for coordination.k8s.io Leases only, a hardened single-replica Deployment
+that may get and update the watch's leader-election Lease alone (and create
+Leases, which RBAC cannot limit to a name), a hardened single-replica Deployment
 (non-root, read-only root filesystem, seccomp RuntimeDefault, no privilege
 escalation, all capabilities dropped), a PodDisruptionBudget and a metrics
 Service. In the pod, watch uses the ServiceAccount (in-cluster config).
 
 kubectl triage never changes a cluster, so it only prints them: pipe them to
-kubectl apply with an identity allowed to create them.`
+kubectl apply with an identity allowed to create them.
+
+The namespace must be one of its own: kube-system and the other kube-*
+namespaces are refused (the Namespace would be relabelled for the restricted
+Pod Security Standard, and a Lease written beside the control plane's), and
+so is default unless --allow-default-namespace is given (the Namespace
+object is then left out, so default keeps its labels).`
 
 var installExample = `  # Watch the whole cluster from a pod in triage-system
   kubectl triage install --print | kubectl apply -f -
@@ -71,6 +78,7 @@ func NewCmdInstall(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.SlackWebhookSecret, "slack-webhook-secret", "", "Secret in the namespace holding the Slack webhook URL, passed as SLACK_WEBHOOK_URL")
 	f.StringVar(&o.SlackWebhookKey, "slack-webhook-secret-key", o.SlackWebhookKey, "Key of the webhook URL in --slack-webhook-secret")
 	f.StringVar(&o.Store, "store", "", "watch's --store: keep incidents in azblob://CONTAINER, s3://BUCKET or gs://BUCKET instead of the pod's emptyDir")
+	f.BoolVar(&o.AllowDefaultNamespace, "allow-default-namespace", false, "Allow -n default, which other workloads share (the Namespace object is left out, so its labels stay as they are); kube-* namespaces are always refused")
 	f.StringVar(&o.StoreSecret, "store-secret", "", "Secret in the namespace whose keys become the pod's environment for --store (e.g. AZURE_STORAGE_ACCOUNT, AZURE_STORAGE_KEY)")
 	// The manifests depend on the command line alone, never on the invoking
 	// user's config file or environment (whose agent may be claude): this

@@ -5,10 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/scheme"
 
@@ -38,10 +40,18 @@ func TestInstallArgsAreWatchFlags(t *testing.T) {
 			t.Fatalf("install %v: exit %d: %s", args, code, stderr)
 		}
 		var d *appsv1.Deployment
+		var granted []string // the Lease names the Role grants get and update on
 		for _, doc := range strings.Split(stdout, "\n---\n") {
 			obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if role, ok := obj.(*rbacv1.Role); ok {
+				for _, r := range role.Rules {
+					if slices.Contains(r.Verbs, "update") {
+						granted = append(granted, r.ResourceNames...)
+					}
+				}
 			}
 			if dep, ok := obj.(*appsv1.Deployment); ok {
 				d = dep
@@ -67,6 +77,34 @@ func TestInstallArgsAreWatchFlags(t *testing.T) {
 		if err := watch.ParseFlags(rest); err != nil {
 			t.Errorf("watch rejects the Deployment's args %v: %v", watchArgs, err)
 		}
+		// The Lease watch elects on is the one the Role lets it update.
+		if f := watch.Flags().Lookup("leader-elect-lease-name"); f == nil || len(granted) != 1 || f.Value.String() != granted[0] {
+			t.Errorf("watch elects on Lease %v, the Role grants update on %v", f, granted)
+		}
+	}
+}
+
+// TestInstallRefusesSharedNamespaces: kube-* namespaces, and default without
+// --allow-default-namespace, get one line on stderr and nothing on stdout,
+// so a pipe into kubectl apply applies nothing.
+func TestInstallRefusesSharedNamespaces(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "kube-system"}, `error: refusing to install into system namespace "kube-system"`},
+		{[]string{"-n", "kube-public"}, `system namespace "kube-public"`},
+		{[]string{"-n", "kube-node-lease", "--allow-default-namespace"}, `system namespace "kube-node-lease"`},
+		{[]string{"-n", "default"}, "--allow-default-namespace"},
+	} {
+		code, stdout, stderr := runInstall(t, append([]string{"--print"}, tc.args...)...)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("install %v: exit %d, stdout %q, stderr %q; want exit 1, one line with %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	code, stdout, stderr := runInstall(t, "--print", "-n", "default", "--allow-default-namespace")
+	if code != 0 || strings.Contains(stdout, "kind: Namespace") || !strings.Contains(stdout, "namespace: default") {
+		t.Errorf("-n default --allow-default-namespace: exit %d, stderr %q, manifests:\n%s", code, stderr, stdout)
 	}
 }
 

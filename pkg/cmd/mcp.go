@@ -11,16 +11,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
-	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/mcpserve"
-	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
-	"github.com/kubectl-triage/kubectl-triage/pkg/target"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
 )
@@ -36,6 +32,15 @@ By default it speaks MCP on stdin/stdout, which is how assistants launch it.
 With --listen it serves streamable HTTP at http://ADDR/mcp instead; every
 request must carry the bearer token from --token-file (401 otherwise), and
 an address other than loopback needs TLS (--tls-cert-file, --tls-key-file).
+A request with an Origin header (one a browser page sends) is refused with
+403 unless the Origin is loopback (localhost, 127.0.0.0/8, [::1], any port)
+or given with --allow-origin: a web page must not reach the server through
+the user's browser (DNS rebinding).
+
+Every tool call has a deadline: --call-timeout for triage and
+triage_namespace, which run the investigation, --read-timeout for the tools
+that read past incidents and for resource reads. Each text and each
+structured result is capped at --max-output bytes, and says when it was cut.
 
 Logs go to stderr, one line per call with the client's name.`
 
@@ -56,21 +61,21 @@ type MCPOptions struct {
 	AgentFlags
 
 	Listen        string
+	AllowOrigins  []string
 	TokenFile     string
 	TLSCertFile   string
 	TLSKeyFile    string
 	MaxConcurrent int
 	CallTimeout   time.Duration
+	ReadTimeout   time.Duration
 	MaxOutput     int
 	LogFormat     string
 	LogLevel      string
 
-	token    string
-	agent    agent.Agent
-	log      *slog.Logger
-	getEnv   func(string) string
-	clusters *clusters.Cache // made on first use: the server starts without a cluster
-	engine   *triage.Engine
+	token  string
+	agent  agent.Agent
+	log    *slog.Logger
+	getEnv func(string) string
 }
 
 // NewMCPOptions returns options with defaults.
@@ -81,6 +86,7 @@ func NewMCPOptions(flags *genericclioptions.ConfigFlags, streams genericiooption
 		AgentFlags:    NewAgentFlags(),
 		MaxConcurrent: mcpserve.DefaultMaxConcurrent,
 		CallTimeout:   mcpserve.DefaultCallTimeout,
+		ReadTimeout:   mcpserve.DefaultReadTimeout,
 		MaxOutput:     mcpserve.DefaultMaxOutput,
 		LogFormat:     "text",
 		LogLevel:      "info",
@@ -119,12 +125,14 @@ func (o *MCPOptions) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	o.AgentFlags.AddFlags(f)
 	f.StringVar(&o.Listen, "listen", "", "Serve streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio; needs --token-file")
+	f.StringArrayVar(&o.AllowOrigins, "allow-origin", nil, "With --listen, also accept requests whose Origin is this one (scheme://host[:port]; repeatable). Loopback origins and requests without Origin are always accepted; any other Origin gets 403")
 	f.StringVar(&o.TokenFile, "token-file", "", "File holding the bearer token HTTP clients must send (Authorization: Bearer …)")
 	f.StringVar(&o.TLSCertFile, "tls-cert-file", "", "Serve HTTPS with this certificate (PEM); with --tls-key-file")
 	f.StringVar(&o.TLSKeyFile, "tls-key-file", "", "Private key (PEM) of --tls-cert-file")
 	positiveIntVar(f, &o.MaxConcurrent, "max-concurrent", o.MaxConcurrent, "Triages running at once; more calls wait for a slot")
-	positiveDurationVar(f, &o.CallTimeout, "call-timeout", o.CallTimeout, "Give up on a tool call after this long, waiting for a slot included")
-	positiveIntVar(f, &o.MaxOutput, "max-output", o.MaxOutput, "Bytes of text a tool returns at most (reports and evidence are cut beyond)")
+	positiveDurationVar(f, &o.CallTimeout, "call-timeout", o.CallTimeout, "Give up on a triage or triage_namespace call after this long, waiting for a slot included (the incident ends failed, reason timeout)")
+	positiveDurationVar(f, &o.ReadTimeout, "read-timeout", o.ReadTimeout, "Give up on a list_incidents, show_incident or get_evidence call, or a resource read, after this long")
+	positiveIntVar(f, &o.MaxOutput, "max-output", o.MaxOutput, "Bytes a tool returns at most, for its text and for its structured result each (reports, evidence and lists are cut beyond, and say so)")
 	choiceVar(f, &o.LogFormat, "log-format", o.LogFormat, []string{"text", "json"}, "Log format on stderr: text or json")
 	checkedVar(f, &o.LogLevel, "log-level", o.LogLevel, func(s string) error { _, err := parseLogLevel(s); return err }, "Log level: debug, info, warn or error")
 }
@@ -164,10 +172,15 @@ func (o *MCPOptions) Validate() error {
 		return errors.New("--tls-cert-file and --tls-key-file go together: give both, or neither")
 	}
 	if o.Listen == "" {
-		if o.TokenFile != "" || o.TLSCertFile != "" {
-			return errors.New("--token-file and --tls-cert-file are for the HTTP mode: add --listen ADDR, or drop them to serve on stdio")
+		if o.TokenFile != "" || o.TLSCertFile != "" || len(o.AllowOrigins) > 0 {
+			return errors.New("--token-file, --tls-cert-file and --allow-origin are for the HTTP mode: add --listen ADDR, or drop them to serve on stdio")
 		}
 	} else {
+		for i, v := range o.AllowOrigins {
+			if o.AllowOrigins[i], err = mcpserve.ParseOrigin(v); err != nil {
+				return err
+			}
+		}
 		if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 			return fmt.Errorf("--listen %q: want HOST:PORT, e.g. 127.0.0.1:8765", o.Listen)
 		}
@@ -191,18 +204,21 @@ func (o *MCPOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	o.clusters = clusters.New(clusters.Options{Flags: o.configFlags, Prepare: o.prepareClient, Logger: o.log})
-	o.engine = triage.New(triage.Config{WorkspaceRoot: o.WorkspaceRoot, Agent: o.agent, Timeout: o.Timeout, Logger: o.log})
+	// Each context's client is made on first use: the server starts
+	// without a cluster.
+	cache := clusters.New(clusters.Options{Flags: o.configFlags, Logger: o.log,
+		Prepare: o.prepareClient(func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut, false)})
+	engine := triage.New(triage.Config{WorkspaceRoot: o.WorkspaceRoot, Agent: o.agent, Timeout: o.Timeout, Logger: o.log, NoBuiltinHints: o.NoBuiltinHints})
 	srv, err := mcpserve.New(mcpserve.Options{
-		Engine: o, WorkspaceRoot: o.WorkspaceRoot,
-		MaxConcurrent: o.MaxConcurrent, CallTimeout: o.CallTimeout, MaxOutput: o.MaxOutput,
+		Engine: mcpserve.NewEngine(cache, engine), WorkspaceRoot: o.WorkspaceRoot,
+		MaxConcurrent: o.MaxConcurrent, CallTimeout: o.CallTimeout, ReadTimeout: o.ReadTimeout, MaxOutput: o.MaxOutput,
 		Logger: o.log, Version: version.Version,
 	})
 	if err != nil {
 		return err
 	}
 	o.log.Info("kubectl-triage MCP server", "version", version.Version, "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot,
-		"max_concurrent", o.MaxConcurrent, "call_timeout", o.CallTimeout.String())
+		"max_concurrent", o.MaxConcurrent, "call_timeout", o.CallTimeout.String(), "read_timeout", o.ReadTimeout.String())
 	if o.Listen == "" {
 		return srv.ServeStdio(ctx)
 	}
@@ -210,66 +226,5 @@ func (o *MCPOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
-	return srv.ServeHTTP(ctx, ln, mcpserve.HTTPOptions{Token: o.token, CertFile: o.TLSCertFile, KeyFile: o.TLSKeyFile})
-}
-
-// Triage runs one triage the way `kubectl triage TYPE/NAME` does: the same
-// resolution, fault, cluster info, agent and engine.
-func (o *MCPOptions) Triage(ctx context.Context, req mcpserve.TriageRequest, report progress.Func) (*triage.Result, error) {
-	c, err := o.clusters.Get(ctx, req.Context)
-	if err != nil {
-		return nil, err
-	}
-	ns := req.Namespace
-	if ns == "" {
-		ns = c.Info.Namespace
-	}
-	args := strings.Fields(req.Target)
-	if _, err := target.Normalize(args); err != nil {
-		return nil, err
-	}
-	report.Printf("Resolving %s in namespace %s", strings.Join(args, " "), ns)
-	t, err := target.Resolve(c.Flags, ns, args)
-	if err != nil {
-		return nil, err
-	}
-	ref := t.Ref()
-	faultType, severity, message := fault.Classify(t.Object)
-	clusterName := c.Info.Cluster
-	if clusterName == "" {
-		clusterName = c.Info.Context
-	}
-	ev, err := fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	return o.engine.Run(ctx, triage.Request{Client: c, Namespace: ns, Event: ev, Object: t.Object, Progress: report})
-}
-
-// Cluster is a kubeconfig context's read-only access, for triage_namespace.
-func (o *MCPOptions) Cluster(ctx context.Context, contextName string) (*mcpserve.Cluster, error) {
-	c, err := o.clusters.Get(ctx, contextName)
-	if err != nil {
-		return nil, err
-	}
-	return &mcpserve.Cluster{Client: c.Clientset, Info: c.Info, Get: func(ns, typ, name string) (*unstructured.Unstructured, error) {
-		t, err := target.Resolve(c.Flags, ns, []string{typ, name})
-		if err != nil {
-			return nil, err
-		}
-		return t.Object, nil
-	}}, nil
-}
-
-// prepareClient completes a context's client: the identity the agent's
-// gateway forwards with, and the credential check when asked for.
-func (o *MCPOptions) prepareClient(ctx context.Context, c *clusters.Client) error {
-	var err error
-	if c.Upstream, err = o.AgentUpstream(c.Config); err != nil {
-		return err
-	}
-	if o.CheckCredentials || o.RequireReadOnly {
-		return o.CheckCredentialsFor(ctx, c.Upstream, c.Info.Namespace, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut)
-	}
-	return nil
+	return srv.ServeHTTP(ctx, ln, mcpserve.HTTPOptions{Token: o.token, CertFile: o.TLSCertFile, KeyFile: o.TLSKeyFile, AllowOrigins: o.AllowOrigins})
 }

@@ -33,6 +33,11 @@ func TestMCPFlagErrors(t *testing.T) {
 		{"missing token file", []string{"--listen", "127.0.0.1:0", "--token-file", filepath.Join(dir, "nope")}, "--token-file"},
 		{"bad address", []string{"--listen", "8080", "--token-file", token}, "want HOST:PORT"},
 		{"bad concurrency", []string{"--max-concurrent", "0"}, "max-concurrent"},
+		{"origin without listen", []string{"--allow-origin", "https://a.example"}, "are for the HTTP mode"},
+		{"origin with a path", []string{"--listen", "127.0.0.1:0", "--token-file", token, "--allow-origin", "https://a.example/mcp"}, `invalid --allow-origin "https://a.example/mcp"`},
+		{"origin wildcard", []string{"--listen", "127.0.0.1:0", "--token-file", token, "--allow-origin", "*"}, `invalid --allow-origin "*"`},
+		{"origin not http", []string{"--listen", "127.0.0.1:0", "--token-file", token, "--allow-origin", "file:///tmp"}, "invalid --allow-origin"},
+		{"read timeout zero", []string{"--read-timeout", "0s"}, "read-timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

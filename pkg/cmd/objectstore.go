@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 
@@ -20,9 +19,9 @@ import (
 // themselves are the SDK's: AZURE_STORAGE_ACCOUNT, AZURE_STORAGE_KEY, …).
 const envStore = "INCIDENT_STORE"
 
-const storeHelp = "Object store for incidents: azblob://CONTAINER, s3://BUCKET, gs://BUCKET or file:///DIR (credentials from the provider's usual environment, e.g. AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or a managed identity)"
+const storeHelp = "Object store for incidents: azblob://CONTAINER, s3://BUCKET, gs://BUCKET or file:///DIR (s3:// and gs:// in the container image's build; credentials from the provider's usual environment, e.g. AZURE_STORAGE_ACCOUNT + AZURE_STORAGE_KEY or a managed identity)"
 
-// storeFlags are watch's --store and --keep-local.
+// storeFlags are --store and --keep-local of triage and watch.
 type storeFlags struct {
 	StoreURL  string
 	KeepLocal bool
@@ -56,17 +55,17 @@ func (s *storeFlags) publishOneShot(ctx context.Context, inc *incident.Incident,
 	report(progress.Incidentf("Stored in %s", inc.StoredAt()))
 }
 
-// openStore checks the store (creating a missing container or bucket
-// where the credentials allow) before the watch takes any fault.
+// openStore checks the one-shot command's store (creating a missing
+// container or bucket where the credentials allow) before any incident
+// exists; watch mode opens its own (pkg/watchmode).
 func (s *storeFlags) openStore(ctx context.Context, log *slog.Logger) error {
 	if s.StoreURL == "" {
 		return nil
 	}
-	st, err := objectstore.Open(ctx, s.StoreURL, objectstore.Options{Create: true})
+	st, err := objectstore.Open(ctx, s.StoreURL, objectstore.Options{Create: true, Log: log})
 	if err != nil {
 		return err
 	}
-	st.Log = log
 	s.objects = st
 	log.Info("storing incidents", "store", st.String(), "keep_local", s.KeepLocal)
 	return nil
@@ -76,20 +75,6 @@ func (s *storeFlags) closeStore() {
 	if s.objects != nil {
 		_ = s.objects.Close()
 	}
-}
-
-// publish uploads a finished incident; a failure is logged, and the
-// workspace stays on disk with its record saying why.
-func (s *storeFlags) publish(ctx context.Context, inc *incident.Incident, log *slog.Logger) {
-	if s.objects == nil || inc == nil {
-		return
-	}
-	start := time.Now()
-	if err := s.objects.Publish(ctx, inc, s.KeepLocal); err != nil {
-		log.Error("incident not stored", "incident_id", inc.IncidentID, "store", s.objects.String(), "error", err)
-		return
-	}
-	log.Info("incident stored", "incident_id", inc.IncidentID, "location", inc.StoredAt(), "took", time.Since(start).Round(time.Millisecond).String(), "local_copy", s.KeepLocal)
 }
 
 // ---- reading incidents: the workspace root or the store ----

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -170,7 +172,7 @@ func writeTriageJSON(w io.Writer, res *triage.Result) error {
 	if err := enc.Encode(newTriageOutput(res)); err != nil {
 		return fmt.Errorf("write the result as JSON: %w", err)
 	}
-	if _, err := w.Write(escapeBidi(escapeC1(buf.Bytes()))); err != nil {
+	if _, err := w.Write(escapeHidden(escapeC1(buf.Bytes()))); err != nil {
 		return fmt.Errorf("write the result as JSON: %w", err)
 	}
 	return nil
@@ -200,24 +202,37 @@ func escapeC1(data []byte) []byte {
 	return append(out, data...)
 }
 
-// escapeBidi rewrites the bidirectional overrides and isolates (U+202A–E,
-// U+2066–9) in JSON or YAML text as \u escapes: a terminal shows the rest
-// of the line reordered, so `-o json` of a hostile event could read as
-// something else. They only occur inside strings: in JSON and in YAML's
-// double-quoted scalars the escape means the same character.
-func escapeBidi(data []byte) []byte {
-	if !bytes.Contains(data, []byte{0xe2, 0x80}) && !bytes.Contains(data, []byte{0xe2, 0x81}) {
+// escapeHidden rewrites the characters a reader cannot see (term.Hidden:
+// bidi controls, zero-width and tag characters) in JSON or YAML text as \u
+// escapes: a terminal would show the rest of the line reordered, or hide
+// words, so `-o json` of a hostile event could read as something else.
+// They only occur inside strings: in JSON and in YAML's double-quoted
+// scalars the escape means the same character. Joiners and variation
+// selectors are left as they are: emoji and scripts need them, and they
+// neither reorder nor hide a word.
+func escapeHidden(data []byte) []byte {
+	i := bytes.IndexFunc(data, func(r rune) bool { return term.Hidden(r) && !joinsOrSelects(r) })
+	if i < 0 {
 		return data
 	}
-	var out bytes.Buffer
-	for len(data) > 0 {
+	out := bytes.NewBuffer(make([]byte, 0, len(data)+16))
+	out.Write(data[:i])
+	for data = data[i:]; len(data) > 0; {
 		r, size := utf8.DecodeRune(data)
-		if (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
-			fmt.Fprintf(&out, `\u%04x`, r)
-		} else {
+		switch {
+		case !term.Hidden(r) || joinsOrSelects(r):
 			out.Write(data[:size])
+		case r > 0xffff: // tag characters: a UTF-16 surrogate pair
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(out, `\u%04x\u%04x`, hi, lo)
+		default:
+			fmt.Fprintf(out, `\u%04x`, r)
 		}
 		data = data[size:]
 	}
 	return out.Bytes()
+}
+
+func joinsOrSelects(r rune) bool {
+	return r == 0x200c || r == 0x200d || unicode.Is(unicode.Variation_Selector, r)
 }

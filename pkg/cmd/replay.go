@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,21 +10,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
-	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -133,6 +129,22 @@ func isPath(ref string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// workspaceArg finds, among a triage's arguments, one that names an
+// incident workspace rather than a resource: a directory holding
+// incident.json, or a word written as a path (/…, ./…, ../…, ~/…), which no
+// resource is. Only then does `kubectl triage ARG` suggest replay.
+func workspaceArg(args []string) (string, bool) {
+	for _, a := range args {
+		if a == "." || a == ".." || a == "~" || strings.HasPrefix(a, "/") || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") || strings.HasPrefix(a, "~/") {
+			return a, true
+		}
+		if fi, err := os.Lstat(filepath.Join(a, workspace.IncidentFile)); err == nil && fi.Mode().IsRegular() {
+			return a, true
+		}
+	}
+	return "", false
+}
+
 // resolve turns the argument into a workspace directory.
 func (o *ReplayOptions) resolve(cmd *cobra.Command) (string, error) {
 	if isPath(o.Ref) {
@@ -167,14 +179,15 @@ func (o *ReplayOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	ws, err := loadSaved(dir)
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c, err := workspace.Open(ctx, dir, workspace.OpenOptions{})
 	if err != nil {
 		return err
 	}
-	rep, err := ws.replay()
-	if err != nil {
-		return err
-	}
+	rep := replay(c)
 	if o.Output != "" {
 		data, err := json.Marshal(rep)
 		if err != nil {
@@ -184,7 +197,7 @@ func (o *ReplayOptions) Run(cmd *cobra.Command) error {
 	}
 	// The same passes the engine puts a saved report through, so a replay
 	// of an unchanged investigator reads byte for byte as the saved one.
-	md, _ := redact.Text(term.Clean(rep.Markdown()))
+	md := redact.Report(rep)
 	if !o.Diff {
 		_, err := io.WriteString(o.Out, md)
 		return err
@@ -193,11 +206,11 @@ func (o *ReplayOptions) Run(cmd *cobra.Command) error {
 	// does): compared rendered, as the markdown would have read.
 	savedFile, saved := workspace.ReportFile, ""
 	switch {
-	case ws.savedMD != nil:
-		saved = term.Clean(string(ws.savedMD))
-	case ws.savedRep != nil:
+	case c.Markdown != nil:
+		saved = redact.Clean(string(c.Markdown))
+	case c.Report != nil:
 		savedFile = workspace.ReportJSONFile
-		saved, _ = redact.Text(term.Clean(ws.savedRep.Markdown()))
+		saved = redact.Report(c.Report)
 	default:
 		return fmt.Errorf("workspace %s has no %s to compare with", dir, workspace.ReportFile)
 	}
@@ -228,127 +241,16 @@ func normalizeRef(ref string) (string, error) {
 	return r, nil
 }
 
-// saved is what a workspace holds about its incident, read without a
-// cluster: any of incident.json, context/event.json and the saved report
-// may be missing (a workspace captured by hand or shared in part).
-type saved struct {
-	dir      string
-	inc      *incident.Incident
-	event    *fault.Event
-	savedRep *report.Report
-	savedMD  []byte
-}
-
-// loadSaved reads a workspace. It must have context/: that is the evidence.
-func loadSaved(dir string) (*saved, error) {
-	s := &saved{dir: dir}
-	incData, incErr := os.ReadFile(filepath.Join(dir, workspace.IncidentFile))
-	ctxInfo, ctxErr := os.Stat(filepath.Join(dir, workspace.ContextDir))
-	switch {
-	case incErr != nil && ctxErr != nil:
-		return nil, fmt.Errorf("%s is not an incident workspace: it has neither %s nor %s/", dir, workspace.IncidentFile, workspace.ContextDir)
-	case ctxErr != nil || !ctxInfo.IsDir():
-		return nil, fmt.Errorf("workspace %s has no %s/ to replay: its evidence was never collected or was removed", dir, workspace.ContextDir)
-	}
-	if incErr == nil {
-		if err := json.Unmarshal(incData, &s.inc); err != nil {
-			return nil, fmt.Errorf("workspace %s: corrupt %s: %w", dir, workspace.IncidentFile, err)
-		}
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, workspace.EventFile)); err == nil {
-		if err := json.Unmarshal(data, &s.event); err != nil {
-			return nil, fmt.Errorf("workspace %s: corrupt %s: %w", dir, workspace.EventFile, err)
-		}
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, workspace.ReportJSONFile)); err == nil {
-		// An agent wrote it: unreadable only means there is nothing to
-		// borrow the time from.
-		_ = json.Unmarshal(data, &s.savedRep)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, workspace.ReportFile)); err == nil {
-		s.savedMD = data
-	}
-	return s, nil
-}
-
-// target is the triaged resource, from the first record that names it.
-func (s *saved) target() (fault.Resource, error) {
-	switch {
-	case s.inc != nil && s.inc.Resource.Kind != "":
-		return s.inc.Resource, nil
-	case s.event != nil && s.event.Resource != nil && s.event.Resource.Kind != "":
-		return *s.event.Resource, nil
-	case s.savedRep != nil && s.savedRep.Resource.Kind != "":
-		r := s.savedRep.Resource
-		return fault.Resource{APIVersion: r.APIVersion, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace}, nil
-	}
-	return fault.Resource{}, fmt.Errorf("workspace %s: none of %s, %s or %s names the triaged resource", s.dir, workspace.IncidentFile, workspace.EventFile, workspace.ReportJSONFile)
-}
-
-// builtinSaved is the saved report when the builtin investigator wrote it.
-func (s *saved) builtinSaved() *report.Report {
-	if s.savedRep != nil && s.savedRep.Agent == agent.BuiltinName && !s.savedRep.Time.IsZero() {
-		return s.savedRep
-	}
-	return nil
-}
-
-// capturedAt is the moment the investigation is replayed as of. The
-// builtin report records the exact instant it read the fresh evidence;
-// otherwise incident.json's startedAt is when collection had finished and
-// the agent began; then the incident's creation, then the fault's time.
-// (cluster-info.json records no time.)
-func (s *saved) capturedAt() (time.Time, error) {
-	if r := s.builtinSaved(); r != nil {
-		return r.Time, nil
-	}
-	if s.inc != nil {
-		if s.inc.StartedAt != nil && !s.inc.StartedAt.IsZero() {
-			return *s.inc.StartedAt, nil
-		}
-		if !s.inc.CreatedAt.IsZero() {
-			return s.inc.CreatedAt, nil
-		}
-	}
-	if s.savedRep != nil && !s.savedRep.Time.IsZero() {
-		return s.savedRep.Time, nil
-	}
-	if s.event != nil && !s.event.Timestamp.IsZero() {
-		return s.event.Timestamp, nil
-	}
-	return time.Time{}, fmt.Errorf("workspace %s: no record says when its evidence was captured (%s, %s and %s have no time)", s.dir, workspace.IncidentFile, workspace.ReportJSONFile, workspace.EventFile)
-}
-
-// replay loads context/ and investigates it as of the capture.
-func (s *saved) replay() (*report.Report, error) {
-	target, err := s.target()
-	if err != nil {
-		return nil, err
-	}
-	at, err := s.capturedAt()
-	if err != nil {
-		return nil, err
-	}
-	b, err := bundle.Load(filepath.Join(s.dir, workspace.ContextDir), target)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %s: load %s/: %w", s.dir, workspace.ContextDir, err)
-	}
-	opts := investigate.Options{Agent: agent.BuiltinName, Now: at}
-	switch {
-	case s.inc != nil:
-		opts.IncidentID, opts.Severity = s.inc.IncidentID, s.inc.Severity
-	case s.savedRep != nil:
-		opts.IncidentID, opts.Severity = s.savedRep.IncidentID, s.savedRep.Severity
-	}
-	if opts.Severity == "" && s.event != nil {
-		opts.Severity = s.event.Severity
-	}
-	rep := investigate.Investigate(b, opts)
+// replay investigates the capture's evidence as of its capture, as the
+// incident it was.
+func replay(c *workspace.Capture) *report.Report {
+	rep := investigate.Investigate(c.Bundle, investigate.Options{Agent: agent.BuiltinName, Now: c.CapturedAt,
+		IncidentID: c.IncidentID(), Severity: c.Severity()})
 	// The header's duration is the live run's, which a replay cannot
 	// measure: borrowed from the saved builtin report, so a diff shows
 	// what the investigator concluded differently and nothing else.
-	if r := s.builtinSaved(); r != nil {
+	if r := c.BuiltinReport(); r != nil {
 		rep.Duration = r.Duration
 	}
-	return rep, nil
+	return rep
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -9,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
@@ -65,12 +65,11 @@ func replayRoot(t *testing.T) (root, dir string) {
 	copyDir(t, replayCapture, dir)
 	// What this build's engine would have saved for the capture (the
 	// capture's own output is an older build's: --diff tells them apart).
-	captured := savedReport(t, dir)
-	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: captured.Resource.APIVersion, Kind: captured.Resource.Kind, Name: captured.Resource.Name, Namespace: captured.Resource.Namespace})
+	c, err := workspace.Open(context.Background(), dir, workspace.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := investigate.Investigate(b, investigate.Options{Agent: "builtin", Severity: captured.Severity, Now: captured.Time})
+	rep := investigate.Investigate(c.Bundle, investigate.Options{Agent: "builtin", Severity: c.Report.Severity, Now: c.Report.Time})
 	started := rep.Time.Add(-time.Second) // the builtin report's own time must win
 	inc := &incident.Incident{
 		IncidentID: idReplay, Status: incident.Resolved, Severity: rep.Severity,
@@ -204,33 +203,6 @@ func TestReplayErrors(t *testing.T) {
 	}
 }
 
-// TestReplayCapturedAt: the time a replay is made as of, from the records a
-// workspace may hold.
-func TestReplayCapturedAt(t *testing.T) {
-	t0 := time.Date(2026, 11, 26, 7, 59, 17, 0, time.UTC)
-	started, created, event, reported := t0.Add(2*time.Second), t0.Add(time.Second), t0, t0.Add(3*time.Second)
-	for _, tc := range []struct {
-		name string
-		s    saved
-		want time.Time
-	}{
-		{"builtin report", saved{inc: &incident.Incident{CreatedAt: created, StartedAt: &started}, savedRep: &report.Report{Agent: "builtin", Time: reported}}, reported},
-		{"external agent's report: when the agent started", saved{inc: &incident.Incident{CreatedAt: created, StartedAt: &started}, savedRep: &report.Report{Agent: "claude", Time: reported}}, started},
-		{"never started", saved{inc: &incident.Incident{CreatedAt: created}}, created},
-		{"event only", saved{event: &fault.Event{Timestamp: event}}, event},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.s.capturedAt()
-			if err != nil || !got.Equal(tc.want) {
-				t.Errorf("capturedAt = %s, %v; want %s", got, err, tc.want)
-			}
-		})
-	}
-	if _, err := (&saved{dir: "d"}).capturedAt(); err == nil {
-		t.Error("a workspace without any time: no error")
-	}
-}
-
 // TestReplayCompletion: incident IDs like show, directories for a path.
 func TestReplayCompletion(t *testing.T) {
 	root, _ := replayRoot(t)
@@ -241,5 +213,47 @@ func TestReplayCompletion(t *testing.T) {
 	r = run(t, "__complete", "replay", "--workspace-root", root, "./inc")
 	if strings.Contains(r.stdout, idReplay) || !strings.HasSuffix(strings.TrimSpace(r.stdout), ":16") {
 		t.Errorf("path completion:\n%s", r.stdout)
+	}
+}
+
+// TestWorkspaceArg: only an argument that names a workspace (a directory
+// with incident.json, or a word written as a path) makes the triage command
+// suggest replay; resources, pod names and a directory without incident.json
+// named without a path do not.
+func TestWorkspaceArg(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.MkdirAll(filepath.Join("incident-0f8f", "context"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("incident-0f8f", incident.FileName), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("web", 0o755); err != nil { // a directory that happens to share a pod's name
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string // "" when none is a workspace
+	}{
+		{[]string{"incident-0f8f"}, "incident-0f8f"},
+		{[]string{"incident-0f8f/"}, "incident-0f8f/"},
+		{[]string{"./incident-0f8f"}, "./incident-0f8f"},
+		{[]string{"../elsewhere"}, "../elsewhere"},
+		{[]string{"/var/lib/incidents/0f8f"}, "/var/lib/incidents/0f8f"},
+		{[]string{"~/incidents/0f8f"}, "~/incidents/0f8f"},
+		{[]string{"."}, "."},
+		{[]string{"replya", "./incident-0f8f"}, "./incident-0f8f"},
+		{[]string{"web"}, ""},
+		{[]string{"deploy"}, ""},
+		{[]string{"pod/web-0"}, ""},
+		{[]string{"deployment", "web"}, ""},
+		{[]string{"incident-0f8f/context"}, ""}, // TYPE/NAME-shaped, and no incident.json there
+	}
+	for _, tt := range tests {
+		got, ok := workspaceArg(tt.args)
+		if ok != (tt.want != "") || got != tt.want {
+			t.Errorf("workspaceArg(%q) = %q, %v; want %q", tt.args, got, ok, tt.want)
+		}
 	}
 }

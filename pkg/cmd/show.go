@@ -13,8 +13,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -97,12 +98,21 @@ func (o *ShowOptions) Run() error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return noReport(o.source(), e, o.JSON)
 	}
+	if errors.Is(err, safefile.ErrRefused) {
+		return fmt.Errorf("incident %s: %w", e.ID, err) // it names the file and why
+	}
 	if err != nil {
 		return fmt.Errorf("incident %s: read %s: %w", e.ID, rel, err)
 	}
-	// An agent wrote the report, quoting the cluster: printed without its
-	// escape sequences (the file keeps them).
-	report := term.Clean(string(data))
+	// An agent wrote the report, quoting the cluster. The engine redacted
+	// it when the agent ended; a workspace from an older version or
+	// another machine may not have been: printed through the same pass.
+	var report string
+	if o.JSON {
+		report = string(redact.CleanJSON(data))
+	} else {
+		report = redact.Clean(string(data))
+	}
 	if _, err := io.WriteString(o.Out, report); err != nil {
 		return err
 	}

@@ -15,8 +15,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -104,9 +104,10 @@ func (o *StatusOptions) Run() error {
 func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 	inc := e.Incident
 	w := printers.GetNewTabWriter(out)
-	// Values come from the cluster and from agents: nothing in them may
-	// drive the terminal.
-	line := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, term.Clean(v)) }
+	// Values come from the cluster and from agents, through a record an
+	// older version or another machine may have written: printed through
+	// the pass every summary crosses.
+	line := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, redact.Clean(v)) }
 	when := func(t *time.Time) string {
 		if t == nil || t.IsZero() {
 			return none
@@ -144,7 +145,7 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 		line("Grouped", fmt.Sprintf("%d more fault(s) with the same cause (%s); incident.json lists them under members", n, inc.Members[0].Cause))
 	}
 	if inc.Message != "" {
-		line("Message", truncate(term.Clean(inc.Message), 200))
+		line("Message", truncate(redact.Clean(inc.Message), 200))
 	}
 
 	a := inc.Agent
@@ -164,6 +165,9 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 	line("Agent", agent)
 	if inc.Sandbox != "" {
 		line("Sandbox", inc.Sandbox)
+	}
+	if inc.Effort != nil {
+		line("Effort", inc.Effort.String())
 	}
 	line("Created", when(&inc.CreatedAt))
 	line("Started", when(inc.StartedAt))
@@ -185,6 +189,16 @@ func describeIncident(out io.Writer, e *store.Entry, now time.Time) error {
 		line("Root cause", orNone(strings.Join(strings.Fields(inc.Report.RootCause), " ")))
 		line("Confidence", confidence(inc))
 		line("Report", joinLocation(e.Dir, workspace.ReportFile))
+	}
+	if c := inc.Claims; c != nil {
+		v := fmt.Sprintf("%d verified, %d unverified against what the agent read", c.Verified, c.Unverified)
+		if c.Capped {
+			v += " (the root cause rests only on unverified ones: capped at speculation)"
+		}
+		line("Claims", v)
+	}
+	if so := inc.SecondOpinion; so != nil {
+		line("Second opinion", fmt.Sprintf("%s: the builtin investigator's root cause is %q (%s)", so.Agreement, strings.Join(strings.Fields(so.BuiltinRootCause), " "), so.Basis))
 	}
 	return w.Flush()
 }

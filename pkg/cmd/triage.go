@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -29,8 +30,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
 )
 
-// Environment variables, named as in the seed specifications so existing
-// deployments carry over.
+// Environment variables, named so that existing deployments carry over.
 const (
 	envAgent        = "AGENT_CLI"
 	envModel        = "AGENT_MODEL"
@@ -88,6 +88,7 @@ type TriageOptions struct {
 	progressLine *term.Progress // stderr's progress reporter (output.go)
 
 	namespace string
+	bound     *clusters.Bound             // ties the clients' requests to the run (see NewCmdTriage)
 	suggest   func(typed string) []string // subcommands close to a typed word
 	agent     agent.Agent
 	getEnv    func(string) string
@@ -106,6 +107,7 @@ func NewTriageOptions(flags *genericclioptions.ConfigFlags, streams genericioopt
 // NewCmdTriage is the root command: `kubectl triage`.
 func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 	flags := genericclioptions.NewConfigFlags(true)
+	o := NewTriageOptions(flags, streams)
 	// Every client this process builds goes through the read-only transport.
 	flags.WrapConfigFn = func(c *rest.Config) *rest.Config {
 		c = readonly.Config(c)
@@ -116,9 +118,11 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 		if c.QPS == 0 {
 			c.QPS, c.Burst = clientQPS, clientBurst
 		}
+		if o.bound != nil {
+			c = o.bound.Config(c)
+		}
 		return c
 	}
-	o := NewTriageOptions(flags, streams)
 
 	cmd := &cobra.Command{
 		Use:         "triage [TYPE/NAME | TYPE NAME | POD] [flags]",
@@ -133,6 +137,11 @@ func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
 		SilenceErrors:         true,
 		Version:               version.Version,
 		RunE: func(c *cobra.Command, args []string) error {
+			// A one-shot run's every request ends with Ctrl-C (watch and
+			// mcp let theirs drain). Set before any client exists.
+			if ctx := c.Context(); ctx != nil {
+				o.bound = clusters.NewBound(ctx)
+			}
 			if err := o.Complete(c, args); err != nil {
 				return err
 			}
@@ -227,6 +236,8 @@ func (o *TriageOptions) Validate() error {
 		if len(o.Args) > 0 {
 			return fmt.Errorf("--fault-file names the resource itself: drop %q, or drop --fault-file", strings.Join(o.Args, " "))
 		}
+	} else if ws, ok := workspaceArg(o.Args); ok {
+		return fmt.Errorf("%q is a path, not a resource: name a resource as TYPE/NAME (e.g. deploy/web), TYPE NAME or a pod NAME; to investigate a saved incident workspace again, run 'kubectl triage replay %s'", ws, ws)
 	} else if _, err := target.Normalize(o.Args); err != nil {
 		return err
 	}
@@ -243,13 +254,23 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if ctx.Err() != nil { // a signal while the process started
+		return errCancelledEarly
+	}
 	report := o.progress()
 	defer o.stopProgress() // before an error is printed on the same terminal
 	// Reading the fault, discovery, target resolution and the credential
-	// check do not all honour a context (the REST mapper's discovery does
-	// not): they run aside, and Ctrl-C or SIGTERM ends the command at once,
-	// before anything is written.
-	p, err := untilCancelled(ctx, func() (*prepared, error) { return o.prepare(ctx, report) })
+	// check end with ctx through the clients' transport (o.bound), but not
+	// all of them take it (the REST mapper's discovery does not): they run
+	// aside, and Ctrl-C or SIGTERM ends the command at once, before
+	// anything is written. Their progress stops with ctx, so no line
+	// follows the error.
+	quiet := func(ev progress.Event) {
+		if ctx.Err() == nil {
+			report(ev)
+		}
+	}
+	p, err := untilCancelled(ctx, func() (*prepared, error) { return o.prepare(ctx, quiet) })
 	if err != nil {
 		return err
 	}
@@ -266,8 +287,11 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 		Agent:         o.agent,
 		Timeout:       o.Timeout,
 		Logger:        o.logger(),
+		// An agent CLI is a second opinion on the builtin's findings
+		// (DESIGN.md §6), unless it is to run blind.
+		NoBuiltinHints: o.NoBuiltinHints,
 	})
-	res, err := engine.Run(ctx, triage.Request{Client: p.client, Event: p.ev, Object: p.t.Object, Progress: report})
+	res, err := engine.Run(ctx, triage.Request{Client: p.client, Event: p.ev, Object: p.t.Object, PodEvents: p.podEvents, Progress: report})
 	if err != nil {
 		if ctx.Err() != nil {
 			return errCancelledEarly
@@ -281,8 +305,14 @@ func (o *TriageOptions) Run(ctx context.Context) error {
 // errCancelledEarly: Ctrl-C or SIGTERM before an incident existed.
 var errCancelledEarly = &exitError{code: ExitCancelled, err: errors.New("cancelled before an incident was created; nothing was written")}
 
-// untilCancelled runs f and returns its result, or errCancelledEarly as soon
-// as ctx is done (f is left to finish on its own: the command is ending).
+// cancelGrace is how long untilCancelled lets f end after ctx is done (its
+// requests end with ctx), so that it does not outlive the command's
+// answer.
+const cancelGrace = 500 * time.Millisecond
+
+// untilCancelled runs f and returns its result, or errCancelledEarly once
+// ctx is done (after cancelGrace at most; then f is left to finish on its
+// own: the command is ending).
 func untilCancelled[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -295,11 +325,18 @@ func untilCancelled[T any](ctx context.Context, f func() (T, error)) (T, error) 
 	}()
 	select {
 	case r := <-ch:
+		if ctx.Err() != nil {
+			break // its error is the cancellation's
+		}
 		return r.v, r.err
 	case <-ctx.Done():
-		var zero T
-		return zero, errCancelledEarly
+		select {
+		case <-ch:
+		case <-time.After(cancelGrace):
+		}
 	}
+	var zero T
+	return zero, errCancelledEarly
 }
 
 // prepared is what a run needs before an incident exists.
@@ -307,6 +344,9 @@ type prepared struct {
 	t      *target.Target
 	ev     *fault.Event
 	client *clusters.Client
+	// podEvents is a pod target's events list, under way since before
+	// the pod was resolved.
+	podEvents *bundle.PodEvents
 }
 
 // prepare reads the fault or resolves the picked resource, connects and
@@ -322,39 +362,28 @@ func (o *TriageOptions) prepare(ctx context.Context, report progress.Func) (*pre
 			return nil, err
 		}
 	} else {
-		report.Printf("Resolving %s in namespace %s", strings.Join(o.Args, " "), o.namespace)
-		if p.t, err = target.Resolve(o.configFlags, o.namespace, o.Args); err != nil {
+		// A pod's events list needs only its name, and in a crowded
+		// namespace it is the slowest read: it starts with the resolution
+		// (DESIGN.md §1).
+		if name, ok := target.PodName(o.Args); ok {
+			if cfg, err := o.configFlags.ToRESTConfig(); err == nil {
+				if cs, err := clusters.NewLazy(cfg); err == nil {
+					p.podEvents = bundle.StartPodEvents(ctx, cs, o.namespace, name)
+				}
+			}
+		}
+		if p.t, err = triage.ResolveNamed(o.configFlags, o.namespace, o.Args, report); err != nil {
 			return nil, o.mistypedCommand(err)
 		}
 	}
 	// One cluster, through the same client cache watch mode and the MCP
 	// server use, so a one-shot run connects exactly as they do.
-	cache := clusters.New(clusters.Options{Flags: o.configFlags, Prepare: func(ctx context.Context, c *clusters.Client) error {
-		var err error
-		if c.Upstream, err = o.AgentUpstream(c.Config); err != nil {
-			return err
-		}
-		if o.CheckCredentials || o.RequireReadOnly {
-			if err := o.AgentFlags.CheckCredentialsFor(ctx, c.Upstream, o.namespace, report.Printf, o.ErrOut); err != nil {
-				return err
-			}
-			if err := o.checkCollectingCredentials(ctx, c.Config, o.namespace, report.Printf); err != nil {
-				return err
-			}
-		}
-		return nil
-	}})
+	cache := clusters.New(clusters.Options{Flags: o.configFlags, Prepare: o.prepareClient(report.Printf, o.ErrOut, true)})
 	if p.client, err = cache.Get(ctx, ""); err != nil {
 		return nil, err
 	}
 	if p.ev == nil {
-		ref := p.t.Ref()
-		faultType, severity, message := fault.Classify(p.t.Object)
-		clusterName := p.client.Info.Cluster
-		if clusterName == "" {
-			clusterName = p.client.Info.Context
-		}
-		if p.ev, err = fault.Synthesize(clusterName, ref, faultType, severity, message, time.Now()); err != nil {
+		if p.ev, err = triage.NamedFault(p.client.Info, p.t, time.Now()); err != nil {
 			return nil, err
 		}
 	}
@@ -400,7 +429,7 @@ func (o *TriageOptions) logger() *slog.Logger {
 	if err != nil { // Validate refused it already
 		return slog.New(slog.DiscardHandler)
 	}
-	return slog.New(slog.NewTextHandler(o.ErrOut, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(o.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: term.CleanAttr}))
 }
 
 // parseLogLevel reads debug, info, warn (or warning) and error.
@@ -417,13 +446,18 @@ func parseLogLevel(s string) (slog.Level, error) {
 
 // mistypedCommand adds "did you mean" to a failed lookup of a single word
 // that is close to a subcommand: `kubectl triage lsit` meant list, not a
-// pod named lsit.
+// pod named lsit. Never replay: it takes a workspace, which Validate
+// recognises by itself, and words close to it are pod names (deploy is two
+// letters from replay).
 func (o *TriageOptions) mistypedCommand(err error) error {
-	if len(o.Args) == 0 || o.suggest == nil {
-		return err
+	var usage *target.UsageError
+	if len(o.Args) == 0 || o.suggest == nil || errors.As(err, &usage) {
+		return err // the word was understood (a type with no name)
 	}
-	if s := o.suggest(o.Args[0]); len(s) > 0 {
-		return fmt.Errorf("%w\nDid you mean the command 'kubectl triage %s'?", err, s[0])
+	for _, s := range o.suggest(o.Args[0]) {
+		if s != "replay" {
+			return fmt.Errorf("%w\nDid you mean the command 'kubectl triage %s'?", err, s)
+		}
 	}
 	return err
 }

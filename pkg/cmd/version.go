@@ -3,10 +3,12 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/objectstore"
 	"github.com/kubectl-triage/kubectl-triage/pkg/version"
 )
 
@@ -19,9 +21,10 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v := version.Get()
+			v.Stores = objectstore.Schemes()
 			switch output {
 			case "":
-				fmt.Fprintf(streams.Out, "kubectl-triage %s (commit %s, %s, %s, client-go %s)\n", v.Version, v.Commit, v.GoVersion, v.Platform, v.ClientGo)
+				fmt.Fprintf(streams.Out, "kubectl-triage %s (commit %s, %s, %s, client-go %s, stores %s)\n", v.Version, v.Commit, v.GoVersion, v.Platform, v.ClientGo, strings.Join(v.Stores, " "))
 			case "json":
 				data, err := json.MarshalIndent(v, "", "  ")
 				if err != nil {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,21 +16,15 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
-	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
-	"github.com/kubectl-triage/kubectl-triage/pkg/clusterwatch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
-	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
-	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
-	"github.com/kubectl-triage/kubectl-triage/pkg/mcpsource"
-	"github.com/kubectl-triage/kubectl-triage/pkg/metrics"
-	"github.com/kubectl-triage/kubectl-triage/pkg/notify"
-	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
-	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watcher"
+	"github.com/kubectl-triage/kubectl-triage/pkg/watchmode"
 )
 
-// Environment variables of watch mode, named as in the seeds.
+// Environment variables of watch mode, named as existing deployments set
+// them.
 const (
 	envMCPEndpoint  = "K8S_CLUSTER_MCP_ENDPOINT"
 	envMCPToken     = "K8S_CLUSTER_MCP_TOKEN"
@@ -41,8 +34,8 @@ const (
 )
 
 const (
-	sourceMCP     = "mcp"
-	sourceCluster = "cluster"
+	sourceMCP     = string(watchmode.SourceMCP)
+	sourceCluster = string(watchmode.SourceCluster)
 )
 
 var watchLong = `Watch a cluster's faults and triage each one as it happens: every fault
@@ -118,8 +111,6 @@ type WatchOptions struct {
 	log        *slog.Logger
 	getEnv     func(string) string
 	outMu      sync.Mutex
-	clusters   *clusters.Cache // the clusters faults are triaged on (Run)
-	engine     *triage.Engine  // (Run)
 }
 
 // NewWatchOptions returns options with defaults.
@@ -296,7 +287,8 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
-	opts := &slog.HandlerOptions{Level: lvl}
+	// Log lines quote the cluster: no hidden or control characters in them.
+	opts := &slog.HandlerOptions{Level: lvl, ReplaceAttr: term.CleanAttr}
 	switch format {
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
@@ -311,256 +303,22 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	o.clusters = clusters.New(clusters.Options{Flags: o.configFlags, Prepare: o.prepareClient, Logger: o.log})
-	o.engine = triage.New(triage.Config{WorkspaceRoot: o.WorkspaceRoot, Agent: o.agent, Timeout: o.Timeout, Logger: o.log})
-	def, err := o.clusters.Get(ctx, "")
-	if err != nil {
-		return err
-	}
-	// The store is checked (and a missing container created) before any
-	// fault is taken, so a wrong URL or credential stops the watch now.
-	if err := o.openStore(ctx, o.log); err != nil {
-		return err
-	}
-	defer o.closeStore()
-	filter := o.filter
-	if o.Source == sourceMCP && o.SubscribeMode != "events" {
-		// The faults subscription takes no namespace: narrow it here.
-		filter = filter.InNamespaces(o.namespaces...)
-	}
-
-	m := metrics.New()
-	var slack *notify.Slack
-	if o.SlackWebhook != "" {
-		if slack, err = notify.NewSlack(o.SlackWebhook, notify.SlackOptions{Logger: o.log}); err != nil {
-			return err
-		}
-	}
-	notifier := notify.NewNotifier(slack, o.log)
-	if notifier.Enabled() {
-		m.Notifications(notifier.Sent.Load, notifier.Failed.Load)
-	}
-
-	var (
-		src        watcher.Source
-		parsed     func(*fault.Event)
-		reconnects func() uint64
-		drops      func() uint64
-		health     func() error
-	)
-	switch o.Source {
-	case sourceMCP:
-		// The server never replays a gap: once the subscription is back, a
-		// scan of the cluster finds the faults that began meanwhile. Its
-		// faults name the current context, and the watcher renames every
-		// fault the server sends to the context it maps to (clusterOf: ""
-		// and the server's own name for this cluster, its kubeconfig
-		// context, both map to it), so the reconciler recognises what the
-		// server reported and dedup takes both for one fault.
-		ns := ""
-		if len(o.namespaces) > 0 {
-			ns = o.namespaces[0]
-		}
-		rec, err := clusterwatch.NewReconciler(clusterwatch.Options{Client: def.Clientset, Cluster: def.Name, Namespace: ns, Logger: o.log})
-		if err != nil {
-			return err
-		}
-		parsed = rec.Observe // a fault the server reported is not one a scan missed
-		s, err := mcpsource.New(mcpsource.Options{
-			Endpoint: o.MCPEndpoint, Mode: o.SubscribeMode, Namespaces: o.eventsNamespaces(),
-			EventType: o.EventType, Reason: o.Reason, BearerToken: o.mcpToken, Logger: o.log,
-			OnGap: rec.Gap, OnLost: rec.Lost,
-		})
-		if err != nil {
-			return err
-		}
-		src = watcher.SourceFunc(func(ctx context.Context, in watcher.Intake) error {
-			recCtx, stopRec := context.WithCancel(ctx)
-			recDone := make(chan struct{})
-			go func() { defer close(recDone); rec.Run(recCtx, in.Event) }()
-			defer func() { stopRec(); <-recDone }()
-			return s.Run(ctx, func(msg mcpsource.Message) { in.Message(msg.Logger, msg.Level, msg.Data) })
-		})
-		reconnects = func() uint64 { return s.Stats().Reconnects.Load() }
-		drops = func() uint64 { return s.Stats().HandoffDrops.Load() }
-		health = func() error {
-			if !s.Stats().Subscribed.Load() {
-				return fmt.Errorf("not subscribed to %s: reconnecting", o.MCPEndpoint)
-			}
-			return nil
-		}
-	case sourceCluster:
-		ns := ""
-		if len(o.namespaces) > 0 {
-			ns = o.namespaces[0]
-		}
-		var synced atomic.Bool
-		src = watcher.SourceFunc(func(ctx context.Context, in watcher.Intake) error {
-			return clusterwatch.Run(ctx, clusterwatch.Options{
-				Client: def.Clientset, Cluster: def.Name, Namespace: ns, IncludeExisting: o.IncludeExisting, Logger: o.log,
-				Synced: func() { synced.Store(true) },
-			}, in.Event)
-		})
-		health = func() error {
-			if !synced.Load() {
-				return errors.New("the cluster watch has not synced yet")
-			}
-			return nil
-		}
-	}
-
-	rep, err := o.newReplica(ctx, m)
-	if err != nil {
-		return err
-	}
-	// Losing the Lease stops the watch as a signal does (another replica
-	// may lead already); the Lease is released once the watch has drained.
-	ctx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	rep.start(stopWatch)
-	defer rep.finish(nil)
-	w, err := watcher.New(watcher.Config{
-		Filter: filter, DedupWindow: o.DedupWindow, GroupWindow: o.GroupWindow, WrapSink: rep.wrap(), Following: rep.following(),
-		MaxQueue: o.MaxQueue, Overflow: o.overflow,
-		MaxIncidents: o.MaxIncidents, DrainTimeout: o.DrainTimeout,
-		Triage:  o.triage,
-		Started: m.AgentStarted,
-		Observers: []watcher.Observer{
-			o.printSummary,
-			o.logOutcome,
-			func(_ context.Context, out watcher.Outcome) { recordMetrics(m, out) },
-		},
-		AsyncObservers: []watcher.Observer{func(ctx context.Context, out watcher.Outcome) {
-			if notifier.Enabled() {
-				notifier.Incident(ctx, o.notifiable(out), out.Took)
-			}
-		}},
+	l := o.LeaderElectFlags
+	return watchmode.Run(ctx, watchmode.Config{
+		Flags:   o.configFlags,
+		Prepare: o.prepareClient(func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut, false),
+		Agent:   o.agent, Timeout: o.Timeout, NoBuiltinHints: o.NoBuiltinHints,
 		WorkspaceRoot: o.WorkspaceRoot, Retention: o.Retention,
-		DefaultCluster: def.Name,
-		ClusterOf:      func(ev *fault.Event) string { return o.clusters.ClusterOf(ev.Cluster) },
-		Parsed:         parsed,
-		Logger:         o.log,
+		Source:     watchmode.Source(o.Source),
+		MCP:        watchmode.MCP{Endpoint: o.MCPEndpoint, Mode: o.SubscribeMode, EventType: o.EventType, Reason: o.Reason, BearerToken: o.mcpToken},
+		Namespaces: o.namespaces, IncludeExisting: o.IncludeExisting,
+		Filter: o.filter, MinSeverity: o.MinSeverity, DedupWindow: o.DedupWindow, GroupWindow: o.GroupWindow,
+		MaxQueue: o.MaxQueue, Overflow: o.overflow, MaxIncidents: o.MaxIncidents, DrainTimeout: o.DrainTimeout,
+		SlackWebhook: o.SlackWebhook, MetricsAddr: o.MetricsAddr,
+		Store: watchmode.Store{URL: o.StoreURL, KeepLocal: o.KeepLocal},
+		Leader: watchmode.Leader{Enabled: l.LeaderElect, Namespace: l.Namespace, LeaseName: l.LeaseName,
+			LeaseDuration: l.LeaseDuration, RenewDeadline: l.RenewDeadline, RetryPeriod: l.RetryPeriod},
+		Observers: []watcher.Observer{o.printSummary},
+		Logger:    o.log,
 	})
-	if err != nil {
-		return err
-	}
-	m.WatchSource(def.Name, w.Counters(), w.QueueDepth, reconnects, drops)
-	if o.MetricsAddr != "" {
-		addr, err := metrics.Serve(ctx, o.MetricsAddr, m, health, o.log)
-		if err != nil {
-			return err
-		}
-		o.log.Info("serving metrics", "addr", addr, "paths", "/metrics /healthz")
-	}
-	o.log.Info("watching for faults", "source", o.Source, "cluster", def.Name, "endpoint", o.MCPEndpoint, "namespaces", strings.Join(o.namespaces, ","),
-		"min_severity", o.MinSeverity, "dedup_window", o.DedupWindow.String(), "agent", o.agent.Name(), "workspace_root", o.WorkspaceRoot)
-	err = w.Run(ctx, src)
-	err = rep.finish(err)
-	st := w.Stats()
-	o.log.Info("watch stopped", "received", st.Received, "filtered", st.Filtered, "deduplicated", st.Deduplicated, "grouped", st.Grouped, "dropped", st.Dropped,
-		"parse_errors", st.ParseErrors, "triaged", st.Triaged, "failed", st.Failed, "not_triaged", st.Discarded)
-	return err
-}
-
-// eventsNamespaces is the events subscription's namespace filter.
-func (o *WatchOptions) eventsNamespaces() []string {
-	if o.SubscribeMode == "events" {
-		return o.namespaces
-	}
-	return nil
-}
-
-// prepareClient completes a cluster's client: the identity the agent's
-// gateway forwards with, and the credential check when asked for.
-func (o *WatchOptions) prepareClient(ctx context.Context, c *clusters.Client) error {
-	var err error
-	if c.Upstream, err = o.AgentUpstream(c.Config); err != nil {
-		return err
-	}
-	if o.CheckCredentials || o.RequireReadOnly {
-		return o.CheckCredentialsFor(ctx, c.Upstream, c.Info.Namespace, func(f string, a ...any) { o.log.Info(fmt.Sprintf(f, a...)) }, o.ErrOut)
-	}
-	return nil
-}
-
-// triage runs one fault to an incident, through the engine a one-shot
-// triage uses, on the cluster the fault names.
-func (o *WatchOptions) triage(ctx context.Context, ev *fault.Event) (*incident.Incident, error) {
-	name := o.clusters.ClusterOf(ev.Cluster)
-	c, err := o.clusters.Get(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("connect to cluster %q: %w", name, err)
-	}
-	log := o.log // the engine adds incident_id, cluster and event
-	report := func(p progress.Event) { log.Debug(p.String(), "event", ev.EventID) }
-	res, err := o.engine.Fault(ctx, c, ev, report)
-	if err != nil {
-		return nil, err
-	}
-	if res.RecordErr != nil {
-		// The record on disk is stale; the outcome line says what happened
-		// and the log where it is.
-		log.Error("incident outcome not recorded", "incident_id", res.Incident.IncidentID, "error", res.RecordErr, "workspace", res.Incident.Workspace)
-	}
-	o.publish(ctx, res.Incident, log)
-	return res.Incident, nil
-}
-
-// notifiable is the incident to notify about: the outcome's, or, when
-// none could be created (the cluster refused us), a failed record of the
-// fault, so Slack hears of it and the failure streak counts it.
-func (o *WatchOptions) notifiable(out watcher.Outcome) *incident.Incident {
-	if out.Incident != nil {
-		return out.Incident
-	}
-	now := time.Now()
-	inc := incident.New("(none)", out.Event, out.Cluster, o.agent.Name(), now.Add(-out.Took))
-	inc.Cluster = out.Cluster
-	inc.Status, inc.CompletedAt = incident.Failed, &now
-	inc.FailureReason = "no incident was created: " + out.Err.Error()
-	return inc
-}
-
-// logOutcome logs the finished incident with the fields log pipelines key on.
-func (o *WatchOptions) logOutcome(_ context.Context, out watcher.Outcome) {
-	attrs := append(watcher.EventAttrs(out.Event, out.Cluster), "took", out.Took.Round(time.Millisecond).String())
-	if out.Incident == nil {
-		o.log.Error("fault not triaged", append(attrs, "error", out.Err)...)
-		return
-	}
-	inc := out.Incident
-	attrs = append(attrs, "incident_id", inc.IncidentID, "status", string(inc.Status), "workspace", inc.Workspace, "agent", inc.Agent.Name)
-	if inc.Agent.PID != 0 {
-		attrs = append(attrs, "pid", inc.Agent.PID)
-	}
-	if inc.Status == incident.Resolved {
-		if inc.Report != nil {
-			attrs = append(attrs, "root_cause", inc.Report.RootCause, "confidence", inc.Report.Confidence)
-		}
-		o.log.Info("incident resolved", attrs...)
-		return
-	}
-	o.log.Warn("incident failed", append(attrs, "failure_reason", inc.FailureReason)...)
-}
-
-// recordMetrics records a finished triage.
-func recordMetrics(m *metrics.Metrics, out watcher.Outcome) {
-	status, errType := "failed", "no_incident"
-	var size int64 = -1
-	if inc := out.Incident; inc != nil {
-		status, errType = string(inc.Agent.State), ""
-		switch inc.Status {
-		case incident.AgentFailed:
-			errType = "invalid_report"
-		case incident.Failed:
-			errType = string(inc.Agent.State)
-			if inc.FailureReason == incident.ReasonTimeout || inc.FailureReason == incident.ReasonCancelled {
-				errType = inc.FailureReason
-			}
-		}
-		if n, err := metrics.WorkspaceBytes(inc.Workspace); err == nil {
-			size = n
-		}
-	}
-	m.AgentFinished(out.Cluster, status, out.Took, size, errType)
 }

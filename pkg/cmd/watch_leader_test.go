@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/leader"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
 func TestLeaderElectFlagsValidate(t *testing.T) {
@@ -23,6 +24,9 @@ func TestLeaderElectFlagsValidate(t *testing.T) {
 		{"lease not longer than renew", func(l *LeaderElectFlags) { l.LeaseDuration = l.RenewDeadline }, "--leader-elect-lease-duration (10s) must be longer than --leader-elect-renew-deadline (10s)"},
 		{"renew within the jittered retry", func(l *LeaderElectFlags) { l.RetryPeriod = 9 * time.Second }, "--leader-elect-renew-deadline (10s) must be longer than 1.2 × --leader-elect-retry-period (9s)"},
 		{"no retry period", func(l *LeaderElectFlags) { l.RetryPeriod = 0 }, "--leader-elect-retry-period"},
+		{"lease name", func(l *LeaderElectFlags) { l.LeaseName = "kubectl-triage-watch" }, ""},
+		{"invalid lease name", func(l *LeaderElectFlags) { l.LeaseName = "Watch_1" }, `invalid --leader-elect-lease-name "Watch_1"`},
+		{"lease name without leader election", func(l *LeaderElectFlags) { l.LeaderElect, l.LeaseName = false, "kubectl-triage-watch" }, "--leader-elect-lease-name is for --leader-elect"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,7 +51,7 @@ func TestStatusShowsGroupedFaults(t *testing.T) {
 		{EventID: "e1", Resource: fault.Resource{Kind: "Pod", Namespace: "shop", Name: "api-1"}, FaultType: "CrashLoop", Cause: "ReplicaSet/shop/api-0f8f"},
 		{EventID: "e2", Resource: fault.Resource{Kind: "Pod", Namespace: "shop", Name: "api-2"}, FaultType: "CrashLoop", Cause: "ReplicaSet/shop/api-0f8f"},
 	}
-	if inc, err := incident.AddMembers(filepath.Join(root, idResolved), members); inc == nil || len(inc.Members) != 2 {
+	if inc, err := incident.AddMembers(workspace.Files(filepath.Join(root, idResolved)), members); inc == nil || len(inc.Members) != 2 {
 		t.Fatalf("AddMembers: %v", err)
 	}
 	r := run(t, "status", "0f8fad5b", "--workspace-root", root)

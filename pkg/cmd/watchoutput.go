@@ -110,8 +110,11 @@ func (o *WatchOptions) printSummary(_ context.Context, out watcher.Outcome) {
 	o.outMu.Lock()
 	defer o.outMu.Unlock()
 	if o.Output == "json" {
-		b, _ := json.Marshal(newWatchLine(s))
-		fmt.Fprintf(o.Out, "%s\n", b)
+		// Unescaped <, > and &: the markers of hidden characters
+		// (<U+202E>) stay readable, as in -o json.
+		enc := json.NewEncoder(o.Out)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(newWatchLine(s))
 		return
 	}
 	fmt.Fprint(o.Out, watchText(s, time.Now()))

@@ -25,7 +25,8 @@ const (
 
 // BindEnv declares the environment variables that set flag when it is not
 // on the command line. With several names the first one set (non-empty)
-// wins, so seed names and newer aliases can coexist. It panics when fs has
+// wins, so the names existing deployments use and newer aliases can
+// coexist. It panics when fs has
 // no such flag: that is a programming error, as pflag's own redefinition.
 func BindEnv(fs *pflag.FlagSet, flag string, envs ...string) {
 	fl := fs.Lookup(flag)

@@ -43,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -285,7 +286,7 @@ func joinByLine(errs []error) error {
 	return errors.Join(errs...)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = regexp.MustCompile(`^yaml: line (?P<line>\d+): (?P<msg>.*)$`)
 
 // yamlParserProblems are yaml.v3's parser (not scanner) errors, whose line
 // it reports counting from 0.
@@ -317,9 +318,9 @@ const (
 func (f *File) yamlError(err error, data []byte) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
+	if m, ok := submatch.Find(yamlLine, err.Error()); ok {
+		line, _ = strconv.Atoi(m.Get("line"))
+		msg = m.Get("msg")
 		if yamlParserProblems[msg] {
 			line++
 		}

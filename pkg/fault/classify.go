@@ -8,7 +8,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/objconv"
 )
 
 // Fault types, in the vocabulary of kubernetes-mcp-server where it has one.
@@ -35,12 +36,12 @@ func Classify(obj *unstructured.Unstructured) (faultType, severity, context stri
 	switch obj.GetKind() {
 	case "Pod":
 		var pod corev1.Pod
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &pod) == nil {
+		if objconv.Converter.FromUnstructured(obj.Object, &pod) == nil {
 			return classifyPod(&pod)
 		}
 	case "Deployment":
 		var d appsv1.Deployment
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &d) == nil {
+		if objconv.Converter.FromUnstructured(obj.Object, &d) == nil {
 			for _, c := range d.Status.Conditions {
 				if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse {
 					return TypeDeploymentFailure, severityFor(TypeDeploymentFailure), c.Reason + ": " + c.Message
@@ -52,7 +53,7 @@ func Classify(obj *unstructured.Unstructured) (faultType, severity, context stri
 		}
 	case "Job":
 		var j batchv1.Job
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &j) == nil {
+		if objconv.Converter.FromUnstructured(obj.Object, &j) == nil {
 			for _, c := range j.Status.Conditions {
 				if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
 					return TypeJobFailure, severityFor(TypeJobFailure), c.Reason + ": " + c.Message
@@ -61,7 +62,7 @@ func Classify(obj *unstructured.Unstructured) (faultType, severity, context stri
 		}
 	case "Node":
 		var n corev1.Node
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &n) == nil {
+		if objconv.Converter.FromUnstructured(obj.Object, &n) == nil {
 			for _, c := range n.Status.Conditions {
 				if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
 					return TypeNodeUnhealthy, severityFor(TypeNodeUnhealthy), fmt.Sprintf("Ready=%s: %s", c.Status, c.Message)

@@ -43,6 +43,10 @@ type Gateway struct {
 	stopErr  error
 	total    atomic.Int64
 	deny     atomic.Int64
+
+	readsMu   sync.Mutex
+	reads     []Read
+	readBytes int64 // body bytes kept in reads, bounded by maxReadBytes
 }
 
 // Start serves a gateway on a loopback port that forwards allowed requests
@@ -117,6 +121,9 @@ func (g *Gateway) handler(next http.Handler) http.Handler {
 		start := time.Now()
 		req := Parse(r.Method, r.URL)
 		rec := &recorder{ResponseWriter: w}
+		if r.Method == http.MethodGet && req.Verb != "watch" {
+			rec.keep = g.budget()
+		}
 		var d Decision
 		if !g.authenticated(r) {
 			d = Decision{Code: http.StatusUnauthorized, Reason: "kubectl-triage gateway: missing or wrong bearer token"}
@@ -129,6 +136,9 @@ func (g *Gateway) handler(next http.Handler) http.Handler {
 		g.total.Add(1)
 		if !d.Allowed {
 			g.deny.Add(1)
+		}
+		if d.Allowed && r.Method == http.MethodGet {
+			g.keepRead(r, req, rec)
 		}
 		g.audit.Write(auditEntry{
 			Time: start.UTC(), Method: r.Method, Verb: req.Verb, Path: r.URL.Path, Query: r.URL.RawQuery,
@@ -179,6 +189,10 @@ type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	// keep is how much of the body to keep for the claims check (0: none);
+	// body holds it.
+	keep int64
+	body []byte
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -194,6 +208,9 @@ func (r *recorder) Write(p []byte) (int, error) {
 	}
 	n, err := r.ResponseWriter.Write(p)
 	r.bytes += int64(n)
+	if room := r.keep - int64(len(r.body)); room > 0 {
+		r.body = append(r.body, p[:min(int64(n), room)]...)
+	}
 	return n, err
 }
 

@@ -3,17 +3,21 @@
 package incident
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/effort"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 )
 
 // Status is the incident's lifecycle state.
@@ -91,6 +95,13 @@ type Incident struct {
 	Sandbox           string         `json:"sandbox,omitempty"`
 	Workspace         string         `json:"workspace"`
 	Report            *ReportRef     `json:"report,omitempty"`
+	// Effort, Claims and SecondOpinion are an external agent's: what the
+	// run cost as its CLI reported it, how its report's claims held up
+	// against what it read, and its root cause beside the builtin's (see
+	// agentcheck.go).
+	Effort        *effort.Effort `json:"effort,omitempty"`
+	Claims        *Claims        `json:"claims,omitempty"`
+	SecondOpinion *SecondOpinion `json:"secondOpinion,omitempty"`
 	// Members are the other faults this incident stands for: watch grouped
 	// them into it because they share its cause (see members.go).
 	Members []Member `json:"members,omitempty"`
@@ -158,6 +169,16 @@ func New(id string, ev *fault.Event, contextName, agentName string, now time.Tim
 	return inc
 }
 
+// ClusterName names the incident's cluster: the one its fault names, else
+// the kubeconfig context it was triaged on (a single-cluster MCP server
+// names none: it is the context's).
+func (i *Incident) ClusterName() string {
+	if i.Cluster != "" {
+		return i.Cluster
+	}
+	return i.Context
+}
+
 // Interrupted reports whether the incident is still recorded as
 // investigating although the process that owns it is gone, so nothing will
 // ever finish it. MarkInterrupted turns it into the failed record it is.
@@ -182,13 +203,28 @@ func (i *Incident) Finished() bool { return i.Status != Investigating }
 // Save writes the record to path atomically: a temp file in the same
 // directory, fsync, rename. A crash leaves the old or the new record, never a
 // torn one.
-func Save(path string, inc *Incident) error {
+func Save(path string, inc *Incident) error { return save(path, inc, atomicfile.Write) }
+
+// SaveStep is Save for an intermediate state that a later Save supersedes:
+// the record is as safe from a torn write, but its rename is not synced to
+// the directory (atomicfile.Replace).
+func SaveStep(path string, inc *Incident) error { return save(path, inc, atomicfile.Replace) }
+
+// Encode is the record as Save writes it.
+func Encode(inc *Incident) ([]byte, error) {
 	data, err := json.MarshalIndent(inc, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode incident %s: %w", inc.IncidentID, err)
+		return nil, fmt.Errorf("encode incident %s: %w", inc.IncidentID, err)
 	}
-	data = append(data, '\n')
-	err = atomicfile.Write(path, data, 0o600)
+	return append(data, '\n'), nil
+}
+
+func save(path string, inc *Incident, write func(string, []byte, os.FileMode) error) error {
+	data, err := Encode(inc)
+	if err != nil {
+		return err
+	}
+	err = write(path, data, 0o600)
 	if errors.Is(err, syscall.ENOSPC) {
 		// A full disk has no block for the temp file, but the record's own
 		// (a few KB, rewritten in place) is already there: a run that
@@ -220,12 +256,26 @@ func overwrite(path string, data []byte) error {
 	return f.Sync()
 }
 
-// Load reads a record.
-func Load(path string) (*Incident, error) {
-	data, err := os.ReadFile(path)
+// Read reads the record of the workspace ws: a link, a special file or
+// one over ws's limit is refused (safefile).
+func Read(ctx context.Context, ws safefile.Dir) (*Incident, error) {
+	data, err := ws.ReadFile(ctx, FileName)
 	if err != nil {
 		return nil, err
 	}
+	return decode(data, filepath.Join(ws.Where(), FileName))
+}
+
+// Load reads the record at path, as Read does (safefile's default limit).
+func Load(path string) (*Incident, error) {
+	data, err := safefile.Dir{Base: filepath.Dir(path)}.ReadFile(context.Background(), filepath.Base(path))
+	if err != nil {
+		return nil, err
+	}
+	return decode(data, path)
+}
+
+func decode(data []byte, path string) (*Incident, error) {
 	var inc Incident
 	if err := json.Unmarshal(data, &inc); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

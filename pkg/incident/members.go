@@ -2,8 +2,8 @@ package incident
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
@@ -33,13 +34,13 @@ const membersMarker = "<!-- kubectl-triage: grouped faults -->"
 // maxListedMembers bounds the report's list; incident.json has them all.
 const maxListedMembers = 50
 
-// AddMembers records members in the incident whose record is at
-// workspace/incident.json, and lists them in its report (when it has one)
-// in a section of their own. Members already recorded (same event) are
-// not added twice. The record is rewritten atomically.
-func AddMembers(workspace string, members []Member) (*Incident, error) {
-	path := filepath.Join(workspace, FileName)
-	inc, err := Load(path)
+// AddMembers records members in the incident whose workspace is ws (its
+// incident.json), and lists them in its report (when it has one) in a
+// section of their own. Members already recorded (same event) are not
+// added twice. The record is rewritten atomically.
+func AddMembers(ws safefile.Dir, members []Member) (*Incident, error) {
+	path := filepath.Join(ws.Where(), FileName)
+	inc, err := Read(context.Background(), ws)
 	if err != nil {
 		return nil, fmt.Errorf("record grouped faults: %w", err)
 	}
@@ -67,7 +68,7 @@ func AddMembers(workspace string, members []Member) (*Incident, error) {
 		return nil, fmt.Errorf("record grouped faults: %w", err)
 	}
 	if inc.Report != nil && inc.Report.Path != "" {
-		if err := writeMembersSection(inc.Report.Path, inc.Members); err != nil {
+		if err := writeMembersSection(ws, inc.Report.Path, inc.Members); err != nil {
 			return inc, fmt.Errorf("list grouped faults in the report: %w", err)
 		}
 	}
@@ -77,8 +78,12 @@ func AddMembers(workspace string, members []Member) (*Incident, error) {
 // writeMembersSection replaces the report's grouped-faults section (or
 // appends one): a line saying how many faults the incident stands for,
 // then one line per member.
-func writeMembersSection(report string, members []Member) error {
-	data, err := os.ReadFile(report)
+func writeMembersSection(ws safefile.Dir, report string, members []Member) error {
+	rel, err := filepath.Rel(ws.Where(), report)
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("the report %s is not in the workspace %s", report, ws.Where())
+	}
+	data, err := ws.ReadFile(context.Background(), filepath.ToSlash(rel))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 )
 
 func TestAddMembers(t *testing.T) {
@@ -24,12 +25,12 @@ func TestAddMembers(t *testing.T) {
 	m := func(id, name string) Member {
 		return Member{EventID: id, Resource: fault.Resource{Kind: "Pod", Namespace: "shop", Name: name}, FaultType: "PodNotReady", Severity: "warning", Cause: "Node//worker-3"}
 	}
-	if _, err := AddMembers(dir, []Member{m("a", "web-0"), m("b", "web-1")}); err != nil {
+	if _, err := AddMembers(safefile.Dir{Base: dir}, []Member{m("a", "web-0"), m("b", "web-1")}); err != nil {
 		t.Fatal(err)
 	}
 	// Later members: the same one again is not added twice, and the
 	// report's section is replaced, not repeated.
-	got, err := AddMembers(dir, []Member{m("b", "web-1"), m("c", "db-0")})
+	got, err := AddMembers(safefile.Dir{Base: dir}, []Member{m("b", "web-1"), m("c", "db-0")})
 	if err != nil {
 		t.Fatal(err)
 	}

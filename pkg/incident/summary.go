@@ -8,7 +8,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
 // Summary is an incident as every short rendering of it shows it:
@@ -65,13 +64,10 @@ func Summarize(inc *Incident) Summary {
 	s := Summary{
 		IncidentID: inc.IncidentID, EventID: inc.TriggeringEventID,
 		Status: inc.Status, FailureReason: inc.FailureReason,
-		Cluster: inc.Cluster, Context: inc.Context, Namespace: inc.Namespace,
+		Cluster: inc.ClusterName(), Context: inc.Context, Namespace: inc.Namespace,
 		Resource: inc.Resource, FaultType: inc.FaultType, Severity: inc.Severity, Message: inc.Message,
 		Agent: inc.Agent.Name, AgentModel: inc.Agent.Model,
 		Workspace: inc.Workspace, CreatedAt: inc.CreatedAt, Stored: inc.StoredAt(),
-	}
-	if s.Cluster == "" {
-		s.Cluster = inc.Context
 	}
 	if s.Namespace == "" {
 		s.Namespace = inc.Resource.Namespace
@@ -139,17 +135,17 @@ func (s Summary) ResourceName() string {
 	return s.Resource.Kind + "/" + s.Resource.Name
 }
 
-// Clean is the Summary with every text field redacted and stripped of
-// what a terminal would act on: the fields come from the cluster, an MCP
-// server or an agent, and the renderings that print them (terminal lines,
-// tables, Slack) print this form.
+// Clean is the Summary with every text field through redact.Clean:
+// credentials masked, nothing a terminal would act on, hidden characters
+// shown. The fields come from the cluster, an MCP server or an agent, and
+// the renderings that print them (terminal lines, tables, Slack) print
+// this form.
 func (s Summary) Clean() Summary {
 	for _, f := range []*string{&s.IncidentID, &s.EventID, &s.FailureReason, &s.Error, &s.Cluster, &s.Context, &s.Namespace,
 		&s.Resource.Kind, &s.Resource.Name, &s.Resource.Namespace, &s.FaultType, &s.Severity, &s.Message,
 		&s.Agent, &s.AgentModel, &s.RootCause, &s.ConfidenceLevel, &s.Workspace, &s.Stored, &s.ReportPath} {
-		*f, _ = redact.Text(term.Clean(*f))
+		*f = redact.Clean(*f)
 	}
-	st, _ := redact.Text(term.Clean(string(s.Status)))
-	s.Status = Status(st)
+	s.Status = Status(redact.Clean(string(s.Status)))
 	return s
 }

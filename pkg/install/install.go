@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/leader"
 )
 
 // Defaults of Options.
@@ -72,6 +75,33 @@ type Options struct {
 	// credential is in the Deployment.
 	Store       string
 	StoreSecret string
+	// AllowDefaultNamespace lets Namespace be "default" (--allow-default-
+	// namespace); the Namespace object is then left out, so the manifests
+	// do not relabel a namespace other workloads share.
+	AllowDefaultNamespace bool
+}
+
+// LeaseName is the leader-election Lease of the installed watch: the
+// Deployment passes it to watch (--leader-elect-lease-name), and the Role
+// grants get and update on it alone. It is the name watch derives by
+// itself, so an upgrade keeps the Lease the running replicas hold.
+func (o Options) LeaseName() string { return leader.LeaseName(o.Source, o.MCPEndpoint, "") }
+
+// systemNamespacePrefix is reserved for Kubernetes' own namespaces
+// (https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/).
+const systemNamespacePrefix = "kube-"
+
+// validateNamespace refuses the namespaces the manifests must not take over:
+// they relabel their Namespace (Pod Security restricted) and write a Lease
+// there, which in kube-system sits beside the control plane's own.
+func (o Options) validateNamespace() error {
+	switch {
+	case strings.HasPrefix(o.Namespace, systemNamespacePrefix):
+		return fmt.Errorf("refusing to install into system namespace %q: the manifests would relabel it and write a Lease beside the control plane's; use a namespace of its own, e.g. -n %s", o.Namespace, DefaultNamespace)
+	case o.Namespace == metav1.NamespaceDefault && !o.AllowDefaultNamespace:
+		return fmt.Errorf("refusing to install into namespace %q, which other workloads share: use a namespace of its own, e.g. -n %s, or add --allow-default-namespace (the Namespace is then left as it is)", o.Namespace, DefaultNamespace)
+	}
+	return nil
 }
 
 // Validate checks o before anything is built.
@@ -80,6 +110,9 @@ func (o Options) Validate() error {
 		if errs := validation.IsDNS1123Label(v.value); len(errs) > 0 {
 			return fmt.Errorf("invalid %s %q: %s", v.flag, v.value, errs[0])
 		}
+	}
+	if err := o.validateNamespace(); err != nil {
+		return err
 	}
 	if o.Image == "" {
 		return fmt.Errorf("--image is empty")
@@ -186,22 +219,20 @@ func Objects(o Options) ([]runtime.Object, error) {
 	clusterName := o.Name + ":" + o.Namespace
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.Name, Namespace: o.Namespace}}
 
-	objs := []runtime.Object{
-		&corev1.Namespace{TypeMeta: typeMeta("v1", "Namespace"), ObjectMeta: metav1.ObjectMeta{Name: o.Namespace, Labels: mergeLabels(labels, map[string]string{
+	var objs []runtime.Object
+	if o.Namespace != metav1.NamespaceDefault {
+		objs = append(objs, &corev1.Namespace{TypeMeta: typeMeta("v1", "Namespace"), ObjectMeta: metav1.ObjectMeta{Name: o.Namespace, Labels: mergeLabels(labels, map[string]string{
 			// The Deployment meets the restricted standard: let the API
 			// server hold every pod here to it.
 			"pod-security.kubernetes.io/enforce": "restricted",
-		})}},
+		})}})
+	}
+	objs = append(objs,
 		&corev1.ServiceAccount{TypeMeta: typeMeta("v1", "ServiceAccount"), ObjectMeta: meta(o.Name, o.Namespace)},
 		&rbacv1.ClusterRole{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRole"), ObjectMeta: meta(clusterName, ""), Rules: readOnlyRules()},
 		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"), ObjectMeta: meta(clusterName, ""),
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterName}, Subjects: subject},
-		&rbacv1.Role{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "Role"), ObjectMeta: meta(o.Name+"-leases", o.Namespace), Rules: []rbacv1.PolicyRule{{
-			// The only write the process ever makes: its leader-election
-			// Lease (watch --leader-elect, through a client that can touch
-			// nothing else).
-			APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"},
-		}}},
+		&rbacv1.Role{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "Role"), ObjectMeta: meta(o.Name+"-leases", o.Namespace), Rules: leaseRules(o.LeaseName())},
 		&rbacv1.RoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "RoleBinding"), ObjectMeta: meta(o.Name+"-leases", o.Namespace),
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: o.Name + "-leases"}, Subjects: subject},
 		&corev1.Service{TypeMeta: typeMeta("v1", "Service"), ObjectMeta: meta(o.Name+"-metrics", o.Namespace), Spec: corev1.ServiceSpec{
@@ -215,8 +246,22 @@ func Objects(o Options) ([]runtime.Object, error) {
 			Selector:       &metav1.LabelSelector{MatchLabels: selector},
 		}},
 		deployment(o, meta(o.Name, o.Namespace), selector, port),
-	}
+	)
 	return objs, nil
+}
+
+// leaseRules are the only writes the process ever makes: its leader-election
+// Lease (watch --leader-elect, through a client that can touch nothing
+// else), with the verbs client-go's Lease lock uses. get and update name the
+// Lease, so no other Lease of the namespace can be read or taken over;
+// create cannot be limited to a name (the name is not known when the
+// request is authorized, https://kubernetes.io/docs/reference/access-authn-authz/rbac/#referring-to-resources),
+// so it is a rule of its own, and creating a Lease grants no right on it.
+func leaseRules(lease string) []rbacv1.PolicyRule {
+	leases := func(verbs []string, names ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: names, Verbs: verbs}
+	}
+	return []rbacv1.PolicyRule{leases([]string{"get", "update"}, lease), leases([]string{"create"})}
 }
 
 // readOnlyRules are what one-shot triage, watch (both sources) and the
@@ -257,8 +302,10 @@ func watchArgs(o Options) []string {
 		// An emptyDir is bounded: keep a few days of incidents, not all.
 		"--retention=72h",
 		// Always, so scaling up never makes two replicas triage the same
-		// fault; the Lease is in the pod's own namespace.
+		// fault; the Lease is in the pod's own namespace, named as the
+		// Role allows.
 		"--leader-elect",
+		"--leader-elect-lease-name=" + o.LeaseName(),
 	}
 	if o.Source == "mcp" {
 		args = append(args, "--mcp-endpoint="+o.MCPEndpoint)

@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -28,7 +29,9 @@ func TestGolden(t *testing.T) {
 		"ops", "mcp", "http://kubernetes-mcp-server.mcp:8080/mcp", "slack", "0.0.0.0:8443"
 	stored := base()
 	stored.Store, stored.StoreSecret = "azblob://incidents", "triage-storage"
-	for name, o := range map[string]Options{"default": base(), "mcp-slack": mcp, "store": stored} {
+	inDefault := base()
+	inDefault.Namespace, inDefault.AllowDefaultNamespace = "default", true
+	for name, o := range map[string]Options{"default": base(), "mcp-slack": mcp, "store": stored, "default-namespace": inDefault} {
 		t.Run(name, func(t *testing.T) {
 			objs, err := Objects(o)
 			if err != nil {
@@ -50,6 +53,7 @@ func roundTrip(t *testing.T, stream []byte, o Options) {
 	t.Helper()
 	docs := strings.Split(string(stream), "\n---\n")
 	var kinds []string
+	var lease string // the Lease the Deployment's watch elects on
 	for _, doc := range docs {
 		obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
 		if err != nil {
@@ -70,14 +74,62 @@ func roundTrip(t *testing.T, stream []byte, o Options) {
 					}
 				}
 			}
+		case *rbacv1.Role:
+			checkLeaseRules(t, obj.Rules, o.LeaseName())
 		case *appsv1.Deployment:
 			checkDeployment(t, obj, o)
+			for _, a := range obj.Spec.Template.Spec.Containers[0].Args {
+				if v, ok := strings.CutPrefix(a, "--leader-elect-lease-name="); ok {
+					lease = v
+				}
+			}
 		}
 	}
+	if lease != o.LeaseName() {
+		t.Errorf("the watch elects on Lease %q, the Role grants %q", lease, o.LeaseName())
+	}
 	want := "Namespace ServiceAccount ClusterRole ClusterRoleBinding Role RoleBinding Service PodDisruptionBudget Deployment"
+	if o.Namespace == "default" {
+		// default exists and other workloads share it: not relabelled.
+		want = strings.TrimPrefix(want, "Namespace ")
+	}
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("kinds %s, want %s", got, want)
 	}
+}
+
+// checkLeaseRules: the Role grants Leases only, every verb but create on the
+// watch's own Lease by name (create cannot be named in RBAC), and nothing
+// the Lease lock does not use.
+func checkLeaseRules(t *testing.T, rules []rbacv1.PolicyRule, lease string) {
+	t.Helper()
+	verbs := map[string]bool{}
+	for _, r := range rules {
+		if strings.Join(r.APIGroups, ",") != "coordination.k8s.io" || strings.Join(r.Resources, ",") != "leases" {
+			t.Errorf("Role grants %v in %v", r.Resources, r.APIGroups)
+		}
+		for _, v := range r.Verbs {
+			verbs[v] = true
+			switch {
+			case v == "create" && len(r.ResourceNames) != 0:
+				t.Errorf("create with resourceNames %v: RBAC never matches it", r.ResourceNames)
+			case v != "create" && strings.Join(r.ResourceNames, ",") != lease:
+				t.Errorf("%s on leases %v, want on %q alone", v, r.ResourceNames, lease)
+			}
+		}
+	}
+	if got := strings.Join(keys(verbs), ","); got != "create,get,update" {
+		t.Errorf("Lease verbs %s, want create,get,update (what client-go's Lease lock uses)", got)
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func checkDeployment(t *testing.T, d *appsv1.Deployment, o Options) {
@@ -129,6 +181,13 @@ func TestValidate(t *testing.T) {
 	}{
 		{"ok", func(*Options) {}, ""},
 		{"bad namespace", func(o *Options) { o.Namespace = "Triage_System" }, "invalid --namespace"},
+		{"kube-system", func(o *Options) { o.Namespace = "kube-system" }, `refusing to install into system namespace "kube-system"`},
+		{"kube-public", func(o *Options) { o.Namespace = "kube-public" }, `system namespace "kube-public"`},
+		{"kube-node-lease", func(o *Options) { o.Namespace = "kube-node-lease" }, `system namespace "kube-node-lease"`},
+		{"kube-system even when default is allowed", func(o *Options) { o.Namespace, o.AllowDefaultNamespace = "kube-system", true }, `system namespace "kube-system"`},
+		{"default", func(o *Options) { o.Namespace = "default" }, "add --allow-default-namespace"},
+		{"default allowed", func(o *Options) { o.Namespace, o.AllowDefaultNamespace = "default", true }, ""},
+		{"a name that merely contains kube", func(o *Options) { o.Namespace = "my-kube-system" }, ""},
 		{"replicas 0", func(o *Options) { o.Replicas = 0 }, "at least 1"},
 		{"replicas without a store", func(o *Options) { o.Replicas = 2 }, "--replicas 2 needs --store"},
 		{"bad source", func(o *Options) { o.Source = "kafka" }, `invalid --source "kafka"`},

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle/bundletest"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
@@ -20,9 +21,9 @@ import (
 // is the root cause, the rollout that introduced it still shows in the Root
 // cause section: which revision, what it changed, and the exact rollback.
 func TestRolloutContextReachesRootCause(t *testing.T) {
-	b := twoRevisions(podTemplate("shop/web:2.4.0", withoutEnv("DATABASE_URL")), crashing(1, "Error"))
+	b := bundletest.TwoRevisions(bundletest.PodTemplate("shop/web:2.4.0", bundletest.WithoutEnv("DATABASE_URL")), bundletest.Crashing(1, "Error"))
 	b.Logs = []bundle.ContainerLog{{Namespace: "shop", Pod: "web-new-aaaaa", Container: "app", Previous: true, Text: "FATAL config: required env DATABASE_URL is empty\n"}}
-	r := Investigate(b, Options{Now: now})
+	r := Investigate(b, Options{Now: bundletest.Now})
 	if !strings.HasPrefix(r.RootCause.Category, "CrashLoop/") {
 		t.Fatalf("root cause %s, want the pod's crash", r.RootCause.Category)
 	}
@@ -69,12 +70,12 @@ func TestRolloutContextReachesRootCause(t *testing.T) {
 // TestJobContextReachesRootCause: a failed Job's pods explain it; the root
 // cause still says the Job gave up and must be run again.
 func TestJobContextReachesRootCause(t *testing.T) {
-	b := workloadBundle("Job", "report", func(b *bundle.Bundle) {
-		b.Jobs = []*batchv1.Job{newJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)}
-		b.Pods = []*corev1.Pod{ownedPod("report-x1", ctrlRef("Job", "report"), failedPod(1, "Error"))}
+	b := bundletest.WorkloadBundle("Job", "report", func(b *bundle.Bundle) {
+		b.Jobs = []*batchv1.Job{bundletest.NewJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)}
+		b.Pods = []*corev1.Pod{bundletest.OwnedPod("report-x1", bundletest.CtrlRef("Job", "report"), bundletest.FailedPod(1, "Error"))}
 		b.Logs = []bundle.ContainerLog{{Namespace: "shop", Pod: "report-x1", Container: "app", Text: "FATAL: S3_BUCKET is not set\n"}}
 	})
-	r := Investigate(b, Options{Now: now})
+	r := Investigate(b, Options{Now: bundletest.Now})
 	if strings.HasPrefix(r.RootCause.Category, "Job/") {
 		t.Fatalf("root cause %s: the pod's own cause should win", r.RootCause.Category)
 	}
@@ -155,18 +156,18 @@ func TestWorkloadContext(t *testing.T) {
 	}{
 		{
 			name: "statefulset ordinal blocked by a crashing pod",
-			bundle: workloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
-				b.StatefulSets = []*appsv1.StatefulSet{newStatefulSet(3, 1, 0)}
-				b.Pods = []*corev1.Pod{ownedPod("db-0", ctrlRef("StatefulSet", "db"), crashing(1, "Error"))}
+			bundle: bundletest.WorkloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
+				b.StatefulSets = []*appsv1.StatefulSet{bundletest.NewStatefulSet(3, 1, 0)}
+				b.Pods = []*corev1.Pod{bundletest.OwnedPod("db-0", bundletest.CtrlRef("StatefulSet", "db"), bundletest.Crashing(1, "Error"))}
 				b.Logs = []bundle.ContainerLog{missingEnv("db-0", true)}
 			}),
 			want: "StatefulSet context: StatefulSet db is stuck at 0/3 ready: with podManagementPolicy OrderedReady it creates db-1, db-2 only once db-0 (ordinal 0) is Ready.",
 		},
 		{
 			name: "daemonset unavailable on a node where its pod crashes",
-			bundle: workloadBundle("DaemonSet", "agent", func(b *bundle.Bundle) {
-				b.DaemonSets = []*appsv1.DaemonSet{newDaemonSet(1, 1, 0)}
-				b.Pods = []*corev1.Pod{ownedPod("agent-x", ctrlRef("DaemonSet", "agent"), crashing(1, "Error"), onNode)}
+			bundle: bundletest.WorkloadBundle("DaemonSet", "agent", func(b *bundle.Bundle) {
+				b.DaemonSets = []*appsv1.DaemonSet{bundletest.NewDaemonSet(1, 1, 0)}
+				b.Pods = []*corev1.Pod{bundletest.OwnedPod("agent-x", bundletest.CtrlRef("DaemonSet", "agent"), bundletest.Crashing(1, "Error"), onNode)}
 				b.Logs = []bundle.ContainerLog{missingEnv("agent-x", true)}
 			}),
 			want: "DaemonSet context: DaemonSet agent is available on 0 of its 1 nodes; its failing pods: agent-x (node node-1).",
@@ -181,21 +182,21 @@ func TestWorkloadContext(t *testing.T) {
 			bundle: symCronJob(func(cj *batchv1.CronJob) {
 				cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
 				cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Namespace: "shop", Name: "nightly-1"}}
-				cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-3 * time.Hour)}
+				cj.Status.LastScheduleTime = &metav1.Time{Time: bundletest.Now.Add(-3 * time.Hour)}
 			}, symRunningCronRun("nightly-1", 3*time.Hour)),
 			want: "CronJob context: CronJob nightly skips its runs: job nightly-1 has been active since",
 		},
 	}
 	// The CronJob runs' pods: one failed pod per run, whose log names the cause.
 	for _, j := range tests[2].bundle.Jobs {
-		tests[2].bundle.Pods = append(tests[2].bundle.Pods, ownedPod(j.Name+"-p", ctrlRef("Job", j.Name), failedPod(1, "Error")))
+		tests[2].bundle.Pods = append(tests[2].bundle.Pods, bundletest.OwnedPod(j.Name+"-p", bundletest.CtrlRef("Job", j.Name), bundletest.FailedPod(1, "Error")))
 		tests[2].bundle.Logs = append(tests[2].bundle.Logs, missingEnv(j.Name+"-p", false))
 	}
-	tests[3].bundle.Pods = []*corev1.Pod{ownedPod("nightly-1-p", ctrlRef("Job", "nightly-1"), crashing(1, "Error"))}
+	tests[3].bundle.Pods = []*corev1.Pod{bundletest.OwnedPod("nightly-1-p", bundletest.CtrlRef("Job", "nightly-1"), bundletest.Crashing(1, "Error"))}
 	tests[3].bundle.Logs = []bundle.ContainerLog{missingEnv("nightly-1-p", true)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Investigate(tt.bundle, Options{Now: now})
+			r := Investigate(tt.bundle, Options{Now: bundletest.Now})
 			if !strings.Contains(r.RootCause.Culprit, "DATABASE_URL") {
 				t.Errorf("root cause %s (%q): want the pod's missing env", r.RootCause.Category, r.Title)
 			}
@@ -207,4 +208,13 @@ func TestWorkloadContext(t *testing.T) {
 			}
 		})
 	}
+}
+
+func hasEvidence(r *report.Report, id string) bool {
+	for _, e := range r.Evidence {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle/bundletest"
 )
 
 // TestCorrelatedRootCause: through the whole engine (every rule, the
@@ -32,18 +34,18 @@ func TestCorrelatedRootCause(t *testing.T) {
 		fix      string // in the first action's commands
 		never    string // in no proposed command
 	}{
-		{name: "misspelled env", pod: pod("api", crashing(1, "Error"), env(corev1.EnvVar{Name: "DATABSE_URL", Value: "postgres://db/shop"})),
+		{name: "misspelled env", pod: bundletest.Pod("api", bundletest.Crashing(1, "Error"), env(corev1.EnvVar{Name: "DATABSE_URL", Value: "postgres://db/shop"})),
 			log: "2026/11/21 14:58:59 required key DATABASE_URL missing value\n", category: "CrashLoop/Exit1/MissingEnv/Misspelled",
 			culprit: []string{"DATABSE_URL", "DATABASE_URL"}, fix: `"name":"DATABASE_URL"`, never: `{"name":"DATABSE_URL","value"`},
-		{name: "full claim", pod: pod("ingest", crashing(1, "Error"), mount),
+		{name: "full claim", pod: bundletest.Pod("ingest", bundletest.Crashing(1, "Error"), mount),
 			log: "2026/11/21 14:58:59 flush segment: write /var/lib/ingest/wal/000042.seg: no space left on device\n", category: "CrashLoop/Exit1/NoSpace/PVC",
 			culprit: []string{"ingest-data", "capacity 5Gi"}, fix: `"storage":"10Gi"`},
-		{name: "probe on the wrong port", pod: pod("web", crashing(137, "Error"), withCtrPorts(ctrPort("http", 8080)), withLiveness(httpGetProbe("/actuator/health", intstr.FromInt32(8080)))),
+		{name: "probe on the wrong port", pod: bundletest.Pod("web", bundletest.Crashing(137, "Error"), bundletest.WithCtrPorts(bundletest.CtrPort("http", 8080)), bundletest.WithLiveness(bundletest.HTTPGetProbe("/actuator/health", intstr.FromInt32(8080)))),
 			log:      "2026-11-21 14:58:01.120  INFO 1 --- [           main] o.s.b.w.embedded.tomcat.TomcatWebServer  : Tomcat started on port(s): 8081 (http) with context path ''\n",
 			category: "Probe/Liveness/PortMismatch", culprit: []string{"8080", "listens on 8081"}, fix: `"port":8081`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := podBundle(tt.pod, withLogs(true, tt.log))
+			b := bundletest.PodBundle(tt.pod, bundletest.WithLogs(true, tt.log))
 			if tt.name == "full claim" {
 				b.PVCs = []*corev1.PersistentVolumeClaim{{}}
 				b.PVCs[0].Name, b.PVCs[0].Namespace = "ingest-data", "shop"
@@ -52,10 +54,10 @@ func TestCorrelatedRootCause(t *testing.T) {
 			}
 			if tt.name == "probe on the wrong port" {
 				b.Events = append(b.Events,
-					ctrEvent(tt.pod, "Warning", "Unhealthy", `Liveness probe failed: Get "http://10.244.0.11:8080/actuator/health": dial tcp 10.244.0.11:8080: connect: connection refused`, 9),
-					ctrEvent(tt.pod, "Normal", "Killing", "Container app failed liveness probe, will be restarted", 3))
+					bundletest.CtrEvent(tt.pod, "Warning", "Unhealthy", `Liveness probe failed: Get "http://10.244.0.11:8080/actuator/health": dial tcp 10.244.0.11:8080: connect: connection refused`, 9),
+					bundletest.CtrEvent(tt.pod, "Normal", "Killing", "Container app failed liveness probe, will be restarted", 3))
 			}
-			r := Investigate(b, Options{Now: now})
+			r := Investigate(b, Options{Now: bundletest.Now})
 			if r.RootCause.Category != tt.category {
 				t.Fatalf("category %q (%s)", r.RootCause.Category, r.RootCause.Statement)
 			}

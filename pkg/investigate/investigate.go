@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/health"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
@@ -29,6 +30,23 @@ type Options struct {
 
 // Investigate runs the catalogue over the bundle and writes the report.
 func Investigate(b *bundle.Bundle, opts Options) *report.Report {
+	return Assess(b, opts).Report
+}
+
+// Assessment is an investigation with what went into its verdict: the
+// health model's reading, and whether the root cause is a fault that
+// ended. The engine hands it to an external agent as the builtin's
+// findings, and applies the safe-fix policy to the agent's commands with
+// the same History.
+type Assessment struct {
+	Report *report.Report
+	Health health.Reading
+	// History: the root cause is a fault that has ended (safefix.Apply).
+	History bool
+}
+
+// Assess is Investigate with its Assessment.
+func Assess(b *bundle.Bundle, opts Options) Assessment {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -74,17 +92,22 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 		}
 	}
 	r.RuledOut = append(r.RuledOut, ruledOut(c)...)
+	r.RuledOut = kube.AppendUnique(r.RuledOut, symptoms.reading.Passed()...)
+	r.RuledOut = append(r.RuledOut, symptoms.reading.Unchecked()...)
 
-	best := rank(findings)
+	best := rank(rankable(c, findings))
 	switch {
 	case best != nil:
 		applyFinding(r, best, symptoms)
+		if best.Resting && symptoms.healthy {
+			applyResting(r, best)
+		}
 		addContext(r, best, findings)
 		if b.Target.Kind == "Namespace" {
 			summarizeNamespace(r, c, findings, best)
 		}
 	case len(symptoms.lines) == 0 || symptoms.healthy:
-		applyHealthy(r, c)
+		applyHealthy(r, c, symptoms.reading)
 	default:
 		applyDegraded(r, c, symptoms, findings)
 	}
@@ -96,8 +119,31 @@ func Investigate(b *bundle.Bundle, opts Options) *report.Report {
 	}
 	r.Evidence = c.EvidenceList()
 	pruneEvidence(r)
-	safefix.Apply(r, b, best != nil && !best.Current)
-	return r
+	history := best != nil && !best.Current
+	safefix.Apply(r, b, history)
+	return Assessment{Report: r, Health: symptoms.reading, History: history}
+}
+
+// rankable leaves out the findings about attempts a completed Job retried:
+// they stay among the hypotheses, as history, but cannot be the cause of a
+// Job that succeeded.
+func rankable(c *rule.Pass, fs []rule.Finding) []rule.Finding {
+	retried := map[string]bool{}
+	for _, p := range c.B.Pods {
+		if kube.RetriedAttempt(c, p) {
+			retried[p.Name] = true
+		}
+	}
+	if len(retried) == 0 {
+		return fs
+	}
+	var out []rule.Finding
+	for _, f := range fs {
+		if !retried[f.SubjectPod()] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // rank picks the root cause (see package rule for the order).
@@ -246,21 +292,42 @@ func refines(a, old report.Action) bool {
 	return true
 }
 
-func applyHealthy(r *report.Report, c *rule.Pass) {
+// applyHealthy states what was observed healthy: the health model's checks
+// that apply all passed. Its confidence is a proof only when every one of
+// them could be read; each that could not, and each collection problem,
+// costs a band, and the summary says what was not checked.
+func applyHealthy(r *report.Report, c *rule.Pass, h health.Reading) {
 	r.Healthy = true
 	r.Title = "healthy: no fault found"
-	r.Summary = fmt.Sprintf("%s looks healthy: no failing condition, waiting or crashing container, or warning event explains a fault.", r.Resource)
-	r.SetConfidence(float64(rule.Strong))
+	passed, unchecked := h.Passed(), h.Unchecked()
+	r.Summary = fmt.Sprintf("%s looks healthy: %d health check(s) passed (listed under Ruled out), and no failing condition, waiting or crashing container, or warning event explains a fault.", r.Resource, len(passed))
+	conf := h.Confidence()
+	if len(c.B.Problems) > 0 && conf > rule.Plausible {
+		conf = rule.Plausible
+	}
+	if len(unchecked) > 0 || len(c.B.Problems) > 0 {
+		r.Summary += fmt.Sprintf(" Not everything could be checked (%d check(s) not read, %d collection problem(s)): the verdict is as good as what was read.", len(unchecked), len(c.B.Problems))
+	}
+	r.SetConfidence(float64(conf))
 	r.RootCause = report.RootCause{
 		Statement: "No fault found: the resource is healthy.",
-		Mechanism: "Every check in the catalogue came back negative; nothing needs fixing.",
+		Mechanism: "Every health check that applies to it passed (see Ruled out); nothing needs fixing.",
 		Category:  string(rule.Healthy),
 	}
 	if warn := kube.WarningEvents(c.B); len(warn) > 0 {
 		r.RootCause.Contributing = append(r.RootCause.Contributing,
 			fmt.Sprintf("%d older warning event(s) exist but do not describe the current state.", len(warn)))
 	}
+	r.RootCause.Contributing = append(r.RootCause.Contributing, unchecked...)
 	r.Complete(report.RootCauseIdentified)
+}
+
+// applyResting makes a healthy report of a resting-state finding (its
+// category names the state; docs/DESIGN.md §7): nothing failed, so the
+// state the finding explains is what the object is meant to be doing.
+func applyResting(r *report.Report, f *rule.Finding) {
+	r.Healthy, r.Ongoing = true, false
+	r.RootCause.Mechanism += " The resource is healthy: this is its expected resting state and nothing needs fixing."
 }
 
 // applyDegraded is the fallback when something is wrong but no rule explains
@@ -273,6 +340,13 @@ func applyDegraded(r *report.Report, c *rule.Pass, s symptomSet, fs []rule.Findi
 	r.Summary = "The builtin investigator found symptoms but no rule explains them. The hypotheses below are speculation; the checks listed under recommended actions are where a human should look next."
 	best := rule.Speculative
 	var evidence []string
+	// The failed health checks are the evidence that something is wrong,
+	// whatever no rule could say about why.
+	for _, res := range s.reading.Results {
+		if res.Status == health.Fail {
+			evidence = append(evidence, c.Evidence(res.Line, "health check "+res.Check, ""))
+		}
+	}
 	for _, f := range fs {
 		if f.Verdict == report.Inconclusive && f.Confidence > 0 {
 			evidence = append(evidence, f.Evidence...)

@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/health"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
@@ -17,7 +17,8 @@ import (
 // (worst state first, then most pods) and explains each from the pod the
 // collector read in full for it. The root cause is the first workload's.
 
-// workloadGroup is one workload's failing pods.
+// workloadGroup is one workload's failing pods, with the cause found for
+// the pod the collector read in full for it.
 type workloadGroup struct {
 	name     string // "deployment checkout", or "pod api" for a bare pod
 	pods     []*corev1.Pod
@@ -25,37 +26,12 @@ type workloadGroup struct {
 	cause    *rule.Finding // its explained pod's root cause, if any
 }
 
-func namespaceSymptoms(c *rule.Pass, s *symptoms) {
-	groups := failingWorkloads(c, nil)
-	if len(groups) == 0 {
-		return
-	}
-	failing := 0
-	for _, g := range groups {
-		failing += len(g.pods)
-	}
-	s.fault("%d of %d pods in namespace %s are failing, in %d workload(s): %s", failing, len(c.B.NamespacePods), c.B.Target.Name, len(groups), strings.Join(groupNames(groups, 5), ", "))
-}
-
 // failingWorkloads groups the namespace's failing pods by workload, worst
 // first, each with the cause found for its explained pod.
 func failingWorkloads(c *rule.Pass, findings []rule.Finding) []*workloadGroup {
-	byName := map[string]*workloadGroup{}
 	var out []*workloadGroup
-	for _, p := range c.B.NamespacePods {
-		if !bundle.PodFailing(p) {
-			continue
-		}
-		kind, wname := bundle.WorkloadOf(p)
-		name := kind + " " + wname
-		g := byName[name]
-		if g == nil {
-			g = &workloadGroup{name: name}
-			byName[name] = g
-			out = append(out, g)
-		}
-		g.pods = append(g.pods, p)
-		g.severity = max(g.severity, bundle.PodSeverity(p))
+	for _, g := range health.FailingWorkloads(c) {
+		out = append(out, &workloadGroup{name: g.Name, pods: g.Pods, severity: g.Severity})
 	}
 	for _, g := range out {
 		for _, p := range g.pods {
@@ -87,18 +63,6 @@ func findingsAbout(fs []rule.Finding, pod string) []rule.Finding {
 		if p, _, _ := strings.Cut(f.Subject, "/"); p == pod {
 			out = append(out, f)
 		}
-	}
-	return out
-}
-
-func groupNames(gs []*workloadGroup, n int) []string {
-	var out []string
-	for i, g := range gs {
-		if i == n {
-			out = append(out, fmt.Sprintf("and %d more", len(gs)-n))
-			break
-		}
-		out = append(out, fmt.Sprintf("%s (%d pod(s))", g.name, len(g.pods)))
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 package investigate
 
 import (
-	"encoding/json"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
 // realCorpus is testdata/real: workspaces captured by the real-node tier
@@ -107,18 +107,9 @@ func replay(t *testing.T, dir string) *report.Report {
 // before replaying it.
 func loadCapture(t *testing.T, dir string) (*bundle.Bundle, time.Time) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "output", "investigation.json"))
+	c, err := workspace.Open(context.Background(), dir, workspace.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recorded report.Report
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatal(err)
-	}
-	res := recorded.Resource
-	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: res.APIVersion, Kind: res.Kind, Name: res.Name, Namespace: res.Namespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, recorded.Time
+	return c.Bundle, c.CapturedAt
 }

@@ -13,25 +13,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle/bundletest"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // Builders for targets of each kind with a dedicated symptom reading.
 
 func symStatefulSet(mutate ...func(*appsv1.StatefulSet)) *bundle.Bundle {
-	return workloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
-		b.StatefulSets = []*appsv1.StatefulSet{newStatefulSet(3, 3, 3, mutate...)}
+	return bundletest.WorkloadBundle("StatefulSet", "db", func(b *bundle.Bundle) {
+		b.StatefulSets = []*appsv1.StatefulSet{bundletest.NewStatefulSet(3, 3, 3, mutate...)}
 	})
 }
 
 func symDaemonSet(desired, current, ready int32, mutate ...func(*appsv1.DaemonSet)) *bundle.Bundle {
-	return workloadBundle("DaemonSet", "agent", func(b *bundle.Bundle) {
-		b.DaemonSets = []*appsv1.DaemonSet{newDaemonSet(desired, current, ready, mutate...)}
+	return bundletest.WorkloadBundle("DaemonSet", "agent", func(b *bundle.Bundle) {
+		b.DaemonSets = []*appsv1.DaemonSet{bundletest.NewDaemonSet(desired, current, ready, mutate...)}
 	})
 }
 
 func symReplicaSet(created, ready int32, conds ...appsv1.ReplicaSetCondition) *bundle.Bundle {
-	return workloadBundle("ReplicaSet", "web-abc", func(b *bundle.Bundle) {
-		rs := newReplicaSet("web-abc", 1, time.Hour, podTemplate("shop/web:2.4.0"), 2, ready)
+	return bundletest.WorkloadBundle("ReplicaSet", "web-abc", func(b *bundle.Bundle) {
+		rs := bundletest.NewReplicaSet("web-abc", 1, time.Hour, bundletest.PodTemplate("shop/web:2.4.0"), 2, ready)
 		rs.OwnerReferences = nil
 		rs.Status.Replicas = created
 		rs.Status.Conditions = conds
@@ -40,7 +42,7 @@ func symReplicaSet(created, ready int32, conds ...appsv1.ReplicaSetCondition) *b
 }
 
 func symJob(j *batchv1.Job) *bundle.Bundle {
-	return workloadBundle("Job", j.Name, func(b *bundle.Bundle) { b.Jobs = []*batchv1.Job{j} })
+	return bundletest.WorkloadBundle("Job", j.Name, func(b *bundle.Bundle) { b.Jobs = []*batchv1.Job{j} })
 }
 
 func symCompleteJob(j *batchv1.Job) {
@@ -50,9 +52,9 @@ func symCompleteJob(j *batchv1.Job) {
 
 // symCronJob is CronJob nightly ("0 * * * *", last run 30m ago) with jobs.
 func symCronJob(mutate func(*batchv1.CronJob), jobs ...*batchv1.Job) *bundle.Bundle {
-	return workloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
-		cj := newCronJob("0 * * * *", func(cj *batchv1.CronJob) {
-			cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-30 * time.Minute)}
+	return bundletest.WorkloadBundle("CronJob", "nightly", func(b *bundle.Bundle) {
+		cj := bundletest.NewCronJob("0 * * * *", func(cj *batchv1.CronJob) {
+			cj.Status.LastScheduleTime = &metav1.Time{Time: bundletest.Now.Add(-30 * time.Minute)}
 		})
 		if mutate != nil {
 			mutate(cj)
@@ -63,16 +65,16 @@ func symCronJob(mutate func(*batchv1.CronJob), jobs ...*batchv1.Job) *bundle.Bun
 }
 
 func symFailedCronRun(name string, age time.Duration) *batchv1.Job {
-	j := completeJob(name, age, ctrlRef("CronJob", "nightly"))
+	j := bundletest.CompleteJob(name, age, bundletest.CtrlRef("CronJob", "nightly"))
 	j.Status.Succeeded = 0
 	j.Status.Failed = 4
 	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
-		Message: "Job has reached the specified backoff limit", LastTransitionTime: ts(-age + 5*time.Minute)}}
+		Message: "Job has reached the specified backoff limit", LastTransitionTime: bundletest.TS(-age + 5*time.Minute)}}
 	return j
 }
 
 func symRunningCronRun(name string, age time.Duration) *batchv1.Job {
-	j := completeJob(name, age, ctrlRef("CronJob", "nightly"))
+	j := bundletest.CompleteJob(name, age, bundletest.CtrlRef("CronJob", "nightly"))
 	j.Status.Succeeded = 0
 	j.Status.Active = 1
 	j.Status.Conditions = nil
@@ -80,7 +82,7 @@ func symRunningCronRun(name string, age time.Duration) *batchv1.Job {
 }
 
 func readySlice(svc *corev1.Service, ready bool, pods ...*corev1.Pod) func(*bundle.Bundle) {
-	return withSlices(endpointSlice(svc, ready, false, pods...))
+	return bundletest.WithSlices(bundletest.EndpointSlice(svc, ready, false, pods...))
 }
 
 func withAddress(ing *networkingv1.Ingress) {
@@ -90,21 +92,21 @@ func withAddress(ing *networkingv1.Ingress) {
 func withBackend(svc *corev1.Service, ready bool) func(*bundle.Bundle) {
 	return func(b *bundle.Bundle) {
 		b.Services = append(b.Services, svc)
-		b.EndpointSlices = append(b.EndpointSlices, endpointSlice(svc, ready, false, pod("api-1")))
+		b.EndpointSlices = append(b.EndpointSlices, bundletest.EndpointSlice(svc, ready, false, bundletest.Pod("api-1")))
 	}
 }
 
 var (
-	hpaActive   = hpaCond(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)")
-	hpaAble     = hpaCond(autoscalingv2.AbleToScale, corev1.ConditionTrue, "ReadyForNewScale", "recommended size matches current size")
-	hpaUnlimted = hpaCond(autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange", "the desired count is within the acceptable range")
+	hpaActive   = bundletest.HPACond(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)")
+	hpaAble     = bundletest.HPACond(autoscalingv2.AbleToScale, corev1.ConditionTrue, "ReadyForNewScale", "recommended size matches current size")
+	hpaUnlimted = bundletest.HPACond(autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange", "the desired count is within the acceptable range")
 )
 
 // TestKindSymptoms: each kind's reading states what is wrong, keeps
 // observations that are no fault apart, and says nothing of a healthy
 // object; the report of a fault is ongoing, of a healthy object healthy.
 func TestKindSymptoms(t *testing.T) {
-	api := service("api", map[string]string{"app": "api"})
+	api := bundletest.Service("api", map[string]string{"app": "api"})
 	tests := []struct {
 		name   string
 		bundle *bundle.Bundle
@@ -113,43 +115,43 @@ func TestKindSymptoms(t *testing.T) {
 		state  string   // "healthy", "ongoing" or "degraded"
 	}{
 		// Service.
-		{name: "service with a ready endpoint", bundle: serviceBundle(api, readySlice(api, true, pod("api-1", labelled("app", "api"), healthy)), withPods(pod("api-1", labelled("app", "api"), healthy))), state: "healthy"},
-		{name: "service whose endpoints are not ready", bundle: serviceBundle(api, readySlice(api, false, pod("api-1")), withPods(pod("api-1", labelled("app", "api"), notReadyRunning))),
+		{name: "service with a ready endpoint", bundle: bundletest.ServiceBundle(api, readySlice(api, true, bundletest.Pod("api-1", bundletest.Labelled("app", "api"), bundletest.Healthy)), bundletest.WithPods(bundletest.Pod("api-1", bundletest.Labelled("app", "api"), bundletest.Healthy))), state: "healthy"},
+		{name: "service whose endpoints are not ready", bundle: bundletest.ServiceBundle(api, readySlice(api, false, bundletest.Pod("api-1")), bundletest.WithPods(bundletest.Pod("api-1", bundletest.Labelled("app", "api"), bundletest.NotReadyRunning))),
 			faults: []string{"Service api has no ready endpoint: 1 EndpointSlice(s), 0 ready endpoint(s), 1 not ready (api-1)", "Container app is running but not ready"}, state: "ongoing"},
-		{name: "service without selector nor EndpointSlice", bundle: serviceBundle(service("legacy", nil)),
+		{name: "service without selector nor EndpointSlice", bundle: bundletest.ServiceBundle(bundletest.Service("legacy", nil)),
 			faults: []string{"Service legacy has no ready endpoint: no EndpointSlice lists it"}, state: "ongoing"},
-		{name: "ExternalName service has no endpoints by design", bundle: serviceBundle(service("stripe", nil, func(s *corev1.Service) {
+		{name: "ExternalName service has no endpoints by design", bundle: bundletest.ServiceBundle(bundletest.Service("stripe", nil, func(s *corev1.Service) {
 			s.Spec.Type, s.Spec.ExternalName, s.Spec.Ports = corev1.ServiceTypeExternalName, "api.stripe.com", nil
 		})), state: "healthy"},
-		{name: "unreadable EndpointSlices: no claim", bundle: serviceBundle(api, func(b *bundle.Bundle) {
+		{name: "unreadable EndpointSlices: no claim", bundle: bundletest.ServiceBundle(api, func(b *bundle.Bundle) {
 			b.Problems = append(b.Problems, bundle.Problem{What: "endpointslices of service api", Error: "forbidden", Forbidden: true})
 		}), state: "healthy"},
 
 		// Ingress.
-		{name: "ingress with a served backend and an address", bundle: ingressBundle(ingress("shop", withAddress), withBackend(service("api", map[string]string{"app": "api"}), true)), state: "healthy"},
-		{name: "ingress without an address is only an observation", bundle: ingressBundle(ingress("shop"), withBackend(service("api", map[string]string{"app": "api"}), true)),
+		{name: "ingress with a served backend and an address", bundle: bundletest.IngressBundle(bundletest.Ingress("shop", withAddress), withBackend(bundletest.Service("api", map[string]string{"app": "api"}), true)), state: "healthy"},
+		{name: "ingress without an address is only an observation", bundle: bundletest.IngressBundle(bundletest.Ingress("shop"), withBackend(bundletest.Service("api", map[string]string{"app": "api"}), true)),
 			notes: []string{"Ingress shop has no address in status.loadBalancer"}, state: "healthy"},
-		{name: "ingress backend service missing", bundle: ingressBundle(ingress("shop", withAddress), missingObject("Service", "shop", "api")),
+		{name: "ingress backend service missing", bundle: bundletest.IngressBundle(bundletest.Ingress("shop", withAddress), bundletest.MissingObject("Service", "shop", "api")),
 			faults: []string{"Ingress shop rule shop.example.com/api routes to service api, which does not exist"}, state: "ongoing"},
-		{name: "ingress backend port not exposed", bundle: ingressBundle(ingress("shop", withAddress), withBackend(service("api", map[string]string{"app": "api"}, func(s *corev1.Service) { s.Spec.Ports[0].Port = 8080 }), true)),
+		{name: "ingress backend port not exposed", bundle: bundletest.IngressBundle(bundletest.Ingress("shop", withAddress), withBackend(bundletest.Service("api", map[string]string{"app": "api"}, func(s *corev1.Service) { s.Spec.Ports[0].Port = 8080 }), true)),
 			faults: []string{"routes to service api port 80, which the Service does not expose (it has http (8080))"}, state: "ongoing"},
-		{name: "ingress backend without ready endpoints", bundle: ingressBundle(ingress("shop"), withBackend(service("api", map[string]string{"app": "api"}), false)),
+		{name: "ingress backend without ready endpoints", bundle: bundletest.IngressBundle(bundletest.Ingress("shop"), withBackend(bundletest.Service("api", map[string]string{"app": "api"}), false)),
 			faults: []string{"routes to service api, which has no ready endpoint: 1 EndpointSlice(s), 0 ready endpoint(s), 1 not ready (api-1)"},
 			notes:  []string{"no address"}, state: "ongoing"},
 
 		// HorizontalPodAutoscaler.
-		{name: "hpa scaling normally", bundle: hpaBundle(hpa("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble, hpaActive, hpaUnlimted})), state: "healthy"},
-		{name: "hpa cannot compute metrics", bundle: hpaBundle(hpa("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble,
-			hpaCond(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", "the HPA was unable to compute the replica count: failed to get cpu utilization: missing request for cpu in container app of Pod web-1")})),
+		{name: "hpa scaling normally", bundle: bundletest.HPABundle(bundletest.HPA("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble, hpaActive, hpaUnlimted})), state: "healthy"},
+		{name: "hpa cannot compute metrics", bundle: bundletest.HPABundle(bundletest.HPA("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble,
+			bundletest.HPACond(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric", "the HPA was unable to compute the replica count: failed to get cpu utilization: missing request for cpu in container app of Pod web-1")})),
 			faults: []string{"Condition ScalingActive=False (FailedGetResourceMetric)"}, state: "ongoing"},
-		{name: "hpa cannot read its target's scale", bundle: hpaBundle(hpa("web", []autoscalingv2.HorizontalPodAutoscalerCondition{
-			hpaCond(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", `the HPA controller was unable to get the target's current scale: deployments/scale.apps "web" not found`)})),
+		{name: "hpa cannot read its target's scale", bundle: bundletest.HPABundle(bundletest.HPA("web", []autoscalingv2.HorizontalPodAutoscalerCondition{
+			bundletest.HPACond(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", `the HPA controller was unable to get the target's current scale: deployments/scale.apps "web" not found`)})),
 			faults: []string{"Condition AbleToScale=False (FailedGetScale)"}, state: "ongoing"},
-		{name: "hpa at maxReplicas is a limit, not a fault", bundle: hpaBundle(hpa("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble, hpaActive,
-			hpaCond(autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooManyReplicas", "the desired replica count is more than the maximum replica count")})),
+		{name: "hpa at maxReplicas is a limit, not a fault", bundle: bundletest.HPABundle(bundletest.HPA("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble, hpaActive,
+			bundletest.HPACond(autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooManyReplicas", "the desired replica count is more than the maximum replica count")})),
 			notes: []string{"Condition ScalingLimited=True (TooManyReplicas)", "not a fault"}, state: "ongoing"},
-		{name: "hpa of a workload scaled to zero is paused", bundle: hpaBundle(hpa("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble,
-			hpaCond(autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero")})),
+		{name: "hpa of a workload scaled to zero is paused", bundle: bundletest.HPABundle(bundletest.HPA("web", []autoscalingv2.HorizontalPodAutoscalerCondition{hpaAble,
+			bundletest.HPACond(autoscalingv2.ScalingActive, corev1.ConditionFalse, "ScalingDisabled", "scaling is disabled since the replica count of the target is zero")})),
 			notes: []string{"ScalingActive=False (ScalingDisabled)", "paused, not broken"}, state: "ongoing"},
 
 		// StatefulSet.
@@ -178,30 +180,30 @@ func TestKindSymptoms(t *testing.T) {
 			faults: []string{"ReplicaSet web-abc has 0/2 replicas ready (0 created)", `Condition ReplicaFailure=True (FailedCreate): pods "web-abc-" is forbidden`}, state: "ongoing"},
 
 		// Job.
-		{name: "job complete", bundle: symJob(newJob("report", "", "", 0, symCompleteJob)), state: "healthy"},
-		{name: "job failed", bundle: symJob(newJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)),
+		{name: "job complete", bundle: symJob(bundletest.NewJob("report", "", "", 0, symCompleteJob)), state: "healthy"},
+		{name: "job failed", bundle: symJob(bundletest.NewJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)),
 			faults: []string{"Condition Failed=True (BackoffLimitExceeded) since 2026-11-21 14:50:00 UTC: Job has reached the specified backoff limit"}, state: "ongoing"},
-		{name: "job still retrying failed pods", bundle: symJob(newJob("report", "", "", 2, func(j *batchv1.Job) { j.Status.Active = 1 })),
+		{name: "job still retrying failed pods", bundle: symJob(bundletest.NewJob("report", "", "", 2, func(j *batchv1.Job) { j.Status.Active = 1 })),
 			faults: []string{"Job report has 2 failed pod(s) so far and is still running (backoffLimit 3, 1 active)"}, state: "ongoing"},
-		{name: "job suspended", bundle: symJob(newJob("report", "", "", 0, func(j *batchv1.Job) { j.Spec.Suspend = boolPtr(true) })),
+		{name: "job suspended", bundle: symJob(bundletest.NewJob("report", "", "", 0, func(j *batchv1.Job) { j.Spec.Suspend = bundletest.BoolPtr(true) })),
 			notes: []string{"Job report is suspended"}, state: "healthy"},
 
 		// CronJob.
-		{name: "cronjob on schedule, last run complete", bundle: symCronJob(nil, completeJob("nightly-1", 30*time.Minute, ctrlRef("CronJob", "nightly"))), state: "healthy"},
-		{name: "cronjob recently suspended is an observation", bundle: symCronJob(func(cj *batchv1.CronJob) { cj.Spec.Suspend = boolPtr(true) }),
+		{name: "cronjob on schedule, last run complete", bundle: symCronJob(nil, bundletest.CompleteJob("nightly-1", 30*time.Minute, bundletest.CtrlRef("CronJob", "nightly"))), state: "healthy"},
+		{name: "cronjob recently suspended is an observation", bundle: symCronJob(func(cj *batchv1.CronJob) { cj.Spec.Suspend = bundletest.BoolPtr(true) }),
 			notes: []string{"CronJob nightly is suspended (spec.suspend=true); its last run was scheduled 2026-11-21 14:30:00 UTC"}, state: "healthy"},
 		{name: "cronjob suspended for long: the rule's fault, still ongoing", bundle: symCronJob(func(cj *batchv1.CronJob) {
-			cj.Spec.Suspend = boolPtr(true)
-			cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-50 * time.Hour)}
+			cj.Spec.Suspend = bundletest.BoolPtr(true)
+			cj.Status.LastScheduleTime = &metav1.Time{Time: bundletest.Now.Add(-50 * time.Hour)}
 		}), notes: []string{"CronJob nightly is suspended"}, state: "ongoing"},
-		{name: "cronjob last run failed", bundle: symCronJob(nil, symFailedCronRun("nightly-2", 30*time.Minute), completeJob("nightly-1", 90*time.Minute, ctrlRef("CronJob", "nightly"))),
+		{name: "cronjob last run failed", bundle: symCronJob(nil, symFailedCronRun("nightly-2", 30*time.Minute), bundletest.CompleteJob("nightly-1", 90*time.Minute, bundletest.CtrlRef("CronJob", "nightly"))),
 			faults: []string{"The last finished run of CronJob nightly, job nightly-2, failed (BackoffLimitExceeded)"}, state: "ongoing"},
 		{name: "cronjob run outlives its period", bundle: symCronJob(func(cj *batchv1.CronJob) {
 			cj.Status.Active = []corev1.ObjectReference{{Kind: "Job", Namespace: "shop", Name: "nightly-1"}}
 		}, symRunningCronRun("nightly-1", 3*time.Hour)),
 			faults: []string{"Job nightly-1 of CronJob nightly has been running for 3h, longer than the 1h between its scheduled runs"}, state: "degraded"},
 		{name: "cronjob behind its schedule", bundle: symCronJob(func(cj *batchv1.CronJob) {
-			cj.Status.LastScheduleTime = &metav1.Time{Time: now.Add(-5*time.Hour - 10*time.Minute)}
+			cj.Status.LastScheduleTime = &metav1.Time{Time: bundletest.Now.Add(-5*time.Hour - 10*time.Minute)}
 		}),
 			faults: []string{"CronJob nightly has started no run since 2026-11-21 09:50:00 UTC: 5 scheduled run(s) of \"0 * * * *\" are missing"}, state: "ongoing"},
 	}
@@ -224,7 +226,7 @@ func TestKindSymptoms(t *testing.T) {
 					t.Errorf("no observation %q after the faults: %q", w, s.lines)
 				}
 			}
-			r := Investigate(tt.bundle, Options{Now: now})
+			r := Investigate(tt.bundle, Options{Now: bundletest.Now})
 			got := "historical"
 			switch {
 			case r.Healthy:
@@ -243,3 +245,7 @@ func TestKindSymptoms(t *testing.T) {
 		})
 	}
 }
+
+// testPass is a pass over b as of now with the whole catalogue, for tests
+// that call a rule's Check directly.
+func testPass(b *bundle.Bundle) *rule.Pass { return rule.NewPass(b, bundletest.Now, Rules) }

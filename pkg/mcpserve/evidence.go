@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -15,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
-	"github.com/kubectl-triage/kubectl-triage/pkg/store"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
@@ -42,6 +41,8 @@ type EvidenceOutput struct {
 	NextOffset int            `json:"nextOffset,omitempty" jsonschema:"where the next page starts, when the text was cut at the output cap"`
 	Redactions int            `json:"redactions,omitempty" jsonschema:"values masked now, on top of those masked when the evidence was collected"`
 	Files      []EvidenceFile `json:"files,omitempty" jsonschema:"the readable files, when no file was asked for"`
+	FilesTotal int            `json:"filesTotal,omitempty" jsonschema:"how many files there are, when files was cut at the output cap"`
+	Truncated  bool           `json:"truncated,omitempty" jsonschema:"this result was cut at the server's output cap (--max-output)"`
 }
 
 // errEvidencePath says what a file argument may name.
@@ -77,39 +78,16 @@ func evidencePath(file string) (string, error) {
 	return strings.TrimPrefix(clean, workspace.ContextDir+"/"), nil
 }
 
-// openContext opens the incident's context/ directory as a root: nothing
-// read through it can lie outside it, whatever symlinks are there.
-func (s *Server) openContext(e *store.Entry) (*os.Root, error) {
-	if err := workspace.ValidateID(e.ID); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(s.store.Root)
-	if err != nil {
-		return nil, fmt.Errorf("open workspace root: %w", err)
-	}
-	defer root.Close()
-	ws, err := root.OpenRoot(e.ID)
-	if err != nil {
-		return nil, err
-	}
-	defer ws.Close()
-	return ws.OpenRoot(workspace.ContextDir)
-}
-
-func (s *Server) getEvidence(_ context.Context, _ *mcp.CallToolRequest, in EvidenceInput) (*mcp.CallToolResult, EvidenceOutput, error) {
+func (s *Server) getEvidence(ctx context.Context, _ *mcp.CallToolRequest, in EvidenceInput) (*mcp.CallToolResult, EvidenceOutput, error) {
 	var out EvidenceOutput
 	e, err := s.find(in.ID)
 	if err != nil {
 		return nil, out, err
 	}
 	out.IncidentID = e.ID
-	cdir, err := s.openContext(e)
-	if err != nil {
-		return nil, out, fmt.Errorf("incident %s has no readable context/: %w", e.ID, err)
-	}
-	defer cdir.Close()
+	files := workspace.FilesIn(s.store.Root, e.ID)
 	if strings.TrimSpace(in.File) == "" {
-		return s.listEvidence(cdir, out)
+		return s.listEvidence(ctx, files, out)
 	}
 	rel, err := evidencePath(in.File)
 	if err != nil {
@@ -119,31 +97,32 @@ func (s *Server) getEvidence(_ context.Context, _ *mcp.CallToolRequest, in Evide
 		return nil, out, fmt.Errorf("offset must not be negative, got %d", in.Offset)
 	}
 	out.File = workspace.ContextDir + "/" + rel
-	fi, err := cdir.Lstat(filepath.FromSlash(rel))
+	// One page of at most the output cap, read as every reader reads a
+	// workspace: no link on the way, a regular file within its limit.
+	var data []byte
+	var size int64
+	err = files.Read(ctx, out.File, func(f *safefile.File) error {
+		size = f.Stat().Size()
+		if _, err := f.Seek(int64(in.Offset), io.SeekStart); err != nil {
+			return err
+		}
+		var err error
+		data, err = io.ReadAll(io.LimitReader(f, int64(s.opts.MaxOutput)))
+		return err
+	})
+	var refused *safefile.Error
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, out, fmt.Errorf("incident %s has no %s (call get_evidence without file for the list)", e.ID, out.File)
+	case errors.As(err, &refused):
+		return nil, out, fmt.Errorf("incident %s: %s %s", e.ID, out.File, refused.Reason())
 	case err != nil:
 		return nil, out, err
-	case !fi.Mode().IsRegular():
-		return nil, out, fmt.Errorf("%s is not a regular file (symbolic links are not followed)", out.File)
 	}
-	f, err := cdir.Open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, out, err
-	}
-	defer f.Close()
-	out.Size, out.Offset = fi.Size(), in.Offset
-	if _, err := f.Seek(int64(in.Offset), io.SeekStart); err != nil {
-		return nil, out, err
-	}
-	// One page of at most the output cap, ended on a line when the file
-	// goes on, so that a value is never split between two pages.
-	data, err := io.ReadAll(io.LimitReader(f, int64(s.opts.MaxOutput)))
-	if err != nil {
-		return nil, out, err
-	}
-	if int64(in.Offset+len(data)) < fi.Size() {
+	out.Size, out.Offset = size, in.Offset
+	// Ended on a line when the file goes on, so that a value is never
+	// split between two pages.
+	if int64(in.Offset+len(data)) < out.Size {
 		if i := strings.LastIndexByte(string(data), '\n'); i >= len(data)/2 {
 			data = data[:i+1]
 		}
@@ -155,37 +134,50 @@ func (s *Server) getEvidence(_ context.Context, _ *mcp.CallToolRequest, in Evide
 	out.Redactions = n
 	text = term.Clean(text)
 	if out.NextOffset > 0 {
-		text += fmt.Sprintf("\n[… %d of %d bytes shown: call get_evidence with offset %d for more]\n", out.NextOffset, fi.Size(), out.NextOffset)
+		text += fmt.Sprintf("\n[… %d of %d bytes shown: call get_evidence with offset %d for more]\n", out.NextOffset, out.Size, out.NextOffset)
 	}
+	fitEvidence(&out, s.opts.MaxOutput)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 
-// listEvidence lists the regular files under context/, but the hidden ones.
-func (s *Server) listEvidence(cdir *os.Root, out EvidenceOutput) (*mcp.CallToolResult, EvidenceOutput, error) {
-	err := fs.WalkDir(cdir.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // an entry that vanished or cannot be read is just not listed
-		}
-		full := workspace.ContextDir + "/" + p
-		if !d.Type().IsRegular() || hiddenEvidence[full] {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		out.Files = append(out.Files, EvidenceFile{Path: full, Size: info.Size()})
-		return nil
-	})
-	if err != nil {
-		return nil, out, err
+// listEvidence lists the regular files under context/, but the hidden
+// ones; links are not listed, nor followed into.
+func (s *Server) listEvidence(ctx context.Context, files safefile.Dir, out EvidenceOutput) (*mcp.CallToolResult, EvidenceOutput, error) {
+	if _, err := files.Stat(ctx, workspace.ContextDir); err != nil {
+		return nil, out, fmt.Errorf("incident %s has no readable context/: %w", out.IncidentID, err)
 	}
+	var walk func(dir string)
+	walk = func(dir string) {
+		if ctx.Err() != nil {
+			return // the call's deadline: stop walking
+		}
+		entries, err := files.ReadDir(ctx, dir)
+		if err != nil {
+			return // a directory that vanished or cannot be read is just not listed
+		}
+		for _, d := range entries {
+			full := dir + "/" + d.Name()
+			switch {
+			case d.IsDir():
+				walk(full)
+			case d.Type().IsRegular() && !hiddenEvidence[full]:
+				if info, err := d.Info(); err == nil {
+					out.Files = append(out.Files, EvidenceFile{Path: full, Size: info.Size()})
+				}
+			}
+		}
+	}
+	walk(workspace.ContextDir)
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Path < out.Files[j].Path })
 	var b strings.Builder
 	fmt.Fprintf(&b, "Evidence files of incident %s:\n", out.IncidentID)
 	for _, f := range out.Files {
 		fmt.Fprintf(&b, "%s (%d bytes)\n", f.Path, f.Size)
 	}
-	text, _ := s.cap(term.Clean(b.String()))
+	text, _ := s.cap(redact.Clean(b.String()))
+	fitEvidence(&out, s.opts.MaxOutput)
+	if err := ctx.Err(); err != nil {
+		return nil, out, context.Cause(ctx)
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }

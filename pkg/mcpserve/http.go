@@ -37,6 +37,9 @@ type HTTPOptions struct {
 	Token string
 	// CertFile and KeyFile serve HTTPS when both are set.
 	CertFile, KeyFile string
+	// AllowOrigins are the Origins trusted besides loopback ones
+	// (normalized by ParseOrigin).
+	AllowOrigins []string
 	// Ready, if set, is called with the endpoint URL once listening.
 	Ready func(url string)
 }
@@ -54,7 +57,10 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 		SessionTimeout:               30 * time.Minute,
 	})
 	mux := http.NewServeMux()
-	mux.Handle(Path, s.requireToken(opts.Token, handler))
+	// Origin first: a page in the user's browser is refused whatever it
+	// knows. The go-sdk's own check (a loopback listener refuses a Host
+	// header that is not loopback) stays on behind it.
+	mux.Handle(Path, s.checkOrigin(opts.AllowOrigins, s.requireToken(opts.Token, handler)))
 	base, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := &http.Server{

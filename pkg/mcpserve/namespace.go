@@ -16,7 +16,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 )
 
 // Bounds of a namespace overview: it investigates at most this many faulty
@@ -58,6 +58,9 @@ type NamespaceOutput struct {
 	Found     int             `json:"found" jsonschema:"faulty objects found"`
 	Truncated bool            `json:"truncated,omitempty" jsonschema:"more were found than the limit: the most severe were investigated"`
 	Warnings  []string        `json:"warnings,omitempty"`
+	// OutputTruncated is the output cap's, as truncated is in the other
+	// tools' results (here truncated says the limit cut the list).
+	OutputTruncated bool `json:"outputTruncated,omitempty" jsonschema:"this result was cut at the server's output cap (--max-output)"`
 }
 
 func (s *Server) triageNamespace(ctx context.Context, req *mcp.CallToolRequest, in NamespaceInput) (*mcp.CallToolResult, NamespaceOutput, error) {
@@ -71,8 +74,6 @@ func (s *Server) triageNamespace(ctx context.Context, req *mcp.CallToolRequest, 
 	case limit > maxNamespaceLimit:
 		limit = maxNamespaceLimit
 	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
 	report := s.progressFor(ctx, req)
 	release, err := s.acquire(ctx, report)
 	if err != nil {
@@ -138,7 +139,8 @@ func (s *Server) triageNamespace(ctx context.Context, req *mcp.CallToolRequest, 
 	for _, w := range out.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
-	text, _ := s.cap(term.Clean(b.String()))
+	text, _ := s.cap(redact.Clean(b.String()))
+	fitNamespace(&out, s.opts.MaxOutput)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 

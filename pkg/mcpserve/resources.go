@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -57,7 +57,7 @@ func (s *Server) listReport(inc *incident.Incident) {
 		title += ": " + inc.Report.RootCause
 	}
 	s.mcp.AddResource(&mcp.Resource{
-		URI: uri, Name: "report-" + inc.IncidentID, Title: oneLine(term.Clean(title)), MIMEType: "text/markdown",
+		URI: uri, Name: "report-" + inc.IncidentID, Title: oneLine(redact.Clean(title)), MIMEType: "text/markdown",
 		Description: fmt.Sprintf("Triage report of %s/%s in %s, %s", inc.Resource.Kind, inc.Resource.Name, inc.Resource.Namespace, inc.CreatedAt.UTC().Format("2006-01-02 15:04 MST")),
 	}, s.readReport)
 	s.listed = append(s.listed, uri)
@@ -86,10 +86,13 @@ func (s *Server) readReport(_ context.Context, req *mcp.ReadResourceRequest) (*m
 		return nil, fmt.Errorf("incident %s has no report: it is %s (%s)", id, e.Incident.Status, orElse(e.Incident.FailureReason, "no reason recorded"))
 	}
 	md, err := s.store.ReadFile(e, workspace.ReportFile)
+	if err := refusal(e, workspace.ReportFile, err); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	text, _ := s.cap(term.Clean(string(md)))
+	text, _ := s.cap(redact.Clean(string(md)))
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: text}}}, nil
 }
 

@@ -8,7 +8,8 @@
 // again before it leaves.
 //
 // Limits: at most Options.MaxConcurrent triages at once (a namespace overview
-// counts as one), a deadline per call, and a size cap on every text returned.
+// counts as one), a deadline per call, arguments of bounded length, and a
+// size cap on every text and every structured result returned.
 // Every call is logged with the client's name.
 package mcpserve
 
@@ -27,7 +28,9 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/triage"
 )
 
@@ -73,8 +76,12 @@ type Options struct {
 	// MaxConcurrent bounds the triages (and namespace overviews) running at
 	// once; more wait for a slot within their call's deadline.
 	MaxConcurrent int
-	// CallTimeout bounds each tool call, waiting for a slot included.
+	// CallTimeout bounds each call of the engine's tools (triage,
+	// triage_namespace), waiting for a slot included.
 	CallTimeout time.Duration
+	// ReadTimeout bounds each call of the other tools and each resource
+	// read.
+	ReadTimeout time.Duration
 	// MaxOutput caps, in bytes, each text a tool or resource returns.
 	MaxOutput int
 	// Logger logs every call; nil discards.
@@ -112,6 +119,9 @@ func New(opts Options) (*Server, error) {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = DefaultCallTimeout
 	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
 	if opts.MaxOutput <= 0 {
 		opts.MaxOutput = DefaultMaxOutput
 	}
@@ -126,7 +136,7 @@ func New(opts Options) (*Server, error) {
 	s.base, s.stop = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "kubectl-triage", Title: "kubectl triage", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
-	s.mcp.AddReceivingMiddleware(s.logging)
+	s.mcp.AddReceivingMiddleware(s.logging, s.bound)
 	s.addTools()
 	s.addResources()
 	s.addPrompts()
@@ -152,13 +162,13 @@ func (s *Server) logging(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		attrs := []any{"method", method, "client", clientName(req), "took", time.Since(start).Round(time.Millisecond).String()}
 		if p, ok := req.(*mcp.CallToolRequest); ok && p.Params != nil {
-			attrs = append(attrs, "tool", p.Params.Name)
+			attrs = append(attrs, "tool", term.Abbrev(p.Params.Name)) // a hostile name is not logged whole
 			if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 				attrs = append(attrs, "tool_error", true)
 			}
 		}
 		if p, ok := req.(*mcp.ReadResourceRequest); ok && p.Params != nil {
-			attrs = append(attrs, "uri", p.Params.URI)
+			attrs = append(attrs, "uri", term.Abbrev(p.Params.URI))
 		}
 		switch {
 		case err != nil:
@@ -228,7 +238,9 @@ func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) prog
 	n := 0
 	client := clientName(req)
 	return func(ev progress.Event) {
-		msg := ev.String()
+		// Progress quotes the fault, the cluster and the agent's tool
+		// calls: it reaches the client as every other result does.
+		msg := redact.Clean(ev.String())
 		s.log.Debug("progress", "client", client, "tool", req.Params.Name, "message", msg)
 		if token == nil || req.Session == nil {
 			return
@@ -238,19 +250,6 @@ func (s *Server) progressFor(ctx context.Context, req *mcp.CallToolRequest) prog
 		n++
 		// A client that went away must not fail the run: ignore errors.
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: msg, Progress: float64(n)})
-	}
-}
-
-// withDeadline bounds a call by the call timeout and the server's life, and
-// counts it in flight until the returned cancel.
-func (s *Server) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	s.inflight.Add(1)
-	ctx, cancel := context.WithTimeoutCause(ctx, s.opts.CallTimeout, fmt.Errorf("the call took longer than the server's --call-timeout %s", s.opts.CallTimeout))
-	unhook := context.AfterFunc(s.base, cancel)
-	return ctx, func() {
-		unhook()
-		cancel()
-		s.inflight.Done()
 	}
 }
 

@@ -12,7 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
@@ -85,7 +87,7 @@ type TriageOutput struct {
 	// Report is the markdown report itself (as in the text content): some
 	// clients hand the model only the structured content.
 	Report    string `json:"report,omitempty" jsonschema:"the report (markdown), when the incident resolved"`
-	Truncated bool   `json:"truncated,omitempty" jsonschema:"the report text was cut at the server's output cap"`
+	Truncated bool   `json:"truncated,omitempty" jsonschema:"the report text or this result was cut at the server's output cap (--max-output)"`
 }
 
 // ReportURI is the resource URI of an incident's report.
@@ -160,8 +162,6 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 	if strings.TrimSpace(in.Target) == "" {
 		return nil, out, errors.New("target is required: TYPE/NAME (e.g. pod/web-0, deploy/web) or a pod NAME")
 	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
 	report := s.progressFor(ctx, req)
 	release, err := s.acquire(ctx, report)
 	if err != nil {
@@ -190,11 +190,12 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 		inc.Status = incident.Failed
 		out.Status, out.FailureReason = string(incident.Failed), "record not saved: "+res.RecordErr.Error()
 	}
-	text, out.Truncated = s.cap(term.Clean(text))
+	text, out.Truncated = s.cap(redact.Clean(text))
 	if inc.Status == incident.Resolved {
 		out.Report = text
 		s.listReport(inc)
 	}
+	fitTriage(&out, s.opts.MaxOutput, func() int { return jsonLen(out) })
 	result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	if inc.Status != incident.Resolved {
 		// The incident exists, and its record says why it has no report;
@@ -207,13 +208,14 @@ func (s *Server) triage(ctx context.Context, req *mcp.CallToolRequest, in Triage
 // outputFor is the structured result of an incident: its record, and the
 // report's data when the agent wrote investigation.json.
 func (s *Server) outputFor(inc *incident.Incident, dir string) TriageOutput {
-	out := TriageOutput{
-		IncidentID: inc.IncidentID, Status: string(inc.Status), FailureReason: inc.FailureReason,
-		Resource: Resource{Kind: inc.Resource.Kind, Name: inc.Resource.Name, Namespace: inc.Resource.Namespace},
-		Cluster:  inc.Cluster, Context: inc.Context, Agent: inc.Agent.Name, Workspace: dir,
-	}
-	// The headline is the incident's Summary, as the CLI's renderings show it.
+	// The values are the incident's Summary, cleaned, as the CLI's
+	// renderings show them.
 	sum := incident.Summarize(inc).Clean()
+	out := TriageOutput{
+		IncidentID: inc.IncidentID, Status: string(inc.Status), FailureReason: sum.FailureReason,
+		Resource: Resource{Kind: sum.Resource.Kind, Name: sum.Resource.Name, Namespace: sum.Resource.Namespace},
+		Cluster:  sum.Cluster, Context: sum.Context, Agent: sum.Agent, Workspace: dir,
+	}
 	out.RootCause, out.Confidence, out.ConfidenceLevel = sum.RootCause, sum.Confidence, sum.ConfidenceLevel
 	if inc.Status == incident.Resolved {
 		out.ReportURI = ReportURI(inc.IncidentID)
@@ -223,8 +225,9 @@ func (s *Server) outputFor(inc *incident.Incident, dir string) TriageOutput {
 	if err != nil {
 		return out
 	}
+	// Redacted when the agent ended; a workspace from elsewhere may not be.
 	var rep report.Report
-	if json.Unmarshal(data, &rep) != nil {
+	if json.Unmarshal(redact.CleanJSON(data), &rep) != nil {
 		return out
 	}
 	out.Culprit, out.Category = rep.RootCause.Culprit, rep.RootCause.Category
@@ -296,6 +299,7 @@ type IncidentSummary struct {
 type ListOutput struct {
 	Incidents []IncidentSummary `json:"incidents"`
 	Total     int               `json:"total" jsonschema:"incidents matching the filter, before the limit"`
+	Truncated bool              `json:"truncated,omitempty" jsonschema:"the list was cut at the server's output cap (--max-output): total still counts them all"`
 }
 
 var statuses = []incident.Status{incident.Resolved, incident.Failed, incident.AgentFailed, incident.Investigating}
@@ -308,7 +312,7 @@ func (s *Server) listIncidents(_ context.Context, _ *mcp.CallToolRequest, in Lis
 			ok = ok || string(st) == in.Status
 		}
 		if !ok {
-			return nil, out, fmt.Errorf("unknown status %q: want resolved, failed, agent_failed or investigating", in.Status)
+			return nil, out, fmt.Errorf("unknown status %s: want resolved, failed, agent_failed or investigating", term.Quote(in.Status))
 		}
 	}
 	limit := in.Limit
@@ -345,7 +349,8 @@ func (s *Server) listIncidents(_ context.Context, _ *mcp.CallToolRequest, in Lis
 	if out.Total == 0 {
 		b.WriteString("No incidents.\n")
 	}
-	text, _ := s.cap(term.Clean(b.String()))
+	text, _ := s.cap(redact.Clean(b.String()))
+	fitList(&out, s.opts.MaxOutput)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 
@@ -373,6 +378,16 @@ func (s *Server) find(id string) (*store.Entry, error) {
 	return e, err
 }
 
+// refusal is the one-line error for a workspace file the reader refused
+// (a link, a pipe, too large), naming it in the workspace; nil otherwise.
+func refusal(e *store.Entry, rel string, err error) error {
+	var refused *safefile.Error
+	if errors.As(err, &refused) {
+		return fmt.Errorf("incident %s: %s %s", e.ID, rel, refused.Reason())
+	}
+	return nil
+}
+
 func (s *Server) showIncident(_ context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, ShowOutput, error) {
 	var out ShowOutput
 	e, err := s.find(in.ID)
@@ -384,6 +399,9 @@ func (s *Server) showIncident(_ context.Context, _ *mcp.CallToolRequest, in Show
 		CreatedAt: inc.CreatedAt, CompletedAt: inc.CompletedAt, Sandbox: inc.Sandbox}
 	var text string
 	md, err := s.store.ReadFile(e, workspace.ReportFile)
+	if err := refusal(e, workspace.ReportFile, err); err != nil {
+		return nil, out, err
+	}
 	resolved := err == nil && inc.Status == incident.Resolved
 	if resolved {
 		text = string(md)
@@ -394,9 +412,10 @@ func (s *Server) showIncident(_ context.Context, _ *mcp.CallToolRequest, in Show
 		}
 		text += "\nWorkspace: " + e.Dir + "\n"
 	}
-	text, out.Truncated = s.cap(term.Clean(text))
+	text, out.Truncated = s.cap(redact.Clean(text))
 	if resolved {
 		out.Report = text
 	}
+	fitTriage(&out.TriageOutput, s.opts.MaxOutput, func() int { return jsonLen(out) })
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }

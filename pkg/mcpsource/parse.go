@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,7 +35,7 @@ func parseSubscribeResult(res *mcp.CallToolResult) (string, error) {
 	return "", fmt.Errorf("no subscriptionId in the %s result: %q", toolSubscribe, truncate(text, 200))
 }
 
-var subscriptionIDField = regexp.MustCompile(`"subscriptionId"\s*:\s*"([^"]+)"`)
+var subscriptionIDField = regexp.MustCompile(`"subscriptionId"\s*:\s*"(?P<id>[^"]+)"`)
 
 // subscriptionIDIn finds the subscriptionId of the first JSON object in
 // text that has one.
@@ -47,8 +48,8 @@ func subscriptionIDIn(text string) string {
 			return v.SubscriptionID
 		}
 	}
-	if m := subscriptionIDField.FindStringSubmatch(text); m != nil {
-		return m[1]
+	if m, ok := submatch.Find(subscriptionIDField, text); ok {
+		return m.Get("id")
 	}
 	return ""
 }

@@ -1,5 +1,5 @@
 // Package metrics is kubectl-triage's Prometheus instrumentation (DESIGN.md
-// §9): the agent_runtime_* metrics named in the seeds, watch mode's ingest
+// §9): the agent_runtime_* metrics existing dashboards read, watch mode's ingest
 // counters as kubectl_triage_*, and the HTTP endpoint that serves them with
 // /healthz on --metrics-addr.
 //
@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Metric names; the agent_runtime_* ones are fixed by the seeds so that
-// existing dashboards and alerts keep working.
+// Metric names; the agent_runtime_* ones are fixed so that existing
+// dashboards and alerts keep working.
 const (
 	InvocationsName   = "agent_runtime_invocations_total"
 	DurationName      = "agent_runtime_duration_seconds"
@@ -43,6 +43,7 @@ type Metrics struct {
 	agentErrors   *prometheus.CounterVec
 
 	watchSources *watchCollector
+	check        *agentCheck   // agentcheck.go
 	role         func() string // see SetRole
 }
 
@@ -73,6 +74,7 @@ func New() *Metrics {
 			Help: "Agent invocations that ended in an error, by cluster and error type.",
 		}, []string{"cluster", "error_type"}),
 		watchSources: newWatchCollector(),
+		check:        newAgentCheck(),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
@@ -84,6 +86,7 @@ func New() *Metrics {
 		m.agentErrors,
 		m.watchSources,
 	)
+	m.registry.MustRegister(m.check.collectors()...)
 	return m
 }
 

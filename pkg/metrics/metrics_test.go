@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/effort"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
 )
 
@@ -300,4 +301,43 @@ kubectl_triage_notifications_total{result="sent"} 3
 	}
 	var nilMetrics *Metrics
 	nilMetrics.Notifications(sent.Load, failed.Load) // no panic
+}
+
+// TestAgentChecked: an agent CLI's effort, claims and second opinion add
+// up per cluster and agent.
+func TestAgentChecked(t *testing.T) {
+	m := New()
+	e := &effort.Effort{TokensIn: 1000, TokensOut: 40, Turns: 4, ToolCalls: effort.ToolCalls{Allowed: 2, Failed: 1, Refused: 1}}
+	m.AgentChecked("prod", "claude", e, 3, 1, "differ")
+	m.AgentChecked("prod", "claude", e, 0, 0, "agree")
+	m.AgentChecked("prod", "codex", nil, 0, 2, "")
+	var nilMetrics *Metrics
+	nilMetrics.AgentChecked("prod", "claude", e, 1, 1, "agree") // records nothing, does not panic
+	want := `
+# HELP agent_runtime_claims_total Claims of agent CLI reports checked against what the agent read, by cluster, agent and result (verified, unverified).
+# TYPE agent_runtime_claims_total counter
+agent_runtime_claims_total{agent="claude",cluster="prod",result="unverified"} 1
+agent_runtime_claims_total{agent="claude",cluster="prod",result="verified"} 3
+agent_runtime_claims_total{agent="codex",cluster="prod",result="unverified"} 2
+agent_runtime_claims_total{agent="codex",cluster="prod",result="verified"} 0
+# HELP agent_runtime_second_opinions_total Agent CLI root causes compared with the builtin investigator's, by cluster, agent and agreement.
+# TYPE agent_runtime_second_opinions_total counter
+agent_runtime_second_opinions_total{agent="claude",agreement="agree",cluster="prod"} 1
+agent_runtime_second_opinions_total{agent="claude",agreement="differ",cluster="prod"} 1
+# HELP agent_runtime_tokens_total Model tokens of agent CLI runs as the CLIs reported them, by cluster, agent and direction (in, out).
+# TYPE agent_runtime_tokens_total counter
+agent_runtime_tokens_total{agent="claude",cluster="prod",direction="in"} 2000
+agent_runtime_tokens_total{agent="claude",cluster="prod",direction="out"} 80
+# HELP agent_runtime_tool_calls_total Tool calls of agent CLI runs, by cluster, agent and result: allowed (ran), failed (ran and failed), refused (the CLI's policy denied it).
+# TYPE agent_runtime_tool_calls_total counter
+agent_runtime_tool_calls_total{agent="claude",cluster="prod",result="allowed"} 4
+agent_runtime_tool_calls_total{agent="claude",cluster="prod",result="failed"} 2
+agent_runtime_tool_calls_total{agent="claude",cluster="prod",result="refused"} 2
+# HELP agent_runtime_turns_total Model turns of agent CLI runs, by cluster and agent.
+# TYPE agent_runtime_turns_total counter
+agent_runtime_turns_total{agent="claude",cluster="prod"} 8
+`
+	if err := testutil.GatherAndCompare(m.registry, strings.NewReader(want), TokensName, TurnsName, ToolCallsName, ClaimsName, SecondOpinionsName); err != nil {
+		t.Error(err)
+	}
 }

@@ -154,7 +154,7 @@ func failureSummary(inc *incident.Incident) Failure {
 	if detail != "" {
 		why = detail
 	}
-	return Failure{IncidentID: s.IncidentID, Resource: resourceOf(s), Namespace: inc.Namespace, Reason: why}
+	return Failure{IncidentID: s.IncidentID, Resource: resourceOf(s), Namespace: s.Namespace, Reason: why}
 }
 
 // BreakerOpenMessage is the alert sent once when consecutive triage

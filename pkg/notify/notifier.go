@@ -70,7 +70,7 @@ func (n *Notifier) Incident(ctx context.Context, inc *incident.Incident, duratio
 	if !n.Enabled() || inc == nil {
 		return
 	}
-	cluster := clusterOf(incident.Summarize(inc))
+	cluster := clusterOf(incident.Summarize(inc).Clean())
 	log := n.log.With("incident_id", inc.IncidentID, "cluster", cluster)
 	if !inc.Finished() {
 		log.Debug("not notifying about an unfinished incident", "status", string(inc.Status))

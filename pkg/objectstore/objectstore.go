@@ -1,7 +1,8 @@
 // Package objectstore keeps finished incident workspaces in object storage
-// (Azure Blob, S3, GCS or a directory, through gocloud.dev/blob), so they
-// outlive the pod or laptop that made them, and reads them back for list,
-// show and status and for a new leader that needs to know what was handled.
+// (Azure Blob, S3, GCS or a directory), so they outlive the pod or laptop
+// that made them, and reads them back for list, show and status and for a
+// new leader that needs to know what was handled. Which stores a build
+// links is driver.go's business.
 //
 // Layout: <cluster>/<yyyy>/<mm>/<dd>/<incident-id>/ holding the workspace's
 // evidence and report, with incident.json written last: a prefix without
@@ -17,31 +18,22 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/aws/smithy-go"
-	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/fileblob"  // file://
-	_ "gocloud.dev/blob/gcsblob"   // gs://
-	_ "gocloud.dev/blob/s3blob"    // s3://
-	"gocloud.dev/gcerrors"
-	"google.golang.org/api/googleapi"
 )
-
-// Schemes are the URL schemes --store accepts.
-var Schemes = []string{"azblob", "s3", "gs", "file"}
 
 const usage = "use azblob://CONTAINER, s3://BUCKET, gs://BUCKET or file:///DIR"
 
 // Store is the incidents kept in one bucket.
 type Store struct {
-	bucket *blob.Bucket
+	bucket bucket
 	scheme string
 	name   string // container, bucket or directory
-	base   string // the URL without its query, plus any prefix= it gives: what is recorded and shown
+	// local is a file:// store's directory with the URL's prefix=, where
+	// its objects are read from (readObject).
+	local string
+	base  string // the URL without its query, plus any prefix= it gives: what is recorded and shown
 	// Retry is how uploads retry (Publish).
 	Retry Backoff
 	// Log receives the upload's retries and outcome; nil discards.
@@ -58,6 +50,9 @@ type Options struct {
 	// unreachable endpoint is reported at startup, not after the first
 	// incident.
 	Timeout time.Duration
+	// Log receives what Open did (it created the container, or another
+	// replica had); nil discards. It becomes the Store's Log.
+	Log *slog.Logger
 }
 
 // Open opens the store at rawURL and checks that it can be reached (and,
@@ -68,7 +63,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil || u.Scheme == "" {
 		return nil, fmt.Errorf("--store %q is not a URL: %s", redactURL(rawURL), usage)
 	}
-	s := &Store{scheme: u.Scheme, name: u.Host, Retry: DefaultBackoff, now: time.Now}
+	s := &Store{scheme: u.Scheme, name: u.Host, Retry: DefaultBackoff, Log: opts.Log, now: time.Now}
 	switch u.Scheme {
 	case "azblob", "s3", "gs":
 		if u.Host == "" {
@@ -82,31 +77,35 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("--store %s names no directory: use file:///ABSOLUTE/DIR", s.display(u))
 		}
 		s.name = u.Path
-		q := u.Query()
-		// No .attrs sidecar per file: the directory holds just the
-		// workspaces, readable with ls and cat.
-		if !q.Has("metadata") {
-			q.Set("metadata", "skip")
-		}
-		if opts.Create && !q.Has("create_dir") {
-			q.Set("create_dir", "true")
-		}
-		u.RawQuery = q.Encode()
+		// Read from disk as a workspace is read (safefile): the
+		// directory with the URL's prefix=.
+		s.local = filepath.Join(filepath.Clean(filepath.FromSlash(u.Path)), filepath.FromSlash(u.Query().Get("prefix")))
 	default:
 		return nil, fmt.Errorf("--store %s: unsupported scheme %q: %s", s.display(u), u.Scheme, usage)
 	}
 	s.base = s.display(u)
+	d, ok := drivers[u.Scheme]
+	if !ok {
+		return nil, notLinked(s.base, u.Scheme)
+	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	b, err := blob.OpenBucket(ctx, u.String())
+	q := u.Query()
+	prefix := q.Get("prefix")
+	q.Del("prefix")
+	u.RawQuery = q.Encode()
+	b, err := d.open(ctx, u, opts.Create)
 	if err != nil && u.Scheme == "file" && errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("--store %s: directory %q does not exist", s.base, s.name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--store %s: %s", s.base, Describe(err))
+	}
+	if prefix != "" {
+		b = prefixed{b, prefix}
 	}
 	s.bucket = b
 	if err := s.check(ctx, opts.Create); err != nil {
@@ -150,7 +149,7 @@ const probeKey = ".kubectl-triage-probe"
 // check reaches the bucket, creating it when missing and allowed, and with
 // create (a writer) proves it can write.
 func (s *Store) check(ctx context.Context, create bool) error {
-	ok, err := s.bucket.IsAccessible(ctx)
+	ok, err := s.bucket.Exists(ctx)
 	if err != nil {
 		return errors.New(Describe(err))
 	}
@@ -160,9 +159,6 @@ func (s *Store) check(ctx context.Context, create bool) error {
 		}
 		if err := s.create(ctx); err != nil {
 			return fmt.Errorf("%s %q does not exist and could not be created: %s", s.kind(), s.name, Describe(err))
-		}
-		if s.Log != nil {
-			s.Log.Info("created the store's "+s.kind(), "store", s.base)
 		}
 	}
 	if !create {
@@ -175,30 +171,38 @@ func (s *Store) check(ctx context.Context, create bool) error {
 	return nil
 }
 
-func (s *Store) kind() string {
-	switch s.scheme {
-	case "azblob":
-		return "container"
-	case "file":
-		return "directory"
+func (s *Store) kind() string { return drivers[s.scheme].kind }
+
+// create makes the missing container or bucket with the store's own
+// credentials and endpoint. Replicas started together all find it
+// missing and all try: the one that loses the race is told it exists, and
+// that is success once the bucket answers to this replica's credentials too
+// (a name taken by another account answers "exists" as well).
+func (s *Store) create(ctx context.Context) error {
+	err := s.bucket.Create(ctx)
+	if err == nil {
+		if s.Log != nil {
+			s.Log.Info("created the store's "+s.kind(), "store", s.base)
+		}
+		return nil
 	}
-	return "bucket"
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if ok, aerr := s.bucket.Exists(ctx); aerr != nil || !ok {
+		return err
+	}
+	if s.Log != nil {
+		s.Log.Info("the store's "+s.kind()+" was created by another replica", "store", s.base)
+	}
+	return nil
 }
 
 // Describe turns a storage error into one line: the service's error code
 // and status rather than the SDKs' multi-line dumps.
 func Describe(err error) string {
-	var az *azcore.ResponseError
-	if errors.As(err, &az) {
-		return fmt.Sprintf("%s (HTTP %d)", orString(az.ErrorCode, "error"), az.StatusCode)
-	}
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		return strings.TrimSpace(api.ErrorCode() + ": " + api.ErrorMessage())
-	}
-	var g *googleapi.Error
-	if errors.As(err, &g) {
-		return fmt.Sprintf("%s (HTTP %d)", firstLine(g.Message), g.Code)
+	if line, ok := describeDriver(err); ok {
+		return line
 	}
 	var op *net.OpError
 	if errors.As(err, &op) {
@@ -207,11 +211,10 @@ func Describe(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "timed out"
 	}
-	msg := err.Error()
-	if c := gcerrors.Code(err); c == gcerrors.NotFound {
-		msg = "not found"
+	if errors.Is(err, fs.ErrNotExist) {
+		return "not found"
 	}
-	return firstLine(msg)
+	return firstLine(err.Error())
 }
 
 func orString(s, def string) string {

@@ -19,8 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/google/uuid"
-	"gocloud.dev/blob"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
@@ -128,21 +129,15 @@ func blobs(t *testing.T, s *Store) map[string][]byte {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string][]byte{}
-	it := s.bucket.List(nil)
-	for {
-		o, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := s.bucket.ReadAll(ctx, o.Key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[o.Key] = data
+	err := s.bucket.List(ctx, "", false, func(key string, _ bool) error {
+		data, err := s.bucket.Read(ctx, key, -1)
+		out[key] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 func TestPublishAndRead(t *testing.T) {
@@ -441,12 +436,11 @@ func TestReaderNeverCreates(t *testing.T) {
 	if _, err := Open(ctx, srv.URL(name), Options{}); err == nil {
 		t.Fatal("a reader opened a missing container")
 	}
-	b, err := blob.OpenBucket(ctx, srv.URL(name))
+	c, err := container.NewClientFromConnectionString(srv.ConnectionString(), name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	if ok, err := b.IsAccessible(ctx); ok || err != nil {
-		t.Errorf("the container exists after a reader opened it (%v, %v)", ok, err)
+	if _, err := c.GetProperties(ctx, nil); !bloberror.HasCode(err, bloberror.ContainerNotFound) {
+		t.Errorf("the container exists after a reader opened it (%v)", err)
 	}
 }

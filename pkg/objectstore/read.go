@@ -5,17 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 	"time"
 
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
-
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/store"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
@@ -23,8 +20,8 @@ import (
 // maxDaysListed: Recent lists day by day up to this many days back.
 const maxDaysListed = 31
 
-// maxRecord bounds an incident.json read from the store.
-const maxRecord = 4 << 20
+// readTimeout bounds one object read from a remote store.
+const readTimeout = time.Minute
 
 // List returns the incidents in the store, newest first, as the local
 // store does (store.Entry, whose Dir is the incident's URL), and the
@@ -65,19 +62,15 @@ func (s *Store) list(ctx context.Context, prefix string, keep func(id string) bo
 // records lists the keys of the incident records under prefix: exactly
 // <cluster>/<yyyy>/<mm>/<dd>/<uuid>/incident.json.
 func (s *Store) records(ctx context.Context, prefix string) ([]string, error) {
-	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
 	var keys []string
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
+	err := s.bucket.List(ctx, prefix, false, func(key string, _ bool) error {
+		if isRecord(key) {
+			keys = append(keys, key)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %s", s.base, Describe(err))
-		}
-		if isRecord(obj.Key) {
-			keys = append(keys, obj.Key)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %s", s.base, Describe(err))
 	}
 	return keys, nil
 }
@@ -91,17 +84,13 @@ func idOf(key string) string { return strings.Split(key, "/")[4] }
 
 // load reads and checks one record.
 func (s *Store) load(ctx context.Context, key string) (*store.Entry, error) {
-	r, err := s.bucket.NewReader(ctx, key, nil)
+	data, err := s.readObject(ctx, path.Dir(key), workspace.IncidentFile)
 	if err != nil {
+		var refused *safefile.Error
+		if errors.As(err, &refused) {
+			return nil, fmt.Errorf("%s %s", workspace.IncidentFile, refused.Reason())
+		}
 		return nil, errors.New(Describe(err))
-	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, maxRecord+1))
-	if err != nil {
-		return nil, errors.New(Describe(err))
-	}
-	if len(data) > maxRecord {
-		return nil, fmt.Errorf("%s is larger than %d bytes", workspace.IncidentFile, maxRecord)
 	}
 	var inc *incident.Incident
 	if err := json.Unmarshal(data, &inc); err != nil || inc == nil {
@@ -182,12 +171,39 @@ func (s *Store) ReadFile(ctx context.Context, e *store.Entry, rel string) ([]byt
 	if neverUploaded[rel] {
 		return nil, fmt.Errorf("%s: %w", rel, errNotKept)
 	}
-	data, err := s.bucket.ReadAll(ctx, prefix+rel)
-	if gcerrors.Code(err) == gcerrors.NotFound {
+	data, err := s.readObject(ctx, strings.TrimSuffix(prefix, "/"), rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: %w", rel, errNotKept)
-	}
-	if err != nil {
+	case errors.Is(err, safefile.ErrRefused):
+		return nil, err
+	case err != nil:
 		return nil, errors.New(Describe(err))
+	}
+	return data, nil
+}
+
+// readObject reads rel (a workspace layout path) of the incident whose
+// objects are under dir, up to workspace.ReadLimit for it. A file:// store
+// is read from disk as a workspace is (safefile: fileblob would follow a
+// link an agent left in an uploaded directory, or open a pipe); another
+// store's object larger than the limit is refused before it is read.
+func (s *Store) readObject(ctx context.Context, dir, rel string) ([]byte, error) {
+	if s.local != "" {
+		return safefile.Dir{Base: s.local, Path: dir, Limit: workspace.ReadLimit}.ReadFile(ctx, rel)
+	}
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	key, limit := dir+"/"+rel, workspace.ReadLimit(rel)
+	data, err := s.bucket.Read(ctx, key, limit)
+	var big *tooLarge
+	switch {
+	case errors.As(err, &big):
+		return nil, &safefile.Error{Path: s.base + "/" + key, Why: safefile.TooLarge, Size: big.size, Limit: limit}
+	case err != nil:
+		return nil, err
+	case int64(len(data)) > limit: // the store did not say its size
+		return nil, &safefile.Error{Path: s.base + "/" + key, Why: safefile.TooLarge, Limit: limit}
 	}
 	return data, nil
 }
@@ -234,18 +250,15 @@ func (s *Store) Recent(ctx context.Context, since time.Time) ([]incident.Inciden
 
 // clusters lists the top-level prefixes: one per cluster.
 func (s *Store) clusters(ctx context.Context) ([]string, error) {
-	it := s.bucket.List(&blob.ListOptions{Delimiter: "/"})
 	var out []string
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return out, nil
+	err := s.bucket.List(ctx, "", true, func(key string, dir bool) error {
+		if dir && !strings.HasPrefix(key, ".") {
+			out = append(out, key)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %s", s.base, Describe(err))
-		}
-		if obj.IsDir && !strings.HasPrefix(obj.Key, ".") {
-			out = append(out, obj.Key)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %s", s.base, Describe(err))
 	}
+	return out, nil
 }

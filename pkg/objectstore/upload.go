@@ -15,11 +15,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"gocloud.dev/blob"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -90,9 +90,14 @@ func (s *Store) Publish(ctx context.Context, inc *incident.Incident, keepLocal b
 	if dir == "" || filepath.Base(dir) != inc.IncidentID {
 		return fmt.Errorf("incident %s: workspace %q is not its directory", inc.IncidentID, dir)
 	}
-	files, err := collect(dir)
+	files, skipped, err := collect(dir)
 	if err != nil {
 		return fmt.Errorf("incident %s: read workspace: %w", inc.IncidentID, err)
+	}
+	for _, sk := range skipped {
+		if s.Log != nil {
+			s.Log.Warn("not stored", "incident_id", inc.IncidentID, "reason", sk)
+		}
 	}
 	key := Key(inc)
 	ref := &incident.StorageRef{URL: s.base, Path: key}
@@ -176,11 +181,9 @@ func (s *Store) put(ctx context.Context, key string, data []byte) error {
 }
 
 // write stores one blob whole, with a content type for whoever browses
-// the bucket. Upload, not WriteAll, and no ContentMD5 (which turns Upload
-// back into streamed writes): gocloud's azblob writer panics when a
-// streamed write fails (v0.47, a nil pipe closed in writer.Close).
+// the bucket.
 func (s *Store) write(ctx context.Context, key string, data []byte) error {
-	return s.bucket.Upload(ctx, key, bytes.NewReader(data), &blob.WriterOptions{ContentType: contentType(key)})
+	return s.bucket.Write(ctx, key, data, contentType(key))
 }
 
 func contentType(key string) string {
@@ -210,66 +213,80 @@ type file struct {
 	data []byte
 }
 
-// collect reads what is uploaded of a workspace, through os.Root so nothing
-// outside it is read, skipping symlinks and special files. The gateway's
-// bearer token is masked wherever it appears (an agent may have printed
-// its kubeconfig into its log); it is dead once the run ends, but a
-// credential never leaves the machine.
-func collect(dir string) ([]file, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	secrets := gatewaySecrets(root)
-	var files []file
-	for _, top := range uploaded {
-		// A top-level name an agent replaced with a symlink (to its HOME
-		// leftovers, say) is not followed: WalkDir would stat through it.
-		if fi, err := root.Lstat(top); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-			continue
-		}
-		err := fs.WalkDir(root.FS(), top, func(p string, d fs.DirEntry, err error) error {
-			if errors.Is(err, fs.ErrNotExist) && p == top {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if neverUploaded[p] || !d.Type().IsRegular() {
-				return nil
-			}
-			if p == workspace.IncidentFile {
-				return nil // written last, by Publish
-			}
-			data, err := root.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			for _, sec := range secrets {
-				data = bytes.ReplaceAll(data, []byte(sec), []byte("[REDACTED:gateway-token]"))
-			}
-			// The evidence and the report were redacted as they were
-			// written; the agent's log and artifacts are its own output,
-			// quoting what it read. Text leaves the machine redacted
-			// (idempotent on what already was).
-			if utf8.Valid(data) {
-				text, _ := redact.Text(string(data))
-				data = []byte(text)
-			}
-			files = append(files, file{rel: path.Clean(p), data: data})
+// collect reads what is uploaded of a workspace as every reader reads one
+// (workspace.Files: no link followed, regular files only, each up to its
+// limit); a file refused is left out and said so in skipped, one line
+// each. The gateway's bearer token is masked wherever it appears (an agent
+// may have printed its kubeconfig into its log); it is dead once the run
+// ends, but a credential never leaves the machine.
+func collect(dir string) (files []file, skipped []string, err error) {
+	ctx := context.Background()
+	ws := workspace.Files(dir)
+	secrets := gatewaySecrets(ctx, ws)
+	var walk func(name string) error
+	walk = func(name string) error {
+		fi, err := ws.Stat(ctx, name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil
-		})
+		case errors.Is(err, safefile.ErrRefused):
+			skipped = append(skipped, err.Error())
+			return nil
+		case err != nil:
+			return err
+		case fi.IsDir():
+			entries, err := ws.ReadDir(ctx, name)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if err := walk(path.Join(name, e.Name())); err != nil {
+					return err
+				}
+			}
+			return nil
+		case neverUploaded[name] || name == workspace.IncidentFile:
+			return nil // incident.json is written last, by Publish
+		}
+		data, err := ws.ReadFile(ctx, name)
+		if errors.Is(err, safefile.ErrRefused) {
+			skipped = append(skipped, err.Error())
+			return nil
+		}
 		if err != nil {
-			return nil, err
+			return err
+		}
+		for _, sec := range secrets {
+			data = bytes.ReplaceAll(data, []byte(sec), []byte("[REDACTED:gateway-token]"))
+		}
+		// The evidence and the report were redacted as they were
+		// written; the agent's log and artifacts are its own output,
+		// quoting what it read. Text leaves the machine redacted
+		// (idempotent on what already was), the report through the
+		// pass every report crosses.
+		switch {
+		case name == workspace.ReportFile:
+			data = []byte(redact.Clean(string(data)))
+		case name == workspace.ReportJSONFile:
+			data = redact.CleanJSON(data)
+		case utf8.Valid(data):
+			text, _ := redact.Text(string(data))
+			data = []byte(text)
+		}
+		files = append(files, file{rel: name, data: data})
+		return nil
+	}
+	for _, top := range uploaded {
+		if err := walk(top); err != nil {
+			return nil, nil, err
 		}
 	}
-	return files, nil
+	return files, skipped, nil
 }
 
 // gatewaySecrets are the bearer tokens in the workspace's kubeconfig.
-func gatewaySecrets(root *os.Root) []string {
-	data, err := root.ReadFile(workspace.AgentKubeconfig)
+func gatewaySecrets(ctx context.Context, ws safefile.Dir) []string {
+	data, err := ws.ReadFile(ctx, workspace.AgentKubeconfig)
 	if err != nil {
 		return nil
 	}

@@ -19,12 +19,12 @@ import (
 
 const testVersion = "v9.9.9-imagetest"
 
-// staticPlugin builds the plugin as make image does: static, trimmed, with
-// the version stamped in.
+// staticPlugin builds the plugin as make image does: static, trimmed, every
+// store driver linked (IMAGE_TAGS), with the version stamped in.
 func staticPlugin(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "kubectl-triage")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X github.com/kubectl-triage/kubectl-triage/pkg/version.Version="+testVersion,
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", "store_all", "-ldflags", "-s -w -X github.com/kubectl-triage/kubectl-triage/pkg/version.Version="+testVersion,
 		"-o", bin, "github.com/kubectl-triage/kubectl-triage/cmd/kubectl-triage")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -128,8 +128,8 @@ func TestLayout(t *testing.T) {
 		t.Fatalf("layer holds %d entries, want the binary alone", found)
 	}
 	out, err := exec.Command(extracted, "version").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), testVersion) {
-		t.Errorf("the image's binary: version: %v\n%s", err, out)
+	if err != nil || !strings.Contains(string(out), testVersion) || !strings.Contains(string(out), "stores azblob s3 gs file") {
+		t.Errorf("the image's binary: version: %v\n%s\nwant the version and every store", err, out)
 	}
 }
 

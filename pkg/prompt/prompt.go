@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/secondopinion"
 )
 
 // SystemInstructions is context/system-instructions.txt.
@@ -42,6 +43,10 @@ type Options struct {
 	// ClusterAccess says KUBECONFIG reaches the cluster (read-only); without
 	// it the agent works from the context files alone.
 	ClusterAccess bool
+	// Builtin are the builtin investigator's findings on the same bundle,
+	// written to context/builtin-findings.json: the agent is asked for a
+	// second opinion on them. Nil: the agent starts blind.
+	Builtin *secondopinion.Findings
 }
 
 // Build returns PROMPT.md for an incident.
@@ -76,10 +81,13 @@ func Build(inc *incident.Incident, opts Options) string {
 	} else {
 		p("\nThis run has no live cluster access: work from the context files above; they hold what the collector read.\n")
 	}
+	if opts.Builtin != nil {
+		p("\n%s", builtinSection(opts.Builtin))
+	}
 	p("\n## Rules\n\n%s\n", SystemInstructions)
 	p("## What to do\n\n%s\n", depth(inc.Severity))
 	p("\n## Report\n\nWrite `output/investigation.md` in exactly this structure (headings are required; a report without `## Summary` and `## Root cause` is rejected):\n\n%s\n", ReportContract)
-	p("\nCite evidence by ID (E1, E2, …) in the hypotheses and the root cause. Say what you ruled out. If the evidence is thin, say so, mark the report \"Degraded: limited data\", give your best hypotheses at confidence speculation, and list what a human should check next. Never invent a cause; if the resource is healthy, say it is healthy.\n")
+	p("\nCite evidence by ID (E1, E2, …) in the hypotheses and the root cause. Give each evidence item the kubectl command you ran (in backticks) or the context file it came from, and quote log lines exactly: kubectl-triage checks every command, object and log line you cite against what you actually read through KUBECONFIG and in context/, and marks the rest unverified; a root cause resting only on unverified evidence is held to speculation. Say what you ruled out. If the evidence is thin, say so, mark the report \"Degraded: limited data\", give your best hypotheses at confidence speculation, and list what a human should check next. Never invent a cause; if the resource is healthy, say it is healthy.\n")
 	p("\nOptional files you make go in `output/artifacts/`.\n")
 	return b.String()
 }
@@ -127,3 +135,37 @@ func AgentInstructions() string {
 		"The k8s-troubleshooter skill (.claude/skills/k8s-troubleshooter/SKILL.md) has the method, references and read-only helper scripts.\n\n" +
 		"## Rules\n\n" + SystemInstructions + "\n## Report format\n\n" + ReportContract + "\n"
 }
+
+// builtinSection asks for a second opinion on the builtin investigator's
+// findings: the gist here, the whole in context/builtin-findings.json.
+func builtinSection(f *secondopinion.Findings) string {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("## The builtin investigator's findings (give a second opinion)\n\n")
+	p("kubectl-triage's deterministic investigator already ran on the same evidence. Its findings are in `context/builtin-findings.json` (root cause, hypotheses with verdicts and evidence IDs, failed and unchecked health checks, what it ruled out):\n\n")
+	switch f.Verdict {
+	case secondopinion.Healthy:
+		p("- Verdict: **healthy**: every health check that applies passed (%d, under ruledOut)\n", len(f.RuledOut))
+	case secondopinion.Undetermined:
+		p("- Verdict: **cause not determined**: checks failed and no rule of its catalogue explains them\n")
+	default:
+		p("- Root cause (%s, %.2f): %s\n", f.RootCause.ConfidenceLevel, f.RootCause.Confidence, oneLine(f.RootCause.Statement))
+		if len(f.RootCause.Evidence) > 0 {
+			p("- Based on evidence %s\n", strings.Join(f.RootCause.Evidence, ", "))
+		}
+	}
+	for i, c := range f.FailedChecks {
+		if i == 5 {
+			p("- … %d more failed checks\n", len(f.FailedChecks)-5)
+			break
+		}
+		p("- Failed check: %s\n", oneLine(c.Line))
+	}
+	if n := len(f.UncheckedChecks); n > 0 {
+		p("- %d check(s) could not be read (uncheckedChecks)\n", n)
+	}
+	p("\nDo not take them on trust, and do not just repeat them: confirm, refute or extend them with evidence of your own. Add a section `## Builtin findings` to your report whose first line is `Verdict: confirmed`, `Verdict: refuted` or `Verdict: extended`, then why, citing your evidence IDs.\n")
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -75,9 +77,33 @@ func Config(cfg *rest.Config) *rest.Config {
 	return out
 }
 
+// SecretTableAccept is the only Accept header a Secret read may carry,
+// with includeObject=None: the API server answers with a Table row of the
+// Secret's name, type, key count and age, as `kubectl get secret` prints
+// it, or 406. Not the object, not even its metadata, whose annotations may
+// hold the data (kubectl apply's last-applied-configuration).
+// https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables
+const SecretTableAccept = "application/json;as=Table;g=meta.k8s.io;v=v1"
+
+// SecretExistenceRead reports whether a request asks only whether one named
+// Secret exists: GET /api/v1/namespaces/NS/secrets/NAME (no list, no watch)
+// accepting nothing but SecretTableAccept, with includeObject=None as its
+// only parameter. Whether a Secret an object names exists is then known
+// without its contents ever reaching the process (docs/DESIGN.md §8).
+func SecretExistenceRead(method, path string, query url.Values, accept string) bool {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	return method == http.MethodGet && len(parts) == 6 && parts[0] == "api" && parts[1] == "v1" &&
+		parts[2] == "namespaces" && parts[4] == "secrets" && parts[5] != "" &&
+		len(query) == 1 && len(query["includeObject"]) == 1 && query.Get("includeObject") == string(metav1.IncludeNone) &&
+		accept == SecretTableAccept
+}
+
 type transport struct{ next http.RoundTripper }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if SecretExistenceRead(req.Method, req.URL.Path, req.URL.Query(), req.Header.Get("Accept")) && len(req.Header.Values("Accept")) == 1 {
+		return t.next.RoundTrip(req)
+	}
 	if !Allowed(req.Method, strings.TrimSuffix(req.URL.Path, "/")) {
 		if req.Body != nil {
 			req.Body.Close()

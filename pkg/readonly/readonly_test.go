@@ -95,3 +95,54 @@ func TestConfigRefusesWritesBeforeTheNetwork(t *testing.T) {
 		t.Errorf("server saw %d requests, want only the GET", n)
 	}
 }
+
+// TestSecretExistenceOnly: whether one named Secret exists may be asked as
+// a table row without the object; never its data or metadata, never listed
+// or watched.
+func TestSecretExistenceOnly(t *testing.T) {
+	var seen atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"kind":"Table","apiVersion":"meta.k8s.io/v1","rows":[{"cells":["tls","kubernetes.io/tls",2,"1d"]}]}`))
+	}))
+	defer srv.Close()
+	cs, err := kubernetes.NewForConfig(Config(&rest.Config{Host: srv.URL}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	row := func() *rest.Request {
+		return cs.CoreV1().RESTClient().Get().Namespace("x").Resource("secrets").Name("tls").Param("includeObject", "None")
+	}
+	if err := row().SetHeader("Accept", SecretTableAccept).Do(ctx).Error(); err != nil {
+		t.Fatalf("table-row GET was refused: %v", err)
+	}
+	const metadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+	refused := map[string]func() error{
+		"get":  func() error { _, err := cs.CoreV1().Secrets("x").Get(ctx, "tls", metav1.GetOptions{}); return err },
+		"list": func() error { _, err := cs.CoreV1().Secrets("x").List(ctx, metav1.ListOptions{}); return err },
+		"list as table": func() error {
+			return cs.CoreV1().RESTClient().Get().Namespace("x").Resource("secrets").Param("includeObject", "None").SetHeader("Accept", SecretTableAccept).Do(ctx).Error()
+		},
+		"table with its object": func() error {
+			return cs.CoreV1().RESTClient().Get().Namespace("x").Resource("secrets").Name("tls").Param("includeObject", "Object").SetHeader("Accept", SecretTableAccept).Do(ctx).Error()
+		},
+		"table with its metadata (default)": func() error {
+			return cs.CoreV1().RESTClient().Get().Namespace("x").Resource("secrets").Name("tls").SetHeader("Accept", SecretTableAccept).Do(ctx).Error()
+		},
+		"metadata":            func() error { return row().SetHeader("Accept", metadata).Do(ctx).Error() },
+		"table or the object": func() error { return row().SetHeader("Accept", SecretTableAccept+",application/json").Do(ctx).Error() },
+		"watch as table": func() error {
+			return row().Param("watch", "true").SetHeader("Accept", SecretTableAccept).Do(ctx).Error()
+		},
+	}
+	for name, do := range refused {
+		if err := do(); !errors.Is(err, ErrSecret) {
+			t.Errorf("%s: err = %v, want ErrSecret", name, err)
+		}
+	}
+	if n := seen.Load(); n != 1 {
+		t.Errorf("server saw %d requests, want only the table-row GET", n)
+	}
+}

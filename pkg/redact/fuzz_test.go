@@ -3,7 +3,10 @@ package redact
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
 // planted is a line holding a credential that Text must mask wherever the
@@ -41,12 +44,15 @@ func timestamped(s string) string {
 }
 
 // FuzzText checks that Text never panics, keeps valid UTF-8 valid, is
-// idempotent, and masks a planted credential whatever text surrounds it.
+// idempotent, and masks a planted credential whatever text surrounds it;
+// and that Clean, the pass reports cross, is idempotent, leaves no hidden
+// character and masks the planted credential too.
 func FuzzText(f *testing.F) {
 	seeds := []string{
 		"", "connection refused to db:5432", "password: |", "-----BEGIN RSA PRIVATE KEY-----",
 		`{"token":"\"}`, `\"password\":\"`, "Bearer ", "a=b=c&token==x", "eyJ.eyJ.", "://:@", "\xff\xfe",
 		"-----BEGIN EC PRIVATE KEY-----\nMHcC\n", `x: "unterminated`, "\r\n\r\n", "$(", "{{",
+		"token=\u200bx", "DB_PASSWORD=\u202eabc", "\U000E0049\U000E0047", "\x1b]0;x", "👩\u200d💻",
 	}
 	for _, p := range plantedLines() {
 		seeds = append(seeds, p.line)
@@ -74,6 +80,18 @@ func FuzzText(f *testing.F) {
 		in := noise + "\n" + p.line + "\n" + noise
 		if out, _ := Text(in); strings.Contains(out, p.secret) {
 			t.Fatalf("planted secret survived in\n%q\n→ %q", in, out)
+		}
+		c := Clean(in)
+		if strings.Contains(c, p.secret) {
+			t.Fatalf("planted secret survived Clean in\n%q\n→ %q", in, c)
+		}
+		if again := Clean(c); again != c {
+			t.Fatalf("Clean is not idempotent: %q → %q → %q", in, c, again)
+		}
+		for _, r := range c {
+			if term.Hidden(r) && r != 0x200c && r != 0x200d && !unicode.Is(unicode.Variation_Selector, r) && (r < 0xe0020 || r > 0xe007f) {
+				t.Fatalf("Clean(%q) = %q keeps hidden %U", in, c, r)
+			}
 		}
 	})
 }

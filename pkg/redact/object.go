@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
 // lastAppliedKey is the annotation where `kubectl apply` keeps the whole
@@ -75,7 +77,13 @@ func StripManagedFields(obj map[string]any) {
 }
 
 // walker carries the running count of masked values.
-type walker struct{ n int }
+type walker struct {
+	n int // values masked
+	// clean: strings also cross term.Clean (CleanJSON); cleaned counts
+	// those it changed.
+	clean   bool
+	cleaned int
+}
 
 // object redacts a map that may be a Kubernetes object. impliedKind is the
 // kind of an item of a typed List (items of a SecretList may lack kind).
@@ -197,15 +205,16 @@ func (w *walker) lastApplied(s string) string {
 	if err := dec.Decode(&v); err != nil || dec.More() {
 		return w.maskAlways(s).(string)
 	}
-	var inner walker
+	inner := walker{clean: w.clean}
 	if m, ok := v.(map[string]any); ok {
 		inner.object(m, "")
 	} else {
 		v = inner.value("", v)
 	}
-	if inner.n == 0 {
+	if inner.n == 0 && inner.cleaned == 0 {
 		return s
 	}
+	w.cleaned += inner.cleaned
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -371,6 +380,12 @@ func (w *walker) maskAlways(v any) any {
 }
 
 func (w *walker) text(s string) string {
+	if w.clean {
+		if c := term.Clean(s); c != s {
+			s = c
+			w.cleaned++
+		}
+	}
 	out, n := Text(s)
 	w.n += n
 	return out

@@ -106,11 +106,20 @@ func findAWSSecret(s string, dst []edit) []edit {
 				end = len(s)
 			}
 		}
-		for _, m := range awsSecretRe.FindAllStringSubmatchIndex(s[ln.start:end], -1) {
-			a, b := ln.start+m[2], ln.start+m[3]
+		// Each search resumes after the token, not after the boundary the
+		// match consumed: that boundary may begin the next token (a key on
+		// the line after the one that mentions it), which a pass over the
+		// masked text would then find, and Text would not be idempotent.
+		for pos := ln.start; pos < end; {
+			m := awsSecretRe.FindStringSubmatchIndex(s[pos:end])
+			if m == nil {
+				break
+			}
+			a, b := pos+m[2], pos+m[3]
 			if isMixedToken(s[a:b]) {
 				dst = append(dst, edit{a, b, Mask})
 			}
+			pos = b
 		}
 	}
 	return dst

@@ -18,7 +18,10 @@ func (r *Report) Markdown() string {
 func (r *Report) WriteMarkdown(w io.Writer) {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
 	if r.Source != "" {
-		p("%s", r.Source)
+		p("%s", r.amendedSource())
+		for _, a := range r.Addenda {
+			p("\n%s", strings.TrimRight(a, "\n")+"\n")
+		}
 		if len(r.Notes) > 0 {
 			p("\n---\n%s\n", strings.Join(r.Notes, "  \n"))
 		}

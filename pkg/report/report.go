@@ -41,7 +41,7 @@ func LevelOf(score float64) Level {
 	}
 }
 
-// Milestones of an investigation (seed 004), in the order they are reported.
+// Milestones of an investigation (DESIGN.md §7), in the order they are reported.
 const (
 	SymptomVerified     = "symptom_verified"
 	ScopeAssessed       = "scope_assessed"
@@ -75,7 +75,54 @@ type Evidence struct {
 	Fact    string `json:"fact"`              // what was seen
 	Source  string `json:"source"`            // object/field, event or log line
 	Command string `json:"command,omitempty"` // the kubectl command that shows it
+	// Claims are what an external agent's evidence item says was read,
+	// found by Parse and checked by pkg/claims; the builtin agent's
+	// evidence comes from the bundle by construction and has none.
+	Claims []Claim `json:"claims,omitempty"`
+	// Line is where the item starts in Source (1-based; 0: not parsed).
+	Line int `json:"-"`
 }
+
+// ClaimKind is what a claim cites.
+type ClaimKind string
+
+const (
+	ClaimCommand ClaimKind = "command" // a kubectl command said to have been run
+	ClaimObject  ClaimKind = "object"  // an object said to have been seen (kind/name)
+	ClaimQuote   ClaimKind = "quote"   // a log or output line quoted
+)
+
+// ClaimStatus is a claim's check outcome.
+type ClaimStatus string
+
+const (
+	ClaimUnchecked  ClaimStatus = ""           // not checked (yet)
+	ClaimVerified   ClaimStatus = "verified"   // a read the agent made, or the context files, back it
+	ClaimUnverified ClaimStatus = "unverified" // nothing the agent read backs it
+)
+
+// Claim is one citation of an evidence item.
+type Claim struct {
+	Kind ClaimKind `json:"kind"`
+	// Text is the command line, the kind/name, or the quoted line.
+	Text string `json:"text"`
+	// Line is where the claim is in Source (1-based).
+	Line   int         `json:"line,omitempty"`
+	Status ClaimStatus `json:"status,omitempty"`
+	// Basis says what backs a verified claim (the gateway request or the
+	// context file), or why an unverified one is not backed.
+	Basis string `json:"basis,omitempty"`
+}
+
+// Stance is an agent's answer to the builtin investigator's findings it
+// was given (DESIGN.md §6).
+type Stance string
+
+const (
+	StanceConfirmed Stance = "confirmed"
+	StanceRefuted   Stance = "refuted"
+	StanceExtended  Stance = "extended"
+)
 
 // TimelineEntry is a dated fact.
 type TimelineEntry struct {
@@ -116,6 +163,9 @@ type Action struct {
 	Description string     `json:"description"`
 	Commands    []string   `json:"commands,omitempty"`
 	Risk        string     `json:"risk,omitempty"`
+	// Lines are the first and last line of the action in Source (1-based;
+	// zero: not parsed), so a withheld one can be taken out of it.
+	Lines [2]int `json:"-"`
 }
 
 // Withheld is an action the safe-fix policy refused to propose, and why
@@ -124,6 +174,10 @@ type Withheld struct {
 	Action Action `json:"action"`
 	Reason string `json:"reason"`
 }
+
+// BuiltinAgent is the Agent of a report the builtin investigator wrote
+// (the agent package's default agent).
+const BuiltinAgent = "builtin"
 
 // Report is the whole investigation.
 type Report struct {
@@ -156,9 +210,21 @@ type Report struct {
 	Milestones []string        `json:"milestones"`      // completed ones
 	Notes      []string        `json:"notes,omitempty"` // footer lines (sandbox, audit counts, …)
 
+	// OnBuiltin is what an external agent said of the builtin
+	// investigator's findings it was given (its "## Builtin findings"
+	// section), empty when it said nothing.
+	OnBuiltin Stance `json:"onBuiltin,omitempty"`
+	// ConfidenceCap says why kubectl-triage lowered the report's
+	// confidence (its root cause rests only on unverified claims).
+	ConfidenceCap string `json:"confidenceCap,omitempty"`
+	// Addenda are markdown sections kubectl-triage appends to an external
+	// agent's report (the second opinion), before the footer.
+	Addenda []string `json:"-"`
+
 	// Source is the markdown an external agent wrote, when the report was
-	// parsed from it (Parse): it is rendered as written, with the notes as
-	// its footer, since the fields hold only its headline.
+	// parsed from it (Parse): it is rendered as written, with
+	// kubectl-triage's marks (unverified claims, withheld actions, a
+	// capped confidence), the addenda and the notes as its footer.
 	Source string `json:"-"`
 }
 

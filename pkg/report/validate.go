@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 	"regexp"
 	"strings"
 )
@@ -11,7 +12,7 @@ import (
 // ErrInvalid is wrapped by every validation failure.
 var ErrInvalid = errors.New("invalid investigation report")
 
-var heading = regexp.MustCompile(`^#{1,3}\s+(.+?)\s*#*\s*$`)
+var heading = regexp.MustCompile(`^#{1,3}\s+(?P<title>.+?)\s*#*\s*$`)
 
 // Sections splits a markdown report into its level-2/3 headed sections, keyed
 // by lower-cased heading text. Text before the first heading is under "".
@@ -33,9 +34,9 @@ func Sections(md string) map[string]string {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
 			inFence = !inFence
 		}
-		if m := heading.FindStringSubmatch(line); m != nil && !inFence && strings.HasPrefix(line, "##") {
+		if m, ok := submatch.Find(heading, line); ok && !inFence && strings.HasPrefix(line, "##") {
 			flush()
-			cur = strings.ToLower(m[1])
+			cur = strings.ToLower(m.Get("title"))
 			continue
 		}
 		body.WriteString(line)
@@ -65,15 +66,22 @@ func Validate(md string) error {
 	return nil
 }
 
+var boldLead = regexp.MustCompile(`^\*\*(?P<statement>[^*]+?)\*\*(?:\s|$)`)
+
 var trailingConfidenceRe = regexp.MustCompile(`(?i)\s*\(\s*(speculation|probable|confident|verified)\b[^)]*\)\s*$`)
 
-var confidenceRe = regexp.MustCompile(`(?i)\b(speculation|probable|confident|verified)\b(?:\s*\(?\s*(0?\.\d+|1(?:\.0+)?)\)?)?`)
+var confidenceRe = regexp.MustCompile(`(?i)\b(?P<level>speculation|probable|confident|verified)\b(?:\s*\(?\s*(?P<score>0?\.\d+|1(?:\.0+)?)\)?)?`)
 
 // rootCauseLine extracts the root-cause statement and confidence level from
 // any valid report, so incident.json can carry them for external agents too.
 func rootCauseLine(md string) (statement string, level Level) {
 	rc := Sections(md)["root cause"]
 	for _, line := range strings.Split(rc, "\n") {
+		// "**cause** — more": a bold lead is the statement.
+		if m, ok := submatch.Find(boldLead, strings.TrimSpace(line)); ok {
+			statement = strings.TrimSpace(m.Get("statement"))
+			break
+		}
 		// "**cause** (probable, 0.6)": the statement without its emphasis
 		// and the confidence that trails it.
 		if loc := trailingConfidenceRe.FindStringIndex(line); loc != nil && loc[0] > 0 {
@@ -85,8 +93,8 @@ func rootCauseLine(md string) (statement string, level Level) {
 			break
 		}
 	}
-	if m := confidenceRe.FindStringSubmatch(rc); m != nil {
-		level = Level(strings.ToLower(m[1]))
+	if m, ok := submatch.Find(confidenceRe, rc); ok {
+		level = Level(strings.ToLower(m.Get("level")))
 	}
 	return statement, level
 }

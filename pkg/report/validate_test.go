@@ -34,6 +34,7 @@ func TestRootCauseLine(t *testing.T) {
 		"## Summary\ns\n## Root cause\n\n**The DB password is wrong**\n\nConfidence: confident (0.80)\n": "The DB password is wrong",
 		"## Summary\ns\n## Root cause\n**The DB password is wrong** (confident, 0.8)\n":                  "The DB password is wrong",
 		"## Summary\ns\n## Root cause\nThe pool (max 10) is exhausted (Confident)\n":                     "The pool (max 10) is exhausted",
+		"## Summary\ns\n## Root cause\n**The DB_PASSWORD is wrong** (confident, 0.8) — based on E2\n":    "The DB_PASSWORD is wrong",
 	} {
 		stmt, level := rootCauseLine(md)
 		if stmt != want || level != Confident {

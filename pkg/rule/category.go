@@ -47,16 +47,21 @@ const (
 	CreateContainerError       Category = "CreateContainerError"
 	RunContainerError          Category = "RunContainerError"
 	ContainerFailed            Category = "ContainerFailed"
-	ConfigMap                  Category = "ConfigMap"
-	InitContainer              Category = "InitContainer"
-	Evicted                    Category = "Evicted"
-	Terminating                Category = "Terminating"
+	// Running: a container that runs (and may be Ready) but fails at its
+	// work, repeating an error in its current log.
+	Running       Category = "Running"
+	ConfigMap     Category = "ConfigMap"
+	InitContainer Category = "InitContainer"
+	Evicted       Category = "Evicted"
+	Terminating   Category = "Terminating"
 
 	// Placement and infrastructure.
 	Unschedulable Category = "Unschedulable"
 	Node          Category = "Node"
-	PVC           Category = "PVC"
-	Volume        Category = "Volume"
+	// Namespace: a Namespace target's own state (stuck Terminating).
+	Namespace Category = "Namespace"
+	PVC       Category = "PVC"
+	Volume    Category = "Volume"
 
 	// Workload layer.
 	FailedCreate Category = "FailedCreate"

@@ -15,7 +15,9 @@
 //
 // The rules live in packages by area under pkg/rules, one file per rule
 // with its test and testdata beside it (package ruletest runs one rule over
-// a captured workspace); pkg/rules/registry lists them in report order. The
+// a captured workspace; the area's *_report_test.go cases check the whole
+// report with package investigatetest); pkg/rules/registry lists them in
+// report order. The
 // engine (pkg/investigate) runs a rule only for a target of one of its
 // Kinds.
 //

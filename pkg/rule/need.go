@@ -28,6 +28,8 @@ const (
 	EndpointSlices  = bundle.NeedEndpointSlices
 	Candidates      = bundle.NeedCandidates
 	IngressClasses  = bundle.NeedIngressClasses
+	// TLSSecrets: whether an Ingress's spec.tls Secrets exist (metadata only).
+	TLSSecrets      = bundle.NeedTLSSecrets
 	HPAs            = bundle.NeedHPAs
 	Quotas          = bundle.NeedQuotas
 	NetworkPolicies = bundle.NeedNetworkPolicies

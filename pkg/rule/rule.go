@@ -134,6 +134,12 @@ type Finding struct {
 	// actions still reach the root cause, so the report says which
 	// revision introduced the fault or that a failed Job must be re-run.
 	Context bool
+	// Resting marks a validated finding that explains what the health model
+	// noted as the object's expected resting state (an HPA holding its
+	// minReplicas at low load, an autoscaler paused at zero replicas): when
+	// it is the root cause and no health check failed, the report is
+	// healthy, the finding its explanation (docs/DESIGN.md §7).
+	Resting bool
 }
 
 // SubjectPod is the pod part of the finding's subject ("pod/container").

@@ -95,8 +95,8 @@ func (s state) check(a report.Action, lines [][]call, history bool) (string, *re
 	files := map[string][2]string{} // FILE of `kubectl get KIND NAME -o yaml > FILE`
 	for _, calls := range lines {
 		for _, c := range calls {
-			if c.verb == "get" && c.output != "" && len(c.names) == 1 {
-				files[c.output] = [2]string{c.kind, c.names[0]}
+			if c.Verb == "get" && c.Output != "" && len(c.Names()) == 1 {
+				files[c.Output] = [2]string{c.Kind(), c.Names()[0]}
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func (s state) check(a report.Action, lines [][]call, history bool) (string, *re
 			}
 			if c.destroys() {
 				if why := s.destroysHealthy(c, files); why != "" {
-					return fmt.Sprintf("%s; `kubectl %s` would %s it", why, strings.TrimSpace(c.verb+" "+c.sub), verbEffect(c)), nil
+					return fmt.Sprintf("%s; `kubectl %s` would %s it", why, strings.TrimSpace(c.Verb+" "+c.Sub), verbEffect(c)), nil
 				}
 				if history {
 					return "the fault has ended (history): deleting or recreating now fixes nothing", nil
@@ -139,11 +139,11 @@ func readOnly(a report.Action, lines [][]call, description string) *report.Actio
 
 func verbEffect(c call) string {
 	switch {
-	case c.verb == "rollout":
+	case c.Verb == "rollout":
 		return "restart every pod of"
-	case c.verb == "drain":
+	case c.Verb == "drain":
 		return "evict every pod from"
-	case c.verb == "replace":
+	case c.Verb == "replace":
 		return "delete and recreate"
 	}
 	return "delete"
@@ -152,8 +152,8 @@ func verbEffect(c call) string {
 // destroysHealthy names the healthy object a destructive call would hit.
 func (s state) destroysHealthy(c call, files map[string][2]string) string {
 	ns := s.namespace(c)
-	if c.verb == "replace" {
-		for _, f := range c.files {
+	if c.Verb == "replace" {
+		for _, f := range c.Files {
 			if obj, ok := files[f]; ok {
 				if why := s.healthy(obj[0], ns, obj[1]); why != "" {
 					return why
@@ -162,23 +162,23 @@ func (s state) destroysHealthy(c call, files map[string][2]string) string {
 		}
 		return ""
 	}
-	kind := c.kind
-	if c.verb == "drain" {
+	kind := c.Kind()
+	if c.Verb == "drain" {
 		kind = "node"
 	}
-	for _, n := range c.names {
+	for _, n := range c.Names() {
 		if why := s.healthy(kind, ns, n); why != "" {
 			return why
 		}
 	}
-	if c.selector != "" && (kind == "pod" || kind == "pods" || kind == "po") && !onlyNotRunning(c.fields) {
-		sel, err := labels.Parse(c.selector)
+	if c.Selector != "" && (kind == "pod" || kind == "pods" || kind == "po") && !onlyNotRunning(c.FieldSelector) {
+		sel, err := labels.Parse(c.Selector)
 		if err != nil {
 			return ""
 		}
 		for _, p := range s.pods() {
 			if p.Namespace == ns && sel.Matches(labels.Set(p.Labels)) && podServing(p) {
-				return fmt.Sprintf("pod %s, which -l %s selects, is Running and Ready now", p.Name, c.selector)
+				return fmt.Sprintf("pod %s, which -l %s selects, is Running and Ready now", p.Name, c.Selector)
 			}
 		}
 	}
@@ -199,24 +199,24 @@ func onlyNotRunning(fields string) bool {
 // newSelector is the selector a call gives a Service, or nil when the call
 // does not change one.
 func (s state) newSelector(c call) (*corev1.Service, map[string]string) {
-	if c.kind != "service" && c.kind != "services" && c.kind != "svc" || len(c.names) == 0 {
+	if c.Kind() != "service" && c.Kind() != "services" && c.Kind() != "svc" || len(c.Names()) == 0 {
 		return nil, nil
 	}
-	svc := s.service(s.namespace(c), c.names[0])
+	svc := s.service(s.namespace(c), c.Names()[0])
 	switch {
-	case c.verb == "set" && c.sub == "selector" && len(c.names) > 1:
-		sel, err := labels.ConvertSelectorToLabelsMap(c.names[1])
+	case c.Verb == "set" && c.Sub == "selector" && len(c.Names()) > 1:
+		sel, err := labels.ConvertSelectorToLabelsMap(c.Names()[1])
 		if err != nil {
 			return svc, map[string]string{}
 		}
 		return svc, sel
-	case c.verb == "patch" && strings.Contains(c.patch, "selector"):
+	case c.Verb == "patch" && strings.Contains(c.Patch, "selector"):
 		var p struct {
 			Spec struct {
 				Selector map[string]*string `json:"selector"`
 			} `json:"spec"`
 		}
-		if json.Unmarshal([]byte(c.patch), &p) != nil || p.Spec.Selector == nil {
+		if json.Unmarshal([]byte(c.Patch), &p) != nil || p.Spec.Selector == nil {
 			return nil, nil
 		}
 		sel := map[string]string{}
@@ -321,19 +321,19 @@ func related(svc, workload string) bool {
 // misspelledKey: a call that adds a ConfigMap key which does not exist while
 // a near spelling of it does.
 func (s state) misspelledKey(c call) (key, near, cm string) {
-	if c.kind != "configmap" && c.kind != "configmaps" && c.kind != "cm" || len(c.names) == 0 || c.verb != "patch" {
+	if c.Kind() != "configmap" && c.Kind() != "configmaps" && c.Kind() != "cm" || len(c.Names()) == 0 || c.Verb != "patch" {
 		return "", "", ""
 	}
 	var p struct {
 		Data map[string]any `json:"data"`
 	}
-	if json.Unmarshal([]byte(c.patch), &p) != nil {
+	if json.Unmarshal([]byte(c.Patch), &p) != nil {
 		return "", "", ""
 	}
-	keys := s.configMapKeys(s.namespace(c), c.names[0])
+	keys := s.configMapKeys(s.namespace(c), c.Names()[0])
 	for k := range p.Data {
 		if n := nearest(k, keys); n != "" {
-			return k, n, c.names[0]
+			return k, n, c.Names()[0]
 		}
 	}
 	return "", "", ""

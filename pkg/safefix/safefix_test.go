@@ -87,6 +87,9 @@ func TestApply(t *testing.T) {
 		{name: "delete a bound claim", action: imm("kubectl delete pvc data-postgres-0 -n shop"), withheld: "Bound to volume pvc-3f1c"},
 		{name: "delete a Ready node", action: imm("kubectl delete node worker-2"), withheld: "node worker-2 is Ready now"},
 		{name: "drain a Ready node is not a deletion of it", action: imm("kubectl cordon worker-2"), kind: report.Immediate},
+		{name: "drain a Ready node", action: imm("kubectl drain worker-2 --ignore-daemonsets --delete-emptydir-data"), withheld: "node worker-2 is Ready now; `kubectl drain` would evict every pod from it"},
+		{name: "drain a node by node/NAME", action: imm("kubectl drain node/worker-2"), withheld: "node worker-2 is Ready now"},
+		{name: "drain a node the bundle does not hold", action: imm("kubectl drain worker-9"), kind: report.Immediate},
 		{name: "selector near miss", action: imm("kubectl get pods -n shop --show-labels", `kubectl patch service checkout -n shop --type=merge -p '{"spec":{"selector":{"app":"checkout"}}}'`),
 			kind: report.Immediate, desc: "selects: checkout-7d9f6c5b8-p7w4m."},
 		{name: "selector pointed at an unrelated app", action: imm("kubectl get pods -n shop --show-labels", `kubectl patch service payments -n shop --type=merge -p '{"spec":{"selector":{"app":"postgres-primary"}}}'`),
@@ -135,34 +138,6 @@ func TestApply(t *testing.T) {
 				t.Errorf("severity %s with history %v", r.Severity, tt.history)
 			}
 		})
-	}
-}
-
-func TestParse(t *testing.T) {
-	tests := []struct {
-		line string
-		want []call
-	}{
-		{"kubectl get pod api -n shop -o yaml > api.yaml   # set resources.limits.memory: <a higher limit, e.g. 2x> for container app",
-			[]call{{verb: "get", kind: "pod", names: []string{"api"}, namespace: "shop", output: "api.yaml"}}},
-		{"kubectl delete secret regcred -n shop && kubectl create secret docker-registry regcred -n shop --docker-server=<registry>",
-			[]call{{verb: "delete", kind: "secret", names: []string{"regcred"}, namespace: "shop"}, {verb: "create", sub: "secret", kind: "docker-registry", names: []string{"regcred"}, namespace: "shop"}}},
-		{"kubectl rollout undo deployment/checkout -n shop --to-revision=2", []call{{verb: "rollout", sub: "undo", kind: "deployment", names: []string{"checkout"}, namespace: "shop"}}},
-		{"kubectl delete pod db-0 --namespace=shop --grace-period=0 --force", []call{{verb: "delete", kind: "pod", names: []string{"db-0"}, namespace: "shop", force: true}}},
-		{"ssh worker-3 'systemctl status kubelet'", nil},
-	}
-	for _, tt := range tests {
-		got := parse(tt.line)
-		if len(got) != len(tt.want) {
-			t.Fatalf("%s: %d calls, want %d: %+v", tt.line, len(got), len(tt.want), got)
-		}
-		for i := range got {
-			g, w := got[i], tt.want[i]
-			g.line = ""
-			if g.verb != w.verb || g.sub != w.sub || g.kind != w.kind || strings.Join(g.names, ",") != strings.Join(w.names, ",") || g.namespace != w.namespace || g.output != w.output || g.force != w.force {
-				t.Errorf("%s: call %d = %+v, want %+v", tt.line, i, g, w)
-			}
-		}
 	}
 }
 

@@ -16,8 +16,8 @@ type state struct {
 }
 
 func (s state) namespace(c call) string {
-	if c.namespace != "" {
-		return c.namespace
+	if c.Namespace != "" {
+		return c.Namespace
 	}
 	return s.ns
 }

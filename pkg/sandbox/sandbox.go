@@ -182,39 +182,3 @@ func self() (string, error) {
 	}
 	return p, nil
 }
-
-// ExposeFor lists what of the user's home must stay visible for the agent
-// to run: each PATH entry inside home (so the agent's shell finds the
-// user's kubectl), and the installation each binary resolves to (an npm
-// package's whole node_modules tree, or the binary's own directory).
-func ExposeFor(home string, pathList []string, binaries ...string) []string {
-	if home == "" || home == "/" {
-		return nil
-	}
-	var out []string
-	add := func(p string) {
-		if p != "" && within(home, p) && filepath.Clean(p) != filepath.Clean(home) {
-			out = append(out, p)
-		}
-	}
-	for _, d := range pathList {
-		if filepath.IsAbs(d) {
-			add(d)
-		}
-	}
-	for _, b := range binaries {
-		if b == "" {
-			continue
-		}
-		real, err := filepath.EvalSymlinks(b)
-		if err != nil {
-			continue
-		}
-		if i := strings.Index(real, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i >= 0 {
-			add(real[:i+len("/node_modules")])
-		} else {
-			add(filepath.Dir(real))
-		}
-	}
-	return out
-}

@@ -294,7 +294,7 @@ func setup(spec Spec, home *homeCopy) error {
 			}
 		}
 	}
-	if err := maskAll(spec); err != nil {
+	if err := maskAll(spec, false); err != nil {
 		return err
 	}
 	if spec.Home != "" {
@@ -318,6 +318,10 @@ func setup(spec Spec, home *homeCopy) error {
 				return fmt.Errorf("bind %s: %w", rb.path, err)
 			}
 			unix.Close(rb.fd)
+		}
+		// Credentials inside the exposed trees stay hidden there too.
+		if err := maskAll(spec, true); err != nil {
+			return err
 		}
 	}
 	keep := append([]string{}, spec.Writable...)
@@ -344,14 +348,16 @@ func setup(spec Spec, home *homeCopy) error {
 	return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 }
 
-// maskAll hides spec.Mask. A masked file is covered by an empty file that
+// maskAll hides spec.Mask: those outside the home, or (exposed) those
+// inside the trees the home shows again. A masked file is covered by an empty file that
 // has no name on disk: whatever TMPDIR is and however the run ends (kill -9
 // of the plugin included), nothing of it stays behind.
-func maskAll(spec Spec) error {
+func maskAll(spec Spec, exposed bool) error {
 	var masks []string
 	for _, m := range spec.Mask {
-		if spec.Home != "" && within(spec.Home, m) {
-			continue // the whole home is replaced
+		inHome := spec.Home != "" && within(spec.Home, m)
+		if exposed != inHome || (inHome && !coveredBy(spec.Expose, m)) {
+			continue // the rest of the home is replaced
 		}
 		masks = append(masks, m)
 	}
@@ -414,6 +420,12 @@ func mask(m, emptyFile string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("mask %s: %w", m, err)
+	}
+	// Read-only, whatever remounts follow (the home's are kept writable).
+	var st unix.Statfs_t
+	unix.Statfs(m, &st)
+	if err := unix.Mount("", m, "", uintptr(unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY)|lockedFlags(st.Flags), ""); err != nil {
+		return fmt.Errorf("make the mask over %s read-only: %w", m, err)
 	}
 	return nil
 }

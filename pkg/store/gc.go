@@ -175,7 +175,7 @@ func sweepLeftovers(r *os.Root, now time.Time) int {
 	}
 	n := 0
 	for _, d := range names {
-		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), ".cancel-") {
+		if d.Type().IsRegular() && strings.HasPrefix(d.Name(), workspace.CancelPrefix) {
 			// A cancellation request its incident's owner never took
 			// (it had ended, or was gone): owners poll several times a
 			// second.

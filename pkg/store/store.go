@@ -1,16 +1,19 @@
 // Package store is the set of incident workspaces under one workspace root:
 // listing them, finding one by ID or ID prefix, reading its files and
-// collecting old ones (DESIGN.md §3). Every access goes through os.Root, so
-// nothing it reads or removes can lie outside the root, whatever symlinks an
-// agent or a user left there.
+// collecting old ones (DESIGN.md §3). Every read goes through
+// workspace.FilesIn (no link followed, regular files only, each up to its
+// limit) and every removal through os.Root, so nothing it reads or removes
+// can lie outside the root, whatever an agent or a user left there.
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -18,6 +21,8 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -131,9 +136,9 @@ func NormalizeRef(ref string) (string, error) {
 	case r == "":
 		return "", fmt.Errorf("%w: empty; give an incident ID or a prefix of one (see 'kubectl triage list')", ErrInvalidID)
 	case len(r) > 36 || !refPattern.MatchString(r):
-		return "", fmt.Errorf("%w %q: want a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, or a prefix of one", ErrInvalidID, ref)
+		return "", fmt.Errorf("%w %s: want a UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e, or a prefix of one", ErrInvalidID, term.Quote(ref))
 	case len(r) < MinPrefix:
-		return "", fmt.Errorf("%w %q: a prefix needs at least %d characters", ErrInvalidID, ref, MinPrefix)
+		return "", fmt.Errorf("%w %s: a prefix needs at least %d characters", ErrInvalidID, term.Quote(ref), MinPrefix)
 	}
 	return r, nil
 }
@@ -170,7 +175,7 @@ func (s *Store) List() ([]*Entry, []Skipped, error) {
 		if strings.HasPrefix(name, ".") {
 			continue
 		}
-		e, reason := s.load(r, d)
+		e, reason := s.load(d)
 		if e == nil {
 			skipped = append(skipped, Skipped{Name: name, Reason: reason})
 			continue
@@ -206,7 +211,7 @@ func readDir(r *os.Root) ([]fs.DirEntry, error) {
 
 // load reads one root entry; on failure it says why the entry is not an
 // incident.
-func (s *Store) load(r *os.Root, d fs.DirEntry) (*Entry, string) {
+func (s *Store) load(d fs.DirEntry) (*Entry, string) {
 	name := d.Name()
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
@@ -216,22 +221,17 @@ func (s *Store) load(r *os.Root, d fs.DirEntry) (*Entry, string) {
 	case workspace.ValidateID(name) != nil:
 		return nil, "name is not an incident ID"
 	}
-	ws, err := r.OpenRoot(name)
-	if err != nil {
-		return nil, err.Error()
-	}
-	defer ws.Close()
-	fi, err := ws.Lstat(incident.FileName)
+	data, err := workspace.FilesIn(s.Root, name).ReadFile(context.Background(), incident.FileName)
+	var refused *safefile.Error
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "no " + incident.FileName
-	case err != nil:
+	case errors.As(err, &refused):
+		if refused.Path == filepath.Join(s.Root, name, incident.FileName) {
+			return nil, incident.FileName + " " + refused.Reason()
+		}
 		return nil, err.Error()
-	case !fi.Mode().IsRegular():
-		return nil, incident.FileName + " is not a regular file"
-	}
-	data, err := ws.ReadFile(incident.FileName)
-	if err != nil {
+	case err != nil:
 		return nil, err.Error()
 	}
 	var inc *incident.Incident
@@ -287,7 +287,7 @@ func (s *Store) Find(ref string) (*Entry, error) {
 	case 0:
 		return nil, &NotFoundError{Ref: ref, Root: s.Root}
 	case 1:
-		e, reason := s.load(r, matches[0])
+		e, reason := s.load(matches[0])
 		if e == nil {
 			return nil, fmt.Errorf("incident %s is not readable: %s", matches[0].Name(), reason)
 		}
@@ -297,7 +297,7 @@ func (s *Store) Find(ref string) (*Entry, error) {
 	sort.Slice(matches, func(i, j int) bool { return matches[i].Name() < matches[j].Name() })
 	for _, d := range matches {
 		line := d.Name()
-		if e, reason := s.load(r, d); e != nil {
+		if e, reason := s.load(d); e != nil {
 			line += "  " + e.Resource() + "  " + e.Incident.CreatedAt.UTC().Format(time.RFC3339)
 		} else {
 			line += "  (" + reason + ")"
@@ -308,24 +308,12 @@ func (s *Store) Find(ref string) (*Entry, error) {
 }
 
 // ReadFile reads rel (a workspace layout path such as output/investigation.md)
-// from the incident's workspace. Symlinks leading out of the workspace are
-// refused.
+// from the incident's workspace, through workspace.FilesIn: a link, a
+// special file or one over its limit is refused (safefile.ErrRefused),
+// the error naming it.
 func (s *Store) ReadFile(e *Entry, rel string) ([]byte, error) {
 	if err := workspace.ValidateID(e.ID); err != nil {
 		return nil, err
 	}
-	r, ok, err := s.openRoot()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, &NotFoundError{Ref: e.ID, Root: s.Root}
-	}
-	defer r.Close()
-	ws, err := r.OpenRoot(e.ID)
-	if err != nil {
-		return nil, err
-	}
-	defer ws.Close()
-	return ws.ReadFile(filepath.FromSlash(rel))
+	return workspace.FilesIn(s.Root, e.ID).ReadFile(context.Background(), path.Clean(filepath.ToSlash(rel)))
 }

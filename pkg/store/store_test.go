@@ -147,7 +147,7 @@ func TestList(t *testing.T) {
 		"notes.txt":                            "not a directory",
 		"not-an-id":                            "not an incident ID",
 		"9999aaaa-0000-4000-8000-000000000009": "symbolic link",
-		"12340000-0000-4000-8000-00000000000a": "not a regular file",
+		"12340000-0000-4000-8000-00000000000a": "incident.json is a symbolic link (not followed)",
 	}
 	got := map[string]string{}
 	for _, sk := range skipped {
@@ -223,7 +223,7 @@ func TestFind(t *testing.T) {
 		{ref: "abcd", err: `no incident matches "abcd" in ` + root, errType: &NotFoundError{}},
 		{ref: "dddd", err: "not readable: corrupt incident.json"},
 		{ref: "9999", err: "not readable: is a symbolic link"},
-		{ref: "1234", err: "not readable: incident.json is not a regular file"},
+		{ref: "1234", err: "not readable: incident.json is a symbolic link (not followed)"},
 		{ref: "../outside", err: "invalid incident ID"},
 		{ref: "aa", err: "at least 4"},
 	}

@@ -4,6 +4,7 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -12,14 +13,19 @@ import (
 	"strings"
 	"syscall"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
+	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
 
 // Target is the resolved object.
@@ -46,17 +52,28 @@ func (e *UsageError) Error() string { return e.msg }
 
 // Normalize checks the argument forms kubectl triage accepts — TYPE/NAME,
 // TYPE NAME, or a bare NAME meaning a pod (as with `kubectl logs NAME`) — and
-// returns them in the form the resource builder takes.
+// returns them in the form the resource builder takes. A bare word that is
+// a built-in resource type (deploy, deployments, sts, svc…) is a type
+// missing its name, as kubectl reads it, not a pod of that name (that is
+// pod/NAME).
 func Normalize(args []string) ([]string, error) {
 	switch len(args) {
 	case 0:
 		return nil, &UsageError{"you must name one resource to triage: TYPE/NAME (e.g. pod/web-0, deploy/web), TYPE NAME, or a pod NAME"}
 	case 1:
 		a := args[0]
+		if typ, ok := strings.CutSuffix(a, "/"); ok && typ != "" && !strings.Contains(typ, "/") {
+			if t, known := builtinType(typ); known {
+				return nil, nameNeeded(typ, t.singular, !t.clusterScoped)
+			}
+		}
 		if a == "" || strings.HasPrefix(a, "/") || strings.HasSuffix(a, "/") || strings.Count(a, "/") > 1 {
-			return nil, &UsageError{fmt.Sprintf("%q is not a resource: use TYPE/NAME (e.g. pod/web-0), TYPE NAME, or a pod NAME", a)}
+			return nil, &UsageError{fmt.Sprintf("%s is not a resource: use TYPE/NAME (e.g. pod/web-0), TYPE NAME, or a pod NAME", term.Quote(a))}
 		}
 		if !strings.Contains(a, "/") {
+			if t, known := builtinType(a); known {
+				return nil, nameNeeded(a, t.singular, !t.clusterScoped)
+			}
 			return []string{"pods", a}, nil
 		}
 		return args, nil
@@ -67,7 +84,7 @@ func Normalize(args []string) ([]string, error) {
 		if !strings.Contains(args[0], "/") {
 			// TYPE NAME where NAME holds a slash: a fault naming a
 			// path-like object (../../etc), not two resources.
-			return nil, &UsageError{fmt.Sprintf("%q is not a valid %s name: a Kubernetes name cannot contain '/'", args[1], args[0])}
+			return nil, &UsageError{fmt.Sprintf("%s is not a valid %s name: a Kubernetes name cannot contain '/'", term.Quote(args[1]), term.Abbrev(args[0]))}
 		}
 	}
 	return nil, &UsageError{fmt.Sprintf("kubectl triage takes exactly one resource, got %d (%s): run it once per resource", targetCount(args), strings.Join(args, " "))}
@@ -88,6 +105,23 @@ func Resolve(getter genericclioptions.RESTClientGetter, namespace string, args [
 	if err != nil {
 		return nil, err
 	}
+	if name, ok := PodName(args); ok && namespace != "" {
+		// A core pod needs no discovery: it is read as the resource
+		// builder would read it, one GET, without loading the REST
+		// mapper (tens of discovery files) first.
+		obj, rc, err := getPod(getter, namespace, name)
+		if err != nil {
+			if apierrors.IsNotFound(err) && rc != nil {
+				// A pod's 404 may mean its namespace is missing: ask, so
+				// the message names what is (only on this error path).
+				if nerr := rc.Get().AbsPath("/api/v1/namespaces", namespace).Do(context.Background()).Error(); apierrors.IsNotFound(nerr) {
+					return nil, &explained{msg: fmt.Sprintf("namespace %q not found: list them with: kubectl get namespaces", namespace), err: nerr}
+				}
+			}
+			return nil, resolveError(err, getter, namespace, args, norm)
+		}
+		return &Target{Mapping: podMapping, Object: obj}, nil
+	}
 	r := resource.NewBuilder(getter).
 		Unstructured().
 		NamespaceParam(namespace).DefaultNamespace().
@@ -97,7 +131,7 @@ func Resolve(getter genericclioptions.RESTClientGetter, namespace string, args [
 		Do()
 	infos, err := r.Infos()
 	if err != nil {
-		return nil, Explain(err, getter, namespace, norm)
+		return nil, resolveError(err, getter, namespace, args, norm)
 	}
 	if len(infos) != 1 {
 		return nil, &UsageError{fmt.Sprintf("kubectl triage takes exactly one resource, but %s matched %d", strings.Join(args, " "), len(infos))}
@@ -107,6 +141,88 @@ func Resolve(getter genericclioptions.RESTClientGetter, namespace string, args [
 		return nil, fmt.Errorf("unexpected object type %T for %s", infos[0].Object, strings.Join(args, " "))
 	}
 	return &Target{Mapping: infos[0].Mapping, Object: obj}, nil
+}
+
+// resolveError explains a failed lookup of args (norm as Normalize gave it).
+func resolveError(err error, getter genericclioptions.RESTClientGetter, namespace string, args, norm []string) error {
+	if len(args) == 1 && norm[0] == "pods" && apierrors.IsNotFound(err) {
+		// No pod of that name: the word may be a custom resource's
+		// type, which only discovery knows.
+		if singular, namespaced, ok := servedType(getter, args[0]); ok {
+			return nameNeeded(args[0], singular, namespaced)
+		}
+	}
+	return Explain(err, getter, namespace, norm)
+}
+
+// podMapping is the core pods' REST mapping, as the REST mapper gives it.
+var podMapping = &meta.RESTMapping{
+	Resource:         corev1.SchemeGroupVersion.WithResource("pods"),
+	GroupVersionKind: corev1.SchemeGroupVersion.WithKind("Pod"),
+	Scope:            meta.RESTScopeNamespace,
+}
+
+// getPod reads one pod as the resource builder reads an object: the
+// server's JSON decoded as unstructured, its errors the REST client's.
+func getPod(getter genericclioptions.RESTClientGetter, namespace, name string) (*unstructured.Unstructured, *rest.RESTClient, error) {
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.APIPath = "/api"
+	cfg.GroupVersion = &corev1.SchemeGroupVersion
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := rc.Get().Namespace(namespace).Resource("pods").Name(name).Do(context.Background()).Raw()
+	if err != nil {
+		return nil, rc, err
+	}
+	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(raw, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, nil, fmt.Errorf("unexpected object type %T for pod %s", obj, name)
+	}
+	return u, rc, nil
+}
+
+// servedType reports whether the cluster serves a resource type named word
+// (plural, singular or short name, through the same REST mapper as the
+// resource builder), its singular name and whether it is namespaced.
+func servedType(getter genericclioptions.RESTClientGetter, word string) (singular string, namespaced, ok bool) {
+	mapper, err := getter.ToRESTMapper()
+	if err != nil {
+		return "", false, false
+	}
+	// As the resource builder reads a type: resource[.version.group].
+	full, gr := schema.ParseResourceArg(strings.ToLower(word))
+	var gvr schema.GroupVersionResource
+	if full != nil {
+		gvr, err = mapper.ResourceFor(*full)
+	}
+	if full == nil || err != nil {
+		gvr, err = mapper.ResourceFor(gr.WithVersion(""))
+	}
+	if err != nil {
+		return "", false, false
+	}
+	singular, err = mapper.ResourceSingularizer(gvr.Resource)
+	if err != nil || singular == "" {
+		singular = gvr.Resource
+	}
+	namespaced = true
+	if kind, err := mapper.KindFor(gvr); err == nil {
+		if m, err := mapper.RESTMapping(kind.GroupKind(), kind.Version); err == nil {
+			namespaced = m.Scope.Name() == meta.RESTScopeNameNamespace
+		}
+	}
+	return singular, namespaced, true
 }
 
 // Explain rewrites an error from talking to the cluster into a one-line
@@ -244,6 +360,11 @@ func rootCause(err error) string {
 		return opErr.Error()
 	}
 	msg := err.Error()
+	if strings.Contains(msg, "TLS handshake timeout") {
+		// Something listens there but is not answering as an API server
+		// would (client-go's transport waits 10s for the handshake).
+		return "it accepted the connection but did not complete the TLS handshake within 10s"
+	}
 	if i := strings.LastIndex(msg, "dial tcp"); i >= 0 {
 		return msg[i:]
 	}

@@ -9,8 +9,12 @@ import (
 // C0 control characters other than newline and tab, DEL, C1 control
 // characters (U+0080–U+009F), and escape sequences as a whole (CSI, OSC,
 // DCS, SOS, PM, APC, and two- or three-byte escapes), in their 7-bit (ESC)
-// and their UTF-8 C1 forms, and bidirectional overrides and isolates. Other
-// text, UTF-8 included, is kept as it is.
+// and their UTF-8 C1 forms. What a reader would not see (bidi controls,
+// zero-width and other format characters, tag characters; see Hidden) is
+// shown as <U+XXXX> instead, a long run of it as one marker with its length,
+// except where ordinary text needs it (emoji sequences, joiners between
+// letters of scripts that use them). Other text, UTF-8 included, is kept as
+// it is.
 //
 // Text from the cluster (messages, container log lines) and from agents
 // (reports) is printed on the user's terminal; unfiltered, it could retitle
@@ -19,6 +23,19 @@ import (
 // stray introducer drops at most a line. A byte that is not UTF-8 is dropped
 // when an 8-bit terminal would read it as a C1 control, and kept otherwise.
 func Clean(s string) string {
+	// Bytes that are not UTF-8 are kept, so dropping what stood between two
+	// of them can join them into a character: clean again until nothing
+	// changes (clean text is returned as it is, without a copy).
+	for {
+		out := clean(s)
+		if out == s {
+			return out
+		}
+		s = out
+	}
+}
+
+func clean(s string) string {
 	var b strings.Builder
 	kept := 0 // s[kept:i] is clean and not yet copied to b
 	for i := 0; i < len(s); {
@@ -29,7 +46,8 @@ func Clean(s string) string {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		notUTF8 := r == utf8.RuneError && size == 1
-		var end int // s[i:end] is dropped
+		var end int     // s[i:end] is dropped
+		var repl string // and replaced with this
 		switch {
 		case c == esc:
 			end = escapeEnd(s, i+1)
@@ -37,8 +55,12 @@ func Clean(s string) string {
 			end = c1End(s, i+size, r)
 		case notUTF8 && c >= 0x80 && c <= 0x9f:
 			end = i + 1
-		case isBidiControl(r):
-			end = i + size // reorders what follows: "evil.sh\u202eht.exe"
+		case Hidden(r):
+			if n := keptSequence(s, i, r, size, lastRune(&b, s[kept:i])); n > 0 {
+				i += n // part of a visible sequence
+				continue
+			}
+			end, repl = markHidden(s, i, r)
 		case c >= 0x80:
 			i += size // text, or a byte no terminal acts on
 			continue
@@ -49,6 +71,7 @@ func Clean(s string) string {
 			b.Grow(len(s))
 		}
 		b.WriteString(s[kept:i])
+		b.WriteString(repl)
 		kept, i = end, end
 	}
 	if kept == 0 {
@@ -58,11 +81,17 @@ func Clean(s string) string {
 	return b.String()
 }
 
-// isBidiControl reports the explicit bidirectional formatting characters
-// (embeddings, overrides, isolates), which make text display in an order
-// other than it reads: a log line could hide what it says.
-func isBidiControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+// lastRune is the last character Clean has kept so far: the end of pending
+// (kept, not yet copied), else of what b holds; 0 at the start.
+func lastRune(b *strings.Builder, pending string) rune {
+	if pending == "" {
+		pending = b.String()
+	}
+	if pending == "" {
+		return 0
+	}
+	r, _ := utf8.DecodeLastRuneInString(pending)
+	return r
 }
 
 const (

@@ -117,7 +117,7 @@ func TestProgressPlain(t *testing.T) {
 	fmt.Fprintln(p.Writer(), "direct line")
 	p.Stop()
 	p.Line(fmt.Sprintf("Incident %s resolved", "x"), false)
-	want := "Resolving pod/api\nwarning: could not read logs\n  agent: evil  tool\nFault CrashLoop for pod/x\ndirect line\nIncident x resolved\n"
+	want := "Resolving pod/api\nwarning: could not read logs\n  agent: evil  tool\nFault Crash<U+202E>Loop for pod/x\ndirect line\nIncident x resolved\n"
 	if got := out.String(); got != want {
 		t.Errorf("plain output:\n%q\nwant\n%q", got, want)
 	}

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/atomicfile"
+	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -39,7 +41,7 @@ func cancelFile(root, id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("workspace root %q: %w", root, err)
 	}
-	return filepath.Join(abs, ".cancel-"+id), nil
+	return filepath.Join(abs, workspace.CancelPrefix+id), nil
 }
 
 // RequestCancel asks the owner of incident id to cancel it; who says who
@@ -50,6 +52,21 @@ func RequestCancel(root, id, who string) error {
 		return err
 	}
 	return atomicfile.Write(p, []byte(who+"\n"), 0o600)
+}
+
+// AwaitFinished waits up to wait for incident id to finish once its
+// cancellation was requested (its owner recorded the request, or the run
+// ended before it saw it), reading the record through find. It returns the
+// finished record, or nil when wait passed first.
+func AwaitFinished(find func(id string) (*incident.Incident, error), id string, wait time.Duration) *incident.Incident {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		if inc, err := find(id); err == nil && inc.Finished() {
+			return inc
+		}
+	}
+	return nil
 }
 
 // watchCancel returns a context cancelled when a request for this incident
@@ -74,7 +91,9 @@ func (r *runner) watchCancel(ctx context.Context) (context.Context, func()) {
 				return
 			case <-t.C:
 			}
-			data, err := os.ReadFile(p)
+			// Read as any file of the root: a pipe or a link planted
+			// there must not hold the run (nor this poll) forever.
+			data, err := safefile.Dir{Base: filepath.Dir(p), Limit: workspace.ReadLimit}.ReadFile(ctx, filepath.Base(p))
 			if err != nil {
 				continue
 			}

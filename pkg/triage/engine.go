@@ -40,6 +40,10 @@ type Config struct {
 	Bundle        bundle.Options
 	Logger        *slog.Logger
 	Now           func() time.Time
+	// NoBuiltinHints runs an external agent blind: the builtin
+	// investigator still runs first (for the second opinion and the
+	// safe-fix policy) but its findings are not given to the agent.
+	NoBuiltinHints bool
 }
 
 // Engine runs triages. Safe for concurrent use: each run has its own
@@ -76,6 +80,9 @@ type Request struct {
 	// Object is the fault's resource, fetched through the read-only
 	// client (or a stub carrying bundle.GoneAnnotation when it is gone).
 	Object *unstructured.Unstructured
+	// PodEvents, for a pod target, is its events list already under way
+	// (bundle.StartPodEvents); nil: the collection lists them.
+	PodEvents *bundle.PodEvents
 	// Progress receives the run's steps; nil discards them.
 	Progress progress.Func
 }
@@ -123,11 +130,7 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 	inc.Owner = &self
 	// What is written comes from the redacted copy; ev stays as received.
 	redacted, _ := redact.Event(ev)
-	cluster := inc.Cluster
-	if cluster == "" { // a single-cluster MCP server names none: it is the context's
-		cluster = inc.Context
-	}
-	log := e.cfg.Logger.With("incident_id", id, "cluster", cluster)
+	log := e.cfg.Logger.With("incident_id", id, "cluster", inc.ClusterName())
 	caps := e.cfg.Agent.Capabilities()
 	upstream := req.Client.Upstream
 	if !caps.UsesCluster {
@@ -135,6 +138,10 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 		// client: no gateway, so no identity to forward.
 		upstream = nil
 	}
+
+	// The evidence depends on the object alone, not on the workspace:
+	// collecting starts now, while the workspace is made and populated.
+	collecting := e.startCollect(ctx, req.Client, req.Object, info, req.PodEvents)
 
 	ws, err := workspace.Create(e.cfg.WorkspaceRoot, id, func(tmp *workspace.Workspace, final string) error {
 		inc.Workspace = final
@@ -144,17 +151,18 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, error) {
 		return e.cfg.Agent.Prepare(tmp)
 	})
 	if err != nil {
+		collecting.stop(err)
 		return nil, fmt.Errorf("create incident workspace: %w", err)
 	}
 	log = log.With("workspace", ws.Dir)
 	log.Info("incident created", "event", ev.EventID, "resource", inc.Resource.Kind+"/"+inc.Resource.Name)
 	req.Progress(progress.Incidentf("Incident %s (workspace %s)", id, ws.Dir))
 
-	r := &runner{ws: ws, inc: inc, log: log, cfg: e.cfg, caps: caps, upstream: upstream, collect: e.collect,
+	r := &runner{ws: ws, inc: inc, log: log, cfg: e.cfg, caps: caps, upstream: upstream, collecting: collecting,
 		progress: req.Progress, event: redacted, info: info}
 	ctx, stop := r.watchCancel(ctx)
 	defer stop()
-	res := r.run(ctx, req.Client.Clientset, req.Object)
+	res := r.run(ctx, req.Client.Clientset)
 	res.RecordErr = r.saveErr
 	return res, nil
 }

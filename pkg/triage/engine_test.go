@@ -124,6 +124,7 @@ type setup struct {
 	upstream *rest.Config // the cluster's identity for an agent's gateway
 	timeout  time.Duration
 	collect  func() (*bundle.Bundle, error)
+	noHints  bool // Config.NoBuiltinHints
 	// during runs beside the agent once it has started (the incident's ID
 	// in hand); cancel ends the run's parent context.
 	during func(t *testing.T, root, id string, cancel context.CancelFunc)
@@ -138,7 +139,7 @@ func triageWith(t *testing.T, s setup, agentRun func(ctx context.Context, r *age
 		started <- r.Incident.IncidentID
 		return agentRun(ctx, r)
 	}
-	e := New(Config{WorkspaceRoot: root, Agent: &fakeAgent{caps: s.caps, run: wrapped}, Timeout: s.timeout, Logger: slog.New(states)})
+	e := New(Config{WorkspaceRoot: root, Agent: &fakeAgent{caps: s.caps, run: wrapped}, Timeout: s.timeout, Logger: slog.New(states), NoBuiltinHints: s.noHints})
 	e.collect = func(ctx context.Context, _ kubernetes.Interface, obj *unstructured.Unstructured, info bundle.ClusterInfo, _ bundle.Options) (*bundle.Bundle, error) {
 		if s.collect != nil {
 			return s.collect()

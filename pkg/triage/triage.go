@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -23,7 +22,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/progress"
 	"github.com/kubectl-triage/kubectl-triage/pkg/prompt"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
-	"github.com/kubectl-triage/kubectl-triage/pkg/rules/registry"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 	"github.com/kubectl-triage/kubectl-triage/plugins"
@@ -32,19 +30,20 @@ import (
 // populate writes what must exist from the first moment: the incident
 // record, the verbatim event, the prompt and the read-only instructions.
 func populate(ws *workspace.Workspace, inc *incident.Incident, ev *fault.Event, clusterAccess bool) error {
-	if err := incident.Save(ws.MustPath(workspace.IncidentFile), inc); err != nil {
+	record, err := incident.Encode(inc)
+	if err != nil {
 		return err
 	}
-	files := map[string][]byte{
-		workspace.AgentKubeconfig:  []byte(noClusterKubeconfig),
-		workspace.EventFile:        ev.Raw,
-		workspace.PromptFile:       []byte(term.Clean(prompt.Build(inc, prompt.Options{ClusterAccess: clusterAccess}))),
-		workspace.InstructionsFile: []byte(prompt.SystemInstructions),
+	// Written at once: their fsyncs share the journal's commits.
+	files := []atomicfile.File{
+		{Path: ws.MustPath(workspace.IncidentFile), Data: record, Perm: 0o600},
+		{Path: ws.MustPath(workspace.AgentKubeconfig), Data: []byte(noClusterKubeconfig), Perm: 0o600},
+		{Path: ws.MustPath(workspace.EventFile), Data: ev.Raw, Perm: 0o600},
+		{Path: ws.MustPath(workspace.PromptFile), Data: []byte(term.Clean(prompt.Build(inc, prompt.Options{ClusterAccess: clusterAccess}))), Perm: 0o600},
+		{Path: ws.MustPath(workspace.InstructionsFile), Data: []byte(prompt.SystemInstructions), Perm: 0o600},
 	}
-	for rel, data := range files {
-		if err := atomicfile.Write(ws.MustPath(rel), data, 0o600); err != nil {
-			return fmt.Errorf("write %s: %w", rel, err)
-		}
+	if err := atomicfile.WriteFiles(files); err != nil {
+		return fmt.Errorf("write the workspace: %w", err)
 	}
 	// Every workspace gets its own copy of the skill, whatever the agent.
 	return ws.InstallSkills(plugins.Skills, "skills")
@@ -72,12 +71,13 @@ type runner struct {
 	cfg      Config
 	caps     agent.Capabilities
 	upstream *rest.Config // the gateway's upstream identity; nil: no gateway
-	collect  func(context.Context, kubernetes.Interface, *unstructured.Unstructured, bundle.ClusterInfo, bundle.Options) (*bundle.Bundle, error)
-	progress progress.Func
-	gateway  *gateway.Gateway
-	event    *fault.Event // redacted
-	info     bundle.ClusterInfo
-	saveErr  error // the last failed save of incident.json, if the final one failed too
+	// collecting is the evidence, being collected since the run began.
+	collecting *collection
+	progress   progress.Func
+	gateway    *gateway.Gateway
+	event      *fault.Event // redacted
+	info       bundle.ClusterInfo
+	saveErr    error // the last failed save of incident.json, if the final one failed too
 
 	cancelMu  sync.Mutex
 	cancelWho string // who requested cancellation (cancel.go)
@@ -119,8 +119,14 @@ func (r *runner) startGateway(upstream *rest.Config) (*gateway.Gateway, error) {
 
 // save writes incident.json. A failure is logged and kept: a later save
 // that succeeds clears it, and one left at the end is the run's RecordErr.
-func (r *runner) save() {
-	r.saveErr = incident.Save(r.ws.MustPath(workspace.IncidentFile), r.inc)
+// An agent's intermediate states are saved without the directory's fsync
+// (incident.SaveStep): the outcome finish records supersedes them.
+func (r *runner) save() { r.saveWith(incident.Save) }
+
+func (r *runner) saveStep() { r.saveWith(incident.SaveStep) }
+
+func (r *runner) saveWith(save func(string, *incident.Incident) error) {
+	r.saveErr = save(r.ws.MustPath(workspace.IncidentFile), r.inc)
 	if r.saveErr != nil {
 		r.saveErr = fmt.Errorf("record the outcome in %s: %w", r.ws.MustPath(workspace.IncidentFile), r.saveErr)
 		r.log.Error("save incident", "error", r.saveErr)
@@ -134,7 +140,7 @@ func (r *runner) setState(s incident.AgentState) {
 		attrs = append(attrs, "pid", r.inc.Agent.PID)
 	}
 	r.log.Debug("agent state", attrs...)
-	r.save()
+	r.saveStep()
 }
 
 func (r *runner) finish(status incident.Status, reason string) {
@@ -151,17 +157,10 @@ func (r *runner) finish(status incident.Status, reason string) {
 
 // run goes through the steps; every outcome ends in finish, which records
 // it.
-func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstructured.Unstructured) *Result {
+func (r *runner) run(ctx context.Context, cs kubernetes.Interface) *Result {
 	res := &Result{Incident: r.inc, Workspace: r.ws}
 
-	start := time.Now()
-	// The collector fetches what the investigator's rules for this kind
-	// need (their declared Needs), no more.
-	plan := r.cfg.Bundle
-	if plan.Needs == nil {
-		plan.Needs = registry.Needs(obj.GetKind())
-	}
-	b, err := r.collect(ctx, cs, obj, r.info, plan)
+	b, err := r.collecting.wait(ctx)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err() // collection may end early without an error of its own
 	}
@@ -176,9 +175,15 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 	}
 	r.progress(progress.Stepf("Collected %s, %s, %s (%s, %s)",
 		count(len(b.Cluster.Involved), "object"), count(len(b.Events), "event"), count(len(b.Logs), "log stream"),
-		count(b.Requests, "request"), time.Since(start).Round(time.Millisecond)))
+		count(b.Requests, "request"), r.collecting.took.Round(time.Millisecond)))
 	for _, p := range b.Problems {
 		r.progress(progress.Warnf("could not read %s: %s", p.What, p.Error))
+	}
+	opinion, err := r.secondOpinionFirst(b)
+	if err != nil {
+		r.setState(incident.AgentFailure)
+		r.finish(incident.Failed, "builtin findings: "+err.Error())
+		return res
 	}
 
 	actx := ctx
@@ -223,10 +228,12 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		r.gateway.Stop()
 	}
 	r.collectArtifacts()
+	r.sealOutput()
 	if out != nil {
 		code := out.ExitCode
 		r.inc.Agent.ExitCode = &code
 		r.inc.Agent.Signal = out.Signal
+		r.inc.Effort = out.Effort
 	}
 	switch {
 	case err != nil || actx.Err() != nil:
@@ -249,6 +256,10 @@ func (r *runner) run(ctx context.Context, cs kubernetes.Interface, obj *unstruct
 		return res
 	}
 	rep.Notes = append(rep.Notes, append(r.footer(), out.Notes...)...)
+	if out.Effort != nil {
+		rep.Notes = append(rep.Notes, out.Effort.Footer())
+	}
+	r.checkAgentReport(ctx, cs, opinion, rep)
 	md, err := r.writeReport(rep)
 	if err != nil {
 		r.log.Error("write the report", "error", err)

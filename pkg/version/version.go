@@ -20,6 +20,9 @@ type Info struct {
 	Platform   string `json:"platform"`
 	ClientGo   string `json:"clientGoVersion"`
 	CLIRuntime string `json:"cliRuntimeVersion"`
+	// Stores are the --store schemes this build links (the command fills
+	// them in: the krew build and the container image's differ).
+	Stores []string `json:"stores,omitempty"`
 }
 
 // Get reports the build's versions, reading library versions from the

@@ -7,6 +7,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 	"github.com/kubectl-triage/kubectl-triage/pkg/incident"
 	"github.com/kubectl-triage/kubectl-triage/pkg/watch"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
 // lateFlush is how long late members gather before incident.json is
@@ -33,7 +34,7 @@ func (w *Watcher) recordMembers(ev *fault.Event, inc *incident.Incident) *incide
 		mu.Unlock()
 		write.Lock()
 		defer write.Unlock()
-		if _, err := incident.AddMembers(inc.Workspace, batch); err != nil {
+		if _, err := incident.AddMembers(workspace.Files(inc.Workspace), batch); err != nil {
 			w.log.Warn("grouped faults not recorded", "incident_id", inc.IncidentID, "error", err)
 		}
 	}
@@ -53,7 +54,7 @@ func (w *Watcher) recordMembers(ev *fault.Event, inc *incident.Incident) *incide
 		out[i] = toIncidentMember(m)
 	}
 	write.Lock()
-	updated, err := incident.AddMembers(inc.Workspace, out)
+	updated, err := incident.AddMembers(workspace.Files(inc.Workspace), out)
 	write.Unlock()
 	if err != nil {
 		w.log.Warn("grouped faults not recorded", "incident_id", inc.IncidentID, "error", err)

@@ -1,12 +1,16 @@
 package workspace
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefile"
 )
 
 // Artifact is a file an agent left in output/artifacts.
@@ -28,7 +32,7 @@ type ArtifactCatalog struct {
 	Rejected  []Rejected `json:"rejected,omitempty"`
 }
 
-// maxArtifactBytes bounds what is hashed per file.
+// maxArtifactBytes bounds an artifact: a larger one is rejected.
 const maxArtifactBytes = 64 << 20
 
 // CollectArtifacts catalogues the regular files under output/artifacts.
@@ -61,16 +65,16 @@ func (w *Workspace) CollectArtifacts() (*ArtifactCatalog, error) {
 			cat.Rejected = append(cat.Rejected, Rejected{rel, "not a regular file"})
 			return nil
 		}
-		// A hard link or a parent that changed under us could still lead
-		// out: resolve and check before opening.
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil || !Within(w.Dir, real) {
-			cat.Rejected = append(cat.Rejected, Rejected{rel, "resolves outside the workspace"})
-			return nil
-		}
-		sum, err := hashFile(real)
+		// Opened as every reader opens a workspace file: a link swapped in
+		// since, a hard link, a pipe or one too large is rejected too.
+		sum, err := w.hash(filepath.ToSlash(rel))
 		if err != nil {
-			cat.Rejected = append(cat.Rejected, Rejected{rel, err.Error()})
+			var refused *safefile.Error
+			if errors.As(err, &refused) {
+				cat.Rejected = append(cat.Rejected, Rejected{rel, refused.Reason()})
+			} else {
+				cat.Rejected = append(cat.Rejected, Rejected{rel, err.Error()})
+			}
 			return nil
 		}
 		cat.Artifacts = append(cat.Artifacts, Artifact{Path: rel, Size: fi.Size(), SHA256: sum})
@@ -79,14 +83,13 @@ func (w *Workspace) CollectArtifacts() (*ArtifactCatalog, error) {
 	return cat, err
 }
 
-func hashFile(p string) (string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|nofollow, 0)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
+func (w *Workspace) hash(rel string) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, maxArtifactBytes)); err != nil {
+	err := w.Files().Read(context.Background(), rel, func(f *safefile.File) error {
+		_, err := io.Copy(h, f)
+		return err
+	})
+	if err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -16,6 +16,10 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/owner"
 )
 
+// BuiltinFindingsFile holds the builtin investigator's findings an external
+// agent is asked to confirm, refute or extend (DESIGN.md §6).
+const BuiltinFindingsFile = "context/builtin-findings.json"
+
 // Layout of a workspace, relative to its directory.
 const (
 	IncidentFile     = "incident.json"
@@ -166,26 +170,6 @@ func Abandoned(name string, modTime, now time.Time) bool {
 		}
 	}
 	return now.Sub(modTime) > abandonedGrace
-}
-
-// Open returns the existing workspace for id under root.
-func Open(root, id string) (*Workspace, error) {
-	if err := ValidateID(id); err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(root, id)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a workspace directory", dir)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Workspace{ID: id, Dir: abs}, nil
 }
 
 // Path joins rel onto the workspace and refuses anything that would leave it.

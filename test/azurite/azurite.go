@@ -13,11 +13,16 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -162,4 +167,55 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Barrier is a loopback proxy in front of a Server that holds every
+// "create container" request until n of them have arrived (or a minute
+// has passed), then lets them all through at once: n clients that found
+// the container missing all try to create it, and all but one are told
+// it exists. Race tests use it to lose the race every time.
+type Barrier struct {
+	Addr string // 127.0.0.1:PORT, in front of the server
+	// Creates counts the create requests seen.
+	Creates atomic.Int64
+	n       int64
+	release chan struct{}
+	once    sync.Once
+}
+
+// NewBarrier starts a Barrier for n creators in front of s, closed at the
+// test's cleanup.
+func (s *Server) NewBarrier(t testing.TB, n int) *Barrier {
+	t.Helper()
+	b := &Barrier{n: int64(n), release: make(chan struct{})}
+	target := &url.URL{Scheme: "http", Host: s.Addr}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Addr = ln.Addr().String()
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if r.Method == http.MethodPut && q.Get("restype") == "container" && q.Get("comp") == "" {
+			if b.Creates.Add(1) >= b.n {
+				b.once.Do(func() { close(b.release) })
+			}
+			select {
+			case <-b.release:
+			case <-time.After(time.Minute):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	})}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	return b
+}
+
+// URL is the --store URL of a container, through the barrier.
+func (b *Barrier) URL(container string) string {
+	return fmt.Sprintf("azblob://%s?protocol=http&domain=%s&localemu=true", container, b.Addr)
 }

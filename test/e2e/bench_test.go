@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 	corev1 "k8s.io/api/core/v1"
@@ -145,5 +150,139 @@ func BenchmarkKubectlDescribePod(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(len(c.AuditSince(b, mark, c.UserName)))/float64(b.N), "requests/op")
 		})
+	}
+}
+
+// byHandTarget is what one-pod triage must cost at most, as a share of the
+// by-hand pair (kubectl describe pod, then kubectl logs --previous) on the
+// same control plane; byHandRequests bounds its object requests.
+const (
+	byHandTarget   = 0.7
+	byHandRequests = 10 // fewer than
+)
+
+// BenchmarkTriageVsByHand is the one-pod triage of the crash-looping pod
+// against what a person types to learn the same, `kubectl describe pod` and
+// `kubectl logs --previous`, in a namespace of 10,000 pods and as many
+// events. The two run in interleaved rounds, the order alternating, so a
+// load that comes and goes on a shared machine falls on both alike.
+// ratio is the triage's total time over the pair's; requests/op the
+// triage's object requests (discovery excluded: it is cached on disk).
+// With KUBECTL_TRIAGE_BASELINE_BIN set (another build, e.g. main's), that
+// binary runs in the same rounds too and baseline-ratio is its ratio.
+func BenchmarkTriageVsByHand(b *testing.B) {
+	c := testcluster.Get(b)
+	ns := crowdedNamespace(b, c, 10000)
+	b.Run("pods=10000", func(b *testing.B) {
+		env := append(c.Env(), "KUBECONFIG="+c.UserKubeconfig, "WORKSPACE_ROOT="+b.TempDir())
+		timed := func(name string, args ...string) time.Duration {
+			cmd := exec.Command(name, args...)
+			cmd.Env = env
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("%s %v: %v\n%s", filepath.Base(name), args, err, out.String())
+			}
+			return time.Since(start)
+		}
+		// Every binary runs as written by write(2), not as the linker left
+		// it (see BenchmarkFootprint): the page cache would be measured.
+		dir := b.TempDir()
+		written := func(from string) string {
+			if from == "" {
+				return ""
+			}
+			to := filepath.Join(dir, fmt.Sprintf("%d-%s", len(from), filepath.Base(from)))
+			copyFile(b, from, to)
+			return to
+		}
+		bin, baseline, kubectl := written(pluginBinary(b)), written(os.Getenv("KUBECTL_TRIAGE_BASELINE_BIN")), written(c.KubectlPath)
+		requests := 0
+		triage := func(bin string, count bool) time.Duration {
+			mark := c.AuditMark()
+			d := timed(bin, "-q", "-n", ns, "pod/api")
+			if count {
+				for _, e := range c.AuditSince(b, mark, c.UserName) {
+					if !discovery(e.RequestURI) {
+						requests++
+					}
+				}
+			}
+			return d
+		}
+		byHand := func() time.Duration {
+			return timed(kubectl, "describe", "pod", "api", "-n", ns) +
+				timed(kubectl, "logs", "--previous", "api", "-n", ns)
+		}
+		// Warm the discovery caches, as a user's second command would be.
+		triage(bin, false)
+		byHand()
+		if baseline != "" {
+			triage(baseline, false)
+		}
+		var tTriage, tHand, tBase time.Duration
+		// Each round's own ratio too: on a shared machine one load spike
+		// moves the totals' ratio, the median of the rounds' much less.
+		var rounds []float64
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			var rt, rh time.Duration
+			steps := []func(){
+				func() { rt = triage(bin, true); tTriage += rt },
+				func() { rh = byHand(); tHand += rh },
+			}
+			if baseline != "" {
+				steps = append(steps, func() { tBase += triage(baseline, false) })
+			}
+			for j := range steps {
+				steps[(i+j)%len(steps)]() // each goes first in turn
+			}
+			rounds = append(rounds, float64(rt)/float64(rh))
+		}
+		b.StopTimer()
+		n := float64(b.N)
+		ratio := float64(tTriage) / float64(tHand)
+		slices.Sort(rounds)
+		median := rounds[len(rounds)/2]
+		b.ReportMetric(ratio, "ratio")
+		b.ReportMetric(median, "median-round-ratio")
+		b.ReportMetric(float64(tTriage.Milliseconds())/n, "triage-ms/op")
+		b.ReportMetric(float64(tHand.Milliseconds())/n, "by-hand-ms/op")
+		b.ReportMetric(float64(requests)/n, "requests/op")
+		line := fmt.Sprintf("10,000 pods: triage %.0f ms, describe + logs --previous %.0f ms: ratio %.2f (target ≤ %.1f), median of rounds %.2f (%.2f–%.2f); %.0f object requests (target < %d)",
+			float64(tTriage.Milliseconds())/n, float64(tHand.Milliseconds())/n, ratio, byHandTarget, median, rounds[0], rounds[len(rounds)-1], float64(requests)/n, byHandRequests)
+		if baseline != "" {
+			b.ReportMetric(float64(tBase)/float64(tHand), "baseline-ratio")
+			line += fmt.Sprintf("; baseline %s %.0f ms: ratio %.2f", filepath.Base(baseline), float64(tBase.Milliseconds())/n, float64(tBase)/float64(tHand))
+		}
+		b.Log(line)
+		if ratio > byHandTarget {
+			b.Errorf("one-pod triage takes %.2f of the by-hand pair: above the %.1f target", ratio, byHandTarget)
+		}
+		if float64(requests)/n >= byHandRequests {
+			b.Errorf("one-pod triage makes %.0f object requests: want fewer than %d", float64(requests)/n, byHandRequests)
+		}
+	})
+}
+
+// copyFile copies a binary into a new file, as an archive's extraction
+// writes it (not through mmap, as the linker does).
+func copyFile(b *testing.B, from, to string) {
+	b.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
 	}
 }

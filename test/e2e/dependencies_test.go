@@ -24,7 +24,7 @@ func TestDependencyEndpoints(t *testing.T) {
 		slices     int // endpointslices requests wanted
 		want       string
 	}{
-		{"log names a Service", "postgres", 1, "not ready: postgres-0"},
+		{"log names a Service", "postgres", 1, "its pod postgres-0 is CrashLoopBackOff"},
 		{"log names no Service", "db.example.com", 0, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,6 +37,16 @@ func TestDependencyEndpoints(t *testing.T) {
 				AddressType: discoveryv1.AddressTypeIPv4, Ports: []discoveryv1.EndpointPort{{Port: &port}},
 				Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.0.40"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready},
 					TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "postgres-0"}}}})
+			// The Service's own pod, crash-looping on a data directory
+			// initialized by another major version (the postgres image's
+			// own words): what the caller's refusal comes from.
+			c.CreatePod(t, simplePod("postgres-0", func(p *corev1.Pod) {
+				p.Namespace = ns
+				p.Labels = map[string]string{"app": "postgres"}
+				p.Status = crashStatus("app", 1, "Error", 6)
+			}))
+			c.SetLogs(ns, "postgres-0", "app", true, "2024-10-01 08:00:00.000 UTC [1] FATAL:  database files are incompatible with server\n"+
+				"2024-10-01 08:00:00.000 UTC [1] DETAIL:  The data directory was initialized by PostgreSQL version 16, which is not compatible with this version 17.0.\n")
 			p := c.CreatePod(t, simplePod("web", func(p *corev1.Pod) {
 				p.Namespace = ns
 				p.Status = crashStatus("app", 1, "Error", 4)
@@ -67,6 +77,9 @@ func TestDependencyEndpoints(t *testing.T) {
 			}
 			if requests > 15 {
 				t.Errorf("%d API requests for one pod, want at most 15", requests)
+			}
+			if tt.want != "" && !strings.Contains(r.stdout, "database files are incompatible with server") {
+				t.Errorf("report does not quote the dependency pod's log:\n%s", r.stdout)
 			}
 			if tt.want != "" && !strings.Contains(r.stdout, tt.want) {
 				t.Errorf("report does not say %q:\n%s", tt.want, r.stdout)

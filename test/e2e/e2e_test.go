@@ -101,11 +101,36 @@ func assertReadOnly(t *testing.T, c *testcluster.Cluster, mark int64) int {
 		default:
 			t.Errorf("non-read request reached the API server: %s %s (%d)", e.Verb, e.RequestURI, e.Code)
 		}
-		if e.Resource == "secrets" {
+		// Whether one named Secret exists may be asked, as its table row
+		// without the object (the read-only transport lets nothing else
+		// through: readonly.SecretExistenceRead); a list or watch never.
+		if e.Resource == "secrets" && (e.Verb != "get" || e.Name == "" || !strings.HasSuffix(e.RequestURI, "?includeObject=None")) {
 			t.Errorf("secret read reached the API server: %s %s", e.Verb, e.RequestURI)
 		}
 	}
-	return len(events)
+	n := 0
+	for _, e := range events {
+		if !discovery(e.RequestURI) {
+			n++
+		}
+	}
+	return n
+}
+
+// discovery is an API discovery request (/api, /apis, /apis/GROUP[/VERSION]):
+// cached on disk by the client after the first run, so the request budget
+// counts object requests only.
+func discovery(uri string) bool {
+	path, _, _ := strings.Cut(uri, "?")
+	switch parts := strings.Split(strings.Trim(path, "/"), "/"); {
+	case len(parts) == 1:
+		return parts[0] == "api" || parts[0] == "apis"
+	case parts[0] == "api":
+		return len(parts) == 2
+	case parts[0] == "apis":
+		return len(parts) <= 3
+	}
+	return false
 }
 
 // assertWorkspace checks the layout and lifecycle of a finished incident.

@@ -12,8 +12,14 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
@@ -102,13 +108,15 @@ func TestInstallManifests(t *testing.T) {
 		{"delete", "", "namespaces", "", "", false},
 		{"create", "", "events", "", ns, false},
 		{"create", "coordination.k8s.io", "leases", "", ns, true},
-		{"update", "coordination.k8s.io", "leases", "", ns, true},
+		{"update", "coordination.k8s.io", "leases", "", ns, false}, // no name: not every Lease
 		{"delete", "coordination.k8s.io", "leases", "", ns, false},
+		{"list", "coordination.k8s.io", "leases", "", ns, false},
+		{"watch", "coordination.k8s.io", "leases", "", ns, false},
 		{"create", "coordination.k8s.io", "leases", "", other, false},
 	} {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User:               user,
-			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+			Groups:             saGroups(ns),
 			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: tc.verb, Group: tc.group, Resource: tc.resource, Subresource: tc.sub, Namespace: tc.ns},
 		}}
 		res, err := c.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
@@ -118,6 +126,158 @@ func TestInstallManifests(t *testing.T) {
 		if res.Status.Allowed != tc.allowed {
 			t.Errorf("%s %s %s/%s in %q: allowed=%v, want %v (%s)", user, tc.verb, tc.resource, tc.sub, tc.ns, res.Status.Allowed, tc.allowed, res.Status.Reason)
 		}
+	}
+}
+
+func saGroups(ns string) []string {
+	return []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
+}
+
+// leaseOf is the Lease the installed Deployment's watch elects on.
+func leaseOf(t *testing.T, c *testcluster.Cluster, ns string) string {
+	t.Helper()
+	d, err := c.Client.AppsV1().Deployments(ns).Get(context.Background(), "kubectl-triage", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range d.Spec.Template.Spec.Containers[0].Args {
+		if v, ok := strings.CutPrefix(a, "--leader-elect-lease-name="); ok {
+			return v
+		}
+	}
+	t.Fatalf("the Deployment names no Lease: %q", d.Spec.Template.Spec.Containers[0].Args)
+	return ""
+}
+
+// TestInstallLeaseRole: the installed ServiceAccount may get and update the
+// Lease its watch elects on, and create Leases, but may not read or take
+// over any other Lease of its namespace (as a controller-manager's or a
+// scheduler's leader Lease in kube-system would be): checked by the API
+// server's RBAC authorizer, with the ServiceAccount impersonated, and by
+// the real watch electing itself leader with the ServiceAccount's token.
+func TestInstallLeaseRole(t *testing.T) {
+	c := testcluster.Get(t)
+	ns, user := applyInstall(t, c)
+	lease := leaseOf(t, c, ns)
+	ctx := context.Background()
+	// Another component's leader Lease beside the watch's.
+	foreign := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "kube-controller-manager", Namespace: ns},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr("controller-manager-0"), LeaseDurationSeconds: ptr(int32(15))}}
+	if _, err := c.Client.CoordinationV1().Leases(ns).Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		verb, name string
+		allowed    bool
+	}{
+		{"get", lease, true}, {"update", lease, true}, {"create", "", true},
+		{"patch", lease, false}, {"delete", lease, false},
+		{"get", "kube-controller-manager", false}, {"update", "kube-controller-manager", false},
+		{"patch", "kube-scheduler", false}, {"delete", "kube-scheduler", false},
+	} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: saGroups(ns),
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: tc.verb, Group: "coordination.k8s.io", Resource: "leases", Name: tc.name, Namespace: ns}}}
+		res, err := c.Client.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status.Allowed != tc.allowed {
+			t.Errorf("%s leases/%s in %s: allowed=%v, want %v (%s)", tc.verb, tc.name, ns, res.Status.Allowed, tc.allowed, res.Status.Reason)
+		}
+	}
+
+	// The same requests made as the ServiceAccount.
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: saGroups(ns)}
+	as, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases := as.CoordinationV1().Leases(ns)
+	own, err := leases.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: lease}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr("e2e")}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create its own Lease: %v", err)
+	}
+	own.Spec.HolderIdentity = ptr("e2e-2")
+	if _, err := leases.Update(ctx, own, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("update its own Lease: %v", err)
+	}
+	if _, err := leases.Get(ctx, "kube-controller-manager", metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("get another Lease: %v, want forbidden", err)
+	}
+	foreign, err = c.Client.CoordinationV1().Leases(ns).Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign.Spec.HolderIdentity = ptr("kubectl-triage")
+	if _, err := leases.Update(ctx, foreign, metav1.UpdateOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("update another Lease: %v, want forbidden", err)
+	}
+	if err := c.Client.CoordinationV1().Leases(ns).Delete(ctx, lease, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The watch itself, as the Deployment runs it, with the ServiceAccount's
+	// token: it creates its Lease and leads with these rights alone.
+	tok, err := c.Client.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "kubectl-triage", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["e2e"] = &clientcmdapi.Cluster{Server: c.Server, CertificateAuthorityData: c.Config.CAData}
+	kc.AuthInfos["sa"] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	kc.Contexts["sa"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "sa", Namespace: ns}
+	kc.CurrentContext = "sa"
+	saKubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, saKubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := startReplica(t, c, filepath.Join(t.TempDir(), "incidents"), ns, "--kubeconfig", saKubeconfig, "--leader-elect-lease-name", lease)
+	rec := w.logged(t, "leader election: leading", time.Minute)
+	if rec["lease"] != ns+"/"+lease {
+		t.Errorf("leading on %v, want %s/%s", rec["lease"], ns, lease)
+	}
+	got, err := c.Client.CoordinationV1().Leases(ns).Get(ctx, lease, metav1.GetOptions{})
+	if err != nil || got.Spec.HolderIdentity == nil || *got.Spec.HolderIdentity != rec["identity"] {
+		t.Errorf("Lease %s after the watch leads: %+v, %v", lease, got, err)
+	}
+	if f, err := c.Client.CoordinationV1().Leases(ns).Get(ctx, "kube-controller-manager", metav1.GetOptions{}); err != nil || *f.Spec.HolderIdentity != "controller-manager-0" {
+		t.Errorf("the other Lease changed: %+v, %v", f, err)
+	}
+}
+
+// TestInstallRefusesKubeSystem: `install --print -n kube-system | kubectl
+// apply -f -`, as a user would type it, prints nothing, says why in one
+// line, and leaves kube-system as it was: no label changed, no role made.
+func TestInstallRefusesKubeSystem(t *testing.T) {
+	c := testcluster.Get(t)
+	ctx := context.Background()
+	before, err := c.Client.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, manifests, stderr := runBinary(t, []string{"HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir()}, "install", "--print", "-n", "kube-system")
+	if code != 1 || manifests != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, `refusing to install into system namespace "kube-system"`) {
+		t.Errorf("install --print -n kube-system: exit %d, stdout (%d bytes) %.200q, stderr %q; want exit 1, nothing printed, one line", code, len(manifests), manifests, stderr)
+	}
+	apply := exec.CommandContext(ctx, c.KubectlPath, "--kubeconfig", c.Kubeconfig, "apply", "-f", "-")
+	apply.Stdin = strings.NewReader(manifests)
+	apply.Env = append(os.Environ(), "KUBECACHEDIR="+filepath.Join(t.TempDir(), "cache"))
+	if out, err := apply.CombinedOutput(); err == nil || !bytes.Contains(out, []byte("no objects passed to apply")) {
+		t.Errorf("kubectl apply of the refused output: %v\n%s", err, out)
+	}
+	after, err := c.Client.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion != before.ResourceVersion || after.Labels["pod-security.kubernetes.io/enforce"] != before.Labels["pod-security.kubernetes.io/enforce"] {
+		t.Errorf("kube-system changed: labels %v, were %v", after.Labels, before.Labels)
+	}
+	if _, err := c.Client.RbacV1().Roles("kube-system").Get(ctx, "kubectl-triage-leases", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a Role was made in kube-system: %v", err)
+	}
+	if _, err := c.Client.RbacV1().ClusterRoles().Get(ctx, "kubectl-triage:kube-system", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a ClusterRole was made for kube-system: %v", err)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 
 // TestNamespaceTarget: `kubectl triage ns/NAME` on a namespace where two
 // workloads fail (a crash loop on an unset variable, an image that does not
-// exist) beside a healthy one. Issue 16 saw a namespace with 6 failing pods
-// reported "healthy: no fault found". The report must name both failing
+// exist) beside a healthy one: a namespace of failing pods must never read
+// "healthy: no fault found". The report must name both failing
 // workloads, worst explained first, each with its own cause, and read a
 // bounded number of objects.
 func TestNamespaceTarget(t *testing.T) {

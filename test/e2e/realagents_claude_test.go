@@ -23,7 +23,7 @@ func TestRealClaude(t *testing.T) {
 		t.Errorf("the CLI tried hosts beyond its model API: %v", denied)
 	}
 	r.assertModelRequests(t)
-	r.assertFooter(t, 3, 1)
+	r.assertFooter(t, 2, 0, 1)
 	if !strings.Contains(r.stderr, "agent: failed: Bash: touch written-by-claude (denied by the CLI's permission policy)") {
 		t.Errorf("the touch was not denied:\n%s", r.stderr)
 	}

@@ -33,7 +33,7 @@ func TestRealGemini(t *testing.T) {
 	r.assertModelRequests(t)
 	// The delete is outside the policy's read-only verbs: denied by the
 	// CLI, shown as failed and counted.
-	r.assertFooter(t, 3, 1)
+	r.assertFooter(t, 2, 0, 1)
 	for _, want := range []string{"agent: run_shell_command: kubectl get pods -n " + r.ns, "agent: failed: run_shell_command: kubectl delete pod api -n " + r.ns + " (denied by the CLI's policy)", "sandbox: namespaces"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("progress lacks %q:\n%s", want, r.stderr)

@@ -184,7 +184,7 @@ func (h *hostileRun) assertContained(t *testing.T) {
 		h.assertNoSecret(t, c.what+" result", res)
 	}
 	// The report footer counts the same failures.
-	if want := "the agent's stream reported " + plural(len(h.commands), "tool call"); !strings.Contains(r.stdout, want) {
+	if want := "CLI's own figures): "; !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, plural(len(h.commands), "tool call")+" (") {
 		t.Errorf("footer lacks %q:\n%s", want, r.stdout)
 	}
 

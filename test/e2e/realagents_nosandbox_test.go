@@ -50,7 +50,7 @@ func TestRealClaudeIgnoresUserSettings(t *testing.T) {
 	r.env = append(r.env, "ANTHROPIC_API_KEY=sk-ant-test-key", "ANTHROPIC_BASE_URL="+r.srv.URL)
 	r.run(t, "claude", "--no-sandbox")
 	r.assertResolvedWithQuotedResults(t, "CrashLoopBackOff")
-	r.assertFooter(t, 2, 1)
+	r.assertFooter(t, 1, 0, 1)
 	if _, err := os.Stat(filepath.Join(r.dir, "written-by-claude")); err == nil {
 		t.Errorf("claude ran a command outside its allow-list, allowed by the user's settings")
 	}

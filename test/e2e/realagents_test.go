@@ -211,10 +211,11 @@ func (r *realAgentRun) assertModelRequests(t *testing.T, exceptTools ...string) 
 	}
 }
 
-// assertFooter: the report footer counts the agent's tool calls.
-func (r *realAgentRun) assertFooter(t *testing.T, calls, failed int) {
+// assertFooter: the report footer counts the agent's tool calls: those
+// that ran (failed of them failed) and those the CLI's policy refused.
+func (r *realAgentRun) assertFooter(t *testing.T, allowed, failed, refused int) {
 	t.Helper()
-	want := "the agent's stream reported " + plural(calls, "tool call") + ", " + itoa(failed) + " failed"
+	want := plural(allowed+refused, "tool call") + " (" + itoa(allowed) + " allowed, " + itoa(failed) + " failed, " + itoa(refused) + " refused)"
 	if !strings.Contains(r.stdout, want) {
 		t.Errorf("report footer lacks %q:\n%s", want, r.stdout)
 	}

@@ -40,4 +40,29 @@ func TestLoadTransforms(t *testing.T) {
 			t.Errorf("maskClock(%q) = %q, want %q", in, got, want)
 		}
 	}
+
+	for _, c := range []struct {
+		a, b string
+		equal bool
+	}{
+		{"started 20m1s ago and has not exited", "started 20m2s ago and has not exited", true},
+		{"running for 20m59s", "running for 21m0s", true},
+		{"scheduled 3h ago", "scheduled 4h ago", true},
+		{"running for 20m1s", "running for 25m1s", false},
+		{"running for 20m1s", "running for 20m1s, then", false},
+		{"exit code 1 after 2s", "exit code 2 after 2s", false},
+		{maskClock(`178 run(s) of schedule "* * * * *" were missed`), maskClock(`179 run(s) of schedule "* * * * *" were missed`), true},
+		{maskClock("the last 3 run(s) failed"), maskClock("the last 4 run(s) failed"), false},
+	} {
+		if got := clockEqual(c.a, c.b); got != c.equal {
+			t.Errorf("clockEqual(%q, %q) = %v, want %v", c.a, c.b, got, c.equal)
+		}
+	}
+
+	if !inServiceRange("10.0.12.7") || inServiceRange("10.96.0.10") || inServiceRange("None") {
+		t.Errorf("inServiceRange: only %s holds a kept cluster IP", "10.0.0.0/16")
+	}
+	if got := reassign("dial tcp 10.0.1.2:6379 and 10.0.1.23:6379", map[string]string{"10.0.1.2": "10.0.9.9"}); got != "dial tcp 10.0.9.9:6379 and 10.0.1.23:6379" {
+		t.Errorf("reassign: %q", got)
+	}
 }

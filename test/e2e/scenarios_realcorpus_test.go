@@ -125,40 +125,4 @@ var realCorpusScenarios = []scenario{}
 
 // realCorpusMisses are scenarios from real material whose expectation (what
 // the material shows) the builtin investigator does not meet yet.
-var realCorpusMisses = []scenario{
-	// Diagnosed right (the init container and "waiting for myservice"),
-	// but not capturable: the Root cause prints the init container's
-	// running time to the second ("running for 15m0s"), which the live
-	// replay sees a second later; maskClock masks "Ns ago", not durations.
-	{
-		name:   "real-init-container-waiting-for-service",
-		source: "kubernetes/website content/en/docs/concepts/workloads/pods/init-containers.md (the myapp-pod example: init container looping 'waiting for myservice' until the Service exists; busybox nslookup wording)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c.CreatePod(t, simplePod("myapp-pod", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.InitContainers = []corev1.Container{{Name: "init-myservice", Image: "busybox:1.28",
-					Command: []string{"sh", "-c", "until nslookup myservice.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for myservice; sleep 2; done"}}}
-				p.Spec.Containers[0].Command = []string{"sh", "-c", "echo The app is running! && sleep 3600"}
-				p.Status = corev1.PodStatus{Phase: corev1.PodPending, HostIP: "127.0.0.1", PodIP: "10.244.0.41", StartTime: ptr(minutesAgo(15)),
-					Conditions: []corev1.PodCondition{
-						{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: minutesAgo(15)},
-						{Type: corev1.PodInitialized, Status: corev1.ConditionFalse, Reason: "ContainersNotInitialized", Message: "containers with incomplete status: [init-myservice]", LastTransitionTime: minutesAgo(15)},
-						{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: minutesAgo(15)},
-						{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: minutesAgo(15)}},
-					InitContainerStatuses: []corev1.ContainerStatus{{Name: "init-myservice", Image: "busybox:1.28", ImageID: "busybox@sha256:11", ContainerID: "containerd://i1",
-						Started: ptr(true), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: minutesAgo(15)}}}},
-					ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "busybox:1.36",
-						State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}}}
-			}))
-			var log string
-			for i := 0; i < 4; i++ {
-				log += "Server:    10.96.0.10\nAddress 1: 10.96.0.10 kube-dns.kube-system.svc.cluster.local\n\n" +
-					"nslookup: can't resolve 'myservice." + ns + ".svc.cluster.local'\nwaiting for myservice\n"
-			}
-			c.SetLogs(ns, "myapp-pod", "init-myservice", false, log)
-			return []string{"pod/myapp-pod"}
-		},
-		category: "InitContainer",
-		culprit:  []string{"myservice"},
-	},
-}
+var realCorpusMisses = []scenario{}

@@ -227,7 +227,7 @@ func TestWatchStoreErrors(t *testing.T) {
 }
 
 // TestWatchStoreCannotCreate: the container is missing and the credential
-// (a read-only account SAS, from the environment as the seeds set it) may
+// (a read-only account SAS, from AZURE_STORAGE_SAS_TOKEN) may
 // not create it: one line at startup, nothing created.
 func TestWatchStoreCannotCreate(t *testing.T) {
 	srv := azurite.Start(t)

@@ -69,3 +69,60 @@ func TestWatchLeaderElectionStore(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchLeaderStoreCreateRace: two replicas start at the same instant
+// on a store whose container does not exist yet. Both find it missing and
+// both create it (a proxy holds the creates until both have sent theirs);
+// the one told "ContainerAlreadyExists" stays up as well. Then the leader
+// is killed and the survivor takes over and stores what it triages.
+func TestWatchLeaderStoreCreateRace(t *testing.T) {
+	c := testcluster.Get(t)
+	srv := azurite.Start(t)
+	gate := srv.NewBarrier(t, 2)
+	url := gate.URL("race-ha")
+	ns := c.Namespace(t)
+	args := []string{"-n", ns, "--store", url, "--keep-local=false",
+		"--leader-elect", "--leader-elect-namespace", ns, "--leader-elect-lease-duration", leaseDuration.String(),
+		"--leader-elect-renew-deadline", renewDeadline.String(), "--leader-elect-retry-period", retryPeriod.String()}
+	a := startWatchEnv(t, c, srv.Env(), args...)
+	b := startWatchEnv(t, c, srv.Env(), args...)
+	for _, w := range []*watchProc{a, b} {
+		w.logged(t, "storing incidents", time.Minute)
+	}
+	if n := gate.Creates.Load(); n != 2 {
+		t.Fatalf("%d creates of the container reached Azurite, want one per replica", n)
+	}
+	created, raced := "created the store's container", "the store's container was created by another replica"
+	if got := a.loggedCount(created) + b.loggedCount(created); got != 1 {
+		t.Errorf("%d replicas created the container, want 1", got)
+	}
+	if got := a.loggedCount(raced) + b.loggedCount(raced); got != 1 {
+		t.Errorf("%d replicas found it made by the other, want 1", got)
+	}
+
+	// Who leads is up to the Lease.
+	leader, follower := a, b
+	deadline := time.Now().Add(time.Minute)
+	for a.loggedCount("takeover: now triaging")+b.loggedCount("takeover: now triaging") == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if b.loggedCount("takeover: now triaging") > 0 {
+		leader, follower = b, a
+	}
+	leader.logged(t, "takeover: now triaging", time.Second)
+	follower.logged(t, "leader election: following", time.Minute)
+	if err := leader.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-leader.done
+	follower.logged(t, "takeover: now triaging", time.Minute)
+	crashPod(t, c, ns, "after")
+	if il := follower.next(t, 2*time.Minute); il.Name != "after" || il.Stored == "" {
+		t.Fatalf("survivor's incident: %+v; want it stored", il)
+	}
+	select {
+	case <-follower.done:
+		t.Fatalf("the survivor exited (code %d); stderr:\n%s", follower.code, follower.stderr.String())
+	default:
+	}
+}

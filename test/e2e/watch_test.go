@@ -399,7 +399,7 @@ func TestWatchOverflowAndDrain(t *testing.T) {
 	if entries, _ := os.ReadDir(w.root); len(entries) != 1 {
 		t.Errorf("%d workspaces, want 1", len(entries))
 	}
-	// Logged once (issue 13: metrics.Serve and the command both logged it).
+	// Logged once, by metrics.Serve's caller only.
 	if n := w.loggedCount("serving metrics"); n != 1 {
 		t.Errorf("%q logged %d times, want once:\n%s", "serving metrics", n, w.stderr.String())
 	}

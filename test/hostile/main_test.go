@@ -2,10 +2,14 @@
 // way a hostile tester would, on a real control plane (test/testcluster),
 // through the built binary, and checks that nothing is lost and nothing
 // leaks: planted secrets of every family never reach disk or a terminal,
-// escape sequences from the cluster never reach stdout or a report, runs
+// escape sequences from the cluster never reach stdout or a report, an
+// agent's report that quotes credentials is redacted on every outcome,
+// text hidden from a person (tag, zero-width, bidi characters) reaches no
+// report, MCP result, watch line, Slack message or log as itself, runs
 // killed at any moment never leave an incident stuck, Ctrl-C works from the
-// first millisecond, a full disk ends cleanly and concurrent runs share a
-// root safely. Its figures are printed at the end (and written to
+// first millisecond, a full disk ends cleanly, concurrent runs share a
+// root safely and links, pipes and huge files left in a workspace or a
+// store are refused by every reader. Its figures are printed at the end (and written to
 // $KUBECTL_TRIAGE_HOSTILE_FIGURES when set, for make test to show).
 package hostile
 
@@ -38,6 +42,25 @@ var figures struct {
 	interrupts, interruptsExited130 atomic.Int64
 	diskFullSteps, diskFullClean    atomic.Int64
 	concurrentRuns, concurrentClean atomic.Int64
+	// MCP over HTTP and install (mcphttp_test.go, install_test.go).
+	originProbes, originForeignAccepted, originLocalRefused atomic.Int64
+	longArgProbes, longArgLongestError                      atomic.Int64
+	capProbes, capLargestStructured, capLargestWire         atomic.Int64
+	installProbes, installPrinted                           atomic.Int64
+	leakyPlanted, leakyFound                                atomic.Int64 // found = leaked: must stay 0
+	leakyOutcomes                                           atomic.Int64
+	hiddenProbes, hiddenLeaks                               atomic.Int64 // leaks must stay 0
+	// Links, pipes, /dev/zero and sparse files read back by the readers
+	// of workspaces and stores; followed = printed, hung, over the memory
+	// bound or changed: must stay 0.
+	filesReadBack, filesFollowed atomic.Int64
+	filesPeakRSS, filesSlowest   atomic.Int64 // bytes, nanoseconds
+}
+
+// storeMax raises v to n when n is larger.
+func storeMax(v *atomic.Int64, n int64) {
+	for old := v.Load(); n > old && !v.CompareAndSwap(old, n); old = v.Load() {
+	}
 }
 
 func printFigures() string {
@@ -51,6 +74,18 @@ func printFigures() string {
 	fmt.Fprintf(&b, "  SIGINT/SIGTERM points %d, exited 130 with nothing half-written %d\n", f.interrupts.Load(), f.interruptsExited130.Load())
 	fmt.Fprintf(&b, "  full-disk steps %d, ended failed with a reason or left nothing %d\n", f.diskFullSteps.Load(), f.diskFullClean.Load())
 	fmt.Fprintf(&b, "  concurrent triages into one root %d, recorded and listed %d\n", f.concurrentRuns.Load(), f.concurrentClean.Load())
+	fmt.Fprintf(&b, "  MCP HTTP Origin probes %d, foreign Origin given a session %d, loopback or none refused %d\n",
+		f.originProbes.Load(), f.originForeignAccepted.Load(), f.originLocalRefused.Load())
+	fmt.Fprintf(&b, "  MCP arguments of 4 KiB to 4 MiB %d, longest error answered %d bytes\n", f.longArgProbes.Load(), f.longArgLongestError.Load())
+	fmt.Fprintf(&b, "  MCP 60,000-file evidence listings %d, largest structured content %d bytes (cap %d), largest answer on the wire %d bytes\n",
+		f.capProbes.Load(), f.capLargestStructured.Load(), mcpOutputCap, f.capLargestWire.Load())
+	fmt.Fprintf(&b, "  install --print into kube-* or default %d, printed manifests %d\n", f.installProbes.Load(), f.installPrinted.Load())
+	fmt.Fprintf(&b, "  credentials an agent's report quotes %d (%d outcomes), found in the workspace, output, show or MCP %d\n",
+		f.leakyPlanted.Load(), f.leakyOutcomes.Load(), f.leakyFound.Load())
+	fmt.Fprintf(&b, "  hidden-text probes (tag, zero-width, bidi characters) %d, reaching a report, MCP, a watch line, Slack or a log %d\n",
+		f.hiddenProbes.Load(), f.hiddenLeaks.Load())
+	fmt.Fprintf(&b, "  hostile workspace files read back %d, followed, hung or over the memory bound %d (largest peak RSS %d MB, slowest run %s)\n",
+		f.filesReadBack.Load(), f.filesFollowed.Load(), f.filesPeakRSS.Load()>>20, time.Duration(f.filesSlowest.Load()).Round(time.Millisecond))
 	return b.String()
 }
 

@@ -36,43 +36,58 @@ func mustValid(t *testing.T, p Plugin, distDir string) {
 	}
 }
 
-// templatePath is the checksum-free template `make krew-manifest` fills.
+// templatePath is the manifest template at the top of the repository, which
+// `make krew-manifest` renders into DIST/triage.yaml.
 func templatePath(t *testing.T) string {
-	return filepath.Join(repoRoot(t), "plugins", "krew", "triage.yaml.tmpl")
+	return filepath.Join(repoRoot(t), "krew-manifest.yaml")
 }
 
-// The repository holds a template, never a manifest with checksums: the
-// binaries embed the commit, so a committed manifest could only describe
-// archives built before the commit that added it (krew: "checksum does not
-// match"). It carries the descriptive text krew checks, and no platforms;
-// its name is not triage.yaml, so nobody installs it as it stands.
+// platforms are the os/arch pairs a release ships.
+var platforms = [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"}, {"windows", "arm64"}}
+
+// The repository holds the manifest as a template (krew-release-bot's
+// convention), never a manifest with checksums: the binaries embed the
+// commit, so a committed checksum could only describe archives built before
+// the commit that added it (krew: "checksum does not match"). Its version
+// is the release's tag, each platform's uri and sha256 come from
+// addURIAndSha on that platform's release URL, and, rendered, it passes
+// krew's rules; its name is not triage.yaml, so nobody installs it as it
+// stands.
 func TestTemplate(t *testing.T) {
 	data := mustRead(t, templatePath(t))
-	if strings.Contains(string(data), "sha256:") {
+	text := string(data)
+	if strings.Contains(text, "sha256:") {
 		t.Error("the template carries a sha256")
 	}
-	p, err := decodeManifest(data)
-	if err != nil {
-		t.Fatalf("template: %v", err)
+	if !strings.Contains(text, "\n  version: {{ .TagName }}\n") {
+		t.Error("spec.version is not {{ .TagName }}")
 	}
-	if len(p.Spec.Platforms) != 0 {
-		t.Errorf("the template has %d platforms; they come from the archives", len(p.Spec.Platforms))
+	for _, pa := range platforms {
+		ext := ".tar.gz"
+		if pa[0] == "windows" {
+			ext = ".zip"
+		}
+		call := fmt.Sprintf(`{{ addURIAndSha "%s{{ .TagName }}/%s_{{ .TagName }}_%s_%s%s" .TagName }}`, fmt.Sprintf(releaseURIFmt, ""), binName, pa[0], pa[1], ext)
+		call = strings.Replace(call, "download//", "download/", 1)
+		if strings.Count(text, call) != 1 {
+			t.Errorf("the template does not name %s/%s's release archive once: %s", pa[0], pa[1], call)
+		}
+	}
+	p, err := decodeManifest(renderStub(t, data, testVersion))
+	if err != nil {
+		t.Fatalf("rendered template: %v", err)
 	}
 	if err := checkFileName(templatePath(t), p); err == nil {
 		t.Error("the template is named like an installable manifest")
 	}
-	// krew's rules on everything but the platforms: with one stand-in
-	// platform and a real version the template must pass them.
-	p.Spec.Version = testVersion
-	p.Spec.Platforms = goodManifest(t).Spec.Platforms[:1]
 	mustValid(t, p, "")
+	if len(p.Spec.Platforms) != len(platforms) || p.Spec.Version != testVersion {
+		t.Errorf("rendered: version %s, %d platforms", p.Spec.Version, len(p.Spec.Platforms))
+	}
 	for _, word := range []string{"read", "agent", "kubectl krew uninstall triage", "rm "} {
 		if !strings.Contains(p.Spec.Caveats, word) {
 			t.Errorf("caveats do not mention %q", word)
 		}
-	}
-	if _, err := os.Stat(filepath.Join(repoRoot(t), "krew-manifest.yaml")); err == nil {
-		t.Error("krew-manifest.yaml is back: krew refuses a manifest not named after the plugin")
 	}
 }
 
@@ -88,7 +103,7 @@ func checkFileName(file string, p Plugin) error {
 
 func TestCheckFileName(t *testing.T) {
 	p := goodManifest(t)
-	for file, ok := range map[string]bool{"/x/triage.yaml": true, "krew-manifest.yaml": false, "triage.yml": false, "triage.yaml.tmpl": false} {
+	for file, ok := range map[string]bool{"/x/triage.yaml": true, "krew-manifest.yaml": false, "triage.yml": false, ".krew.yaml": false} {
 		if err := checkFileName(file, p); (err == nil) != ok {
 			t.Errorf("checkFileName(%s) = %v, want ok=%v", file, err, ok)
 		}
@@ -222,7 +237,7 @@ func TestManifestFromArchives(t *testing.T) {
 		}
 		return p
 	}
-	for _, osArch := range [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"}, {"darwin", "arm64"}, {"windows", "amd64"}, {"windows", "arm64"}} {
+	for _, osArch := range platforms {
 		goos, goarch := osArch[0], osArch[1]
 		bin, comp, ext := binName, completion, ".tar.gz"
 		script := "#!/bin/sh\nexec kubectl-triage __complete \"$@\"\n"
@@ -276,21 +291,68 @@ func TestManifestFromArchives(t *testing.T) {
 			t.Errorf("uri %s ignores -uri-base %s", pl.URI, base)
 		}
 	}
-	// The descriptive text comes from the template.
-	orig, _ := decodeManifest(mustRead(t, templatePath(t)))
-	if p.Spec.Description != orig.Spec.Description || p.Spec.Caveats != orig.Spec.Caveats || p.Spec.ShortDescription != orig.Spec.ShortDescription {
+	// Everything but the checksums (each its archive's: mustValid) and the
+	// download location is the template's.
+	orig, _ := decodeManifest(renderStub(t, mustRead(t, templatePath(t)), testVersion))
+	if p.Spec.Description != orig.Spec.Description || p.Spec.Caveats != orig.Spec.Caveats || p.Spec.ShortDescription != orig.Spec.ShortDescription || p.Spec.Homepage != orig.Spec.Homepage {
 		t.Error("the generated manifest lost the descriptive text of the template")
+	}
+	for i, pl := range p.Spec.Platforms {
+		if o := orig.Spec.Platforms[i]; filepath.Base(pl.URI) != filepath.Base(o.URI) || pl.Bin != o.Bin || fmt.Sprint(pl.Files) != fmt.Sprint(o.Files) {
+			t.Errorf("platforms[%d] differs from the template's beyond uri base and sha256", i)
+		}
+	}
+	// Without -uri-base the URLs are the template's: the GitHub release.
+	gh := filepath.Join(t.TempDir(), "triage.yaml")
+	run(t, repoRoot(t), nil, helper, "manifest", "-version", testVersion, "-dist", a, "-in", templatePath(t), "-out", gh)
+	if ghp, err := decodeManifest(mustRead(t, gh)); err != nil || !strings.HasPrefix(ghp.Spec.Platforms[0].URI, fmt.Sprintf(releaseURIFmt, testVersion)) {
+		t.Errorf("without -uri-base: %v, %+v", err, ghp.Spec.Platforms)
+	}
+
+	// The real krew: krew-index's validator installs every platform from
+	// the manifest, downloading the archives from a loopback release.
+	if haveRealKrew() {
+		krewDir, kubectlDir := realKrew(t)
+		served := filepath.Join(t.TempDir(), "triage.yaml")
+		run(t, repoRoot(t), nil, helper, "manifest", "-version", testVersion, "-dist", a, "-uri-base", archiveServer(t, a), "-in", templatePath(t), "-out", served)
+		validateReal(t, served, krewEnv(krewDir, kubectlDir, t.TempDir()))
+	} else {
+		t.Log("real krew skipped: set KUBECTL_TRIAGE_KREW and KUBECTL_TRIAGE_TESTBIN")
 	}
 
 	// The generator refuses what krew would: a manifest file not named
-	// triage.yaml, and a template carrying platforms (stale checksums).
+	// triage.yaml, and a template carrying checksums (stale ones).
 	if msg, err := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", templatePath(t),
 		"-out", filepath.Join(t.TempDir(), "krew-manifest.yaml")).CombinedOutput(); err == nil || !strings.Contains(string(msg), "named triage.yaml") {
 		t.Errorf("manifest -out krew-manifest.yaml: err=%v, %s", err, msg)
 	}
 	if msg, err := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", out,
-		"-out", filepath.Join(t.TempDir(), "triage.yaml")).CombinedOutput(); err == nil || !strings.Contains(string(msg), "template has no platforms") {
+		"-out", filepath.Join(t.TempDir(), "triage.yaml")).CombinedOutput(); err == nil || !strings.Contains(string(msg), "a template carries no sha256") {
 		t.Errorf("manifest from a template with checksums: err=%v, %s", err, msg)
+	}
+	// A platform not built is left out, and said so; an archive the
+	// template does not name is an error.
+	partial := t.TempDir()
+	for _, n := range names {
+		if !strings.Contains(n, "darwin") && n != "SHA256SUMS" {
+			if err := os.WriteFile(filepath.Join(partial, n), mustRead(t, filepath.Join(a, n)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cmd := exec.Command(helper, "manifest", "-version", testVersion, "-dist", partial, "-in", templatePath(t), "-out", filepath.Join(partial, "triage.yaml"))
+	msg, err := cmd.CombinedOutput()
+	pp, derr := decodeManifest(mustRead(t, filepath.Join(partial, "triage.yaml")))
+	if err != nil || derr != nil || len(pp.Spec.Platforms) != 4 || !strings.Contains(string(msg), "darwin/arm64 left out") {
+		t.Errorf("manifest without the darwin archives: err=%v %v, %d platforms\n%s", err, derr, len(pp.Spec.Platforms), msg)
+	}
+	stray := fmt.Sprintf("%s_%s_linux_s390x.tar.gz", binName, testVersion)
+	if err := os.WriteFile(filepath.Join(partial, stray), mustRead(t, filepath.Join(a, names[0])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(helper, "manifest", "-version", testVersion, "-dist", partial, "-in", templatePath(t), "-out", filepath.Join(partial, "triage.yaml"))
+	if msg, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(msg), "no platform for "+stray) {
+		t.Errorf("manifest with an archive the template does not name: err=%v, %s", err, msg)
 	}
 
 	// A tampered archive no longer matches SHA256SUMS: the generator refuses.
@@ -299,7 +361,7 @@ func TestManifestFromArchives(t *testing.T) {
 	if err := os.WriteFile(f, append(raw, 0), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", templatePath(t), "-out", out)
+	cmd = exec.Command(helper, "manifest", "-version", testVersion, "-dist", a, "-in", templatePath(t), "-out", out)
 	if msg, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(msg), "SHA256SUMS") {
 		t.Errorf("manifest from a stale archive: err=%v, %s", err, msg)
 	}
@@ -443,6 +505,11 @@ func TestDist(t *testing.T) {
 	}
 	if runtime.GOOS == "windows" {
 		return
+	}
+	if haveRealKrew() {
+		realInstall(t, a, manifest, archive)
+	} else {
+		t.Log("real krew skipped: set KUBECTL_TRIAGE_KREW and KUBECTL_TRIAGE_TESTBIN")
 	}
 
 	// Unpacked like krew does, the binary reports the version and the

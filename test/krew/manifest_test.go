@@ -1,7 +1,10 @@
-// Package krew checks the release packaging: the manifest template against
-// krew's own validation rules, the archives `make dist` writes, that two
-// builds are byte-identical, and that a manifest made by
-// `make krew-manifest` describes the archives it was made from.
+// Package krew checks the release packaging: the manifest template
+// (krew-manifest.yaml, krew-release-bot style) and the manifest
+// `make krew-manifest` renders from it against krew's rules (this package's
+// validate, and, with KUBECTL_TRIAGE_KREW, krew-index's own validator and
+// krew's install and uninstall), the archives `make dist` writes, that two
+// builds are byte-identical, and that the rendered manifest describes the
+// archives it was made from.
 package krew
 
 import (

@@ -9,7 +9,7 @@
 //	  report.md      the golden report: the builtin investigator's report
 //	                 on context/ as of Meta.CapturedAt, as printed (Render)
 //
-// The unit tier replays every directory in memory (bundle.Load, then
+// The unit tier replays every directory in memory (workspace.Open, then
 // investigate.Investigate at the captured time) against report.md; the e2e
 // tier (test/e2e TestScenarios) creates the same objects, events and logs
 // in a real control plane, runs `kubectl triage` on them and checks the
@@ -18,6 +18,7 @@
 package scenarios
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -33,7 +34,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/investigate"
 	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
-	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
@@ -52,7 +52,7 @@ type Meta struct {
 	// Namespace is the namespace the objects were created in; the e2e
 	// run creates it again under that name.
 	Namespace string `json:"namespace"`
-	// Target is the triaged object, as bundle.Load wants it.
+	// Target is the triaged object, as workspace.Open wants it.
 	Target fault.Resource `json:"target"`
 	// Category is the prefix the root cause's category must have, and
 	// Culprit what the root cause must name; Healthy instead for a
@@ -122,13 +122,14 @@ func Load(dir string) (Scenario, error) {
 	return s, nil
 }
 
-// Bundle loads the captured evidence.
+// Bundle loads the captured evidence, as replay opens a workspace, with
+// the target and the capture time scenario.json records.
 func (s Scenario) Bundle() (*bundle.Bundle, error) {
-	b, err := bundle.Load(filepath.Join(s.Dir, ContextDir), s.Meta.Target)
+	c, err := workspace.Open(context.Background(), s.Dir, workspace.OpenOptions{Target: s.Meta.Target, CapturedAt: s.Meta.CapturedAt})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
-	return b, nil
+	return c.Bundle, nil
 }
 
 // Replay investigates the captured evidence as of its capture. Of the
@@ -145,11 +146,11 @@ func (s Scenario) Replay() (*report.Report, error) {
 }
 
 // Render is the report as `kubectl triage` prints it (and `replay`
-// compares it): the markdown through the terminal and redaction passes, so
-// a golden reads like the printed report, [REDACTED] included.
+// compares it): through the engine's redaction pass (redact.Report, which
+// cleans rep in place), so a golden reads like the printed report,
+// [REDACTED] included.
 func Render(rep *report.Report) string {
-	md, _ := redact.Text(term.Clean(rep.Markdown()))
-	return md
+	return redact.Report(rep)
 }
 
 // Check says how the report misses the scenario's expectations (nil when
@@ -179,25 +180,24 @@ func (s Scenario) Check(rep *report.Report) []string {
 	return miss
 }
 
-// Capture makes dir a scenario from a live run's workspace: its context/
+// Capture makes dir a scenario from a live run's workspace (wsDir): its context/
 // (copied as the plugin wrote it) and meta, with CapturedAt and Severity
 // taken from the workspace's builtin report; then writes the golden
 // report.md from the replay. A previous capture in dir is replaced.
-func Capture(workspace, dir string, meta Meta) error {
-	data, err := os.ReadFile(filepath.Join(workspace, "output", "investigation.json"))
+func Capture(wsDir, dir string, meta Meta) error {
+	c, err := workspace.Open(context.Background(), wsDir, workspace.OpenOptions{})
 	if err != nil {
-		return fmt.Errorf("capture %s: %w", workspace, err)
+		return fmt.Errorf("capture %s: %w", wsDir, err)
 	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return fmt.Errorf("capture %s: read investigation.json: %w", workspace, err)
+	if c.Report == nil {
+		return fmt.Errorf("capture %s: no readable %s", wsDir, workspace.ReportJSONFile)
 	}
-	meta.CapturedAt, meta.Severity = rep.Time.UTC(), rep.Severity
+	meta.CapturedAt, meta.Severity = c.Report.Time.UTC(), c.Report.Severity
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	if err := copyTree(filepath.Join(workspace, ContextDir), filepath.Join(dir, ContextDir)); err != nil {
-		return fmt.Errorf("capture %s: %w", workspace, err)
+	if err := copyTree(filepath.Join(wsDir, ContextDir), filepath.Join(dir, ContextDir)); err != nil {
+		return fmt.Errorf("capture %s: %w", wsDir, err)
 	}
 	m, err := json.MarshalIndent(meta, "", "  ")
 	if err != nil {

@@ -1,11 +1,11 @@
 package scenarios
 
 import (
-	"github.com/kubectl-triage/kubectl-triage/pkg/safefix"
 	"path/filepath"
 	"testing"
 
 	"github.com/kubectl-triage/kubectl-triage/internal/golden"
+	"github.com/kubectl-triage/kubectl-triage/pkg/safefix"
 )
 
 // TestReplay replays every captured scenario in memory, as of its capture:
@@ -32,7 +32,8 @@ func TestReplay(t *testing.T) {
 				t.Error(m)
 			}
 			// Every proposed command passes the safe-fix policy against
-			// the scenario's evidence (issue 16).
+			// the scenario's evidence: none may change what else the
+			// cluster runs (DESIGN.md §7).
 			b, err := s.Bundle()
 			if err != nil {
 				t.Fatal(err)
@@ -42,4 +43,38 @@ func TestReplay(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoFalseHealthy: across the whole corpus, no scenario whose target is
+// failing gets the healthy verdict, and every healthy control does. A
+// confident "healthy" for something broken is the most expensive answer
+// the investigator can give, so this is asserted on its own, apart from
+// each scenario's golden.
+func TestNoFalseHealthy(t *testing.T) {
+	all, err := All(Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failing, controls int
+	for _, s := range all {
+		rep, err := s.Replay()
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		if s.Meta.Healthy {
+			controls++
+			if !rep.Healthy {
+				t.Errorf("%s: a healthy control gets %q", s.Name, rep.Title)
+			}
+			continue
+		}
+		failing++
+		if rep.Healthy {
+			t.Errorf("%s: a failing target (%s) gets the healthy verdict", s.Name, s.Meta.Category)
+		}
+	}
+	if failing == 0 || controls == 0 {
+		t.Fatalf("corpus holds %d failing targets and %d healthy controls: both are needed", failing, controls)
+	}
+	t.Logf("%d failing targets, none healthy; %d healthy controls, all healthy", failing, controls)
 }

@@ -210,6 +210,12 @@ func start(ctx context.Context, opts Options, binDir string) (_ *Cluster, err er
 // thrown away anyway, so there is no point in waiting longer.
 const stopTimeout = 5 * time.Second
 
+// ServiceCIDR is the control plane's Service cluster IP range: room for
+// every scenario's Services in one shared cluster (a /24 ran out as the
+// corpus grew; the repair loop then reported ClusterIPNotAllocated on live
+// Services).
+const ServiceCIDR = "10.0.0.0/16"
+
 // Stop stops the apiserver, etcd and the fake kubelet (SIGTERM, SIGKILL
 // after a bound), waits for them, and removes Dir unless
 // KUBECTL_TRIAGE_KEEP=1. Safe to call more than once and on a half-started
@@ -331,10 +337,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdPort, port int, extra 
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + p.SAPub,
 		"--service-account-signing-key-file=" + p.SAKey,
-		// Room for every scenario's Services in one shared cluster: a /24
-		// ran out as the corpus grew (the repair loop then reported
-		// ClusterIPNotAllocated on live Services).
-		"--service-cluster-ip-range=10.0.0.0/16",
+		"--service-cluster-ip-range=" + ServiceCIDR,
 		// Otherwise it logs an error every 10 s: the "kubernetes" Endpoints
 		// may not point at a loopback address.
 		"--endpoint-reconciler-type=none",

@@ -2,41 +2,32 @@
 // sits beside it: over a captured workspace in the rule's testdata (a
 // context/ directory as the collector wrote it, and the output/ report that
 // names the target and the time it was triaged), or over a hand-built
-// bundle.
+// bundle (package bundletest). A case about the whole report, where the
+// rule's finding must win the ranking across the catalogue, uses package
+// investigatetest from the area's external test package instead: ruletest
+// cannot import the catalogue, whose rule packages' tests import ruletest.
 package ruletest
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
+	"context"
 	"testing"
 	"time"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
-	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
-	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/workspace"
 )
 
-// Load reads the captured workspace dir (dir/context, dir/output/
-// investigation.json) and returns its bundle and the time it was triaged:
-// a rule replayed at that time reads relative times as it did then.
+// Load opens the captured workspace dir (workspace.Open, as replay does)
+// and returns its bundle and the time it was triaged: a rule replayed at
+// that time reads relative times as it did then.
 func Load(t testing.TB, dir string) (*bundle.Bundle, time.Time) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "output", "investigation.json"))
+	c, err := workspace.Open(context.Background(), dir, workspace.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recorded report.Report
-	if err := json.Unmarshal(data, &recorded); err != nil {
-		t.Fatalf("read %s: %v", dir, err)
-	}
-	res := recorded.Resource
-	b, err := bundle.Load(filepath.Join(dir, "context"), fault.Resource{APIVersion: res.APIVersion, Kind: res.Kind, Name: res.Name, Namespace: res.Namespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, recorded.Time
+	return c.Bundle, c.CapturedAt
 }
 
 // Run runs r over b as of now, with the rules it requires (each once, as

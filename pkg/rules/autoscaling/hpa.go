@@ -3,14 +3,17 @@ package autoscaling
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // HPA is the rule autoscaling/hpa.
@@ -25,12 +28,25 @@ var HPA = &rule.Rule{
 	Check: checkHPAs,
 }
 
+// hpaClass is why an HPA cannot compute a replica count: the category
+// suffix ("HPA/NoMetrics"); hpaMetricsFailed when no row recognises the
+// message.
+type hpaClass string
+
+const (
+	hpaMissingRequest           hpaClass = "MissingRequest"
+	hpaMetricsAPIUnavailable    hpaClass = "MetricsAPIUnavailable"
+	hpaNoMetrics                hpaClass = "NoMetrics"
+	hpaCustomMetricsUnavailable hpaClass = "CustomMetricsUnavailable"
+	hpaMetricsFailed            hpaClass = "MetricsFailed"
+)
+
 // hpaProblem is one row of the HPA metric-failure table, matched against
 // the ScalingActive=False message and the controller's warning events.
 type hpaProblem struct {
-	Class string
-	re    *regexp.Regexp
-	Title string // %[1]s hpa name, %[2]s the matched detail
+	Class hpaClass
+	re    *regexp.Regexp // its named groups are what the finding reads
+	Title string         // %[1]s hpa name, %[2]s the matched detail
 	Mech  string
 	Conf  rule.Confidence
 }
@@ -38,16 +54,16 @@ type hpaProblem struct {
 var hpaProblems = []hpaProblem{
 	// Controllers before 1.25 print only "missing request for cpu"; the
 	// container and pod are then read from the target's template.
-	{"MissingRequest", regexp.MustCompile(`missing request for (?P<res>[a-z.\-/]+)(?: in container "?(?P<ctr>[^" ]+)"? of Pod "?(?P<pod>[^" ]+)"?)?`),
+	{hpaMissingRequest, regexp.MustCompile(`missing request for (?P<res>[a-z.\-/]+)(?: in container "?(?P<ctr>[^" ]+)"? of Pod "?(?P<pod>[^" ]+)"?)?`),
 		"", // built from the groups
 		"Resource utilization is usage divided by request; the HPA controller cannot compute it for a container that has no request for that resource, so it does not scale at all.", rule.Definitive},
-	{"MetricsAPIUnavailable", regexp.MustCompile(`unable to fetch metrics from resource metrics API: (?P<detail>[^\n]*(?:could not find the requested resource|currently unable to handle the request|no endpoints available|service unavailable|connection refused)[^\n]*)`),
+	{hpaMetricsAPIUnavailable, regexp.MustCompile(`unable to fetch metrics from resource metrics API: (?P<detail>[^\n]*(?:could not find the requested resource|currently unable to handle the request|no endpoints available|service unavailable|connection refused)[^\n]*)`),
 		"HPA %[1]s cannot read pod metrics: the resource metrics API (metrics.k8s.io) is not served — metrics-server is missing or down (%[2]s)",
 		"The HPA controller reads CPU/memory usage from the metrics.k8s.io API, which metrics-server provides through an APIService; without it no utilization can be computed.", rule.Strong},
-	{"NoMetrics", regexp.MustCompile(`(?P<detail>did not receive metrics for (?:targeted|any ready) pods[^\n]*|no metrics returned from resource metrics API[^\n]*)`),
+	{hpaNoMetrics, regexp.MustCompile(`(?P<detail>did not receive metrics for (?:targeted|any ready) pods[^\n]*|no metrics returned from resource metrics API[^\n]*)`),
 		"HPA %[1]s gets no metrics for its pods: %[2]s",
 		"The metrics API answers but holds no samples for the target's pods: they are not running or not ready yet, or metrics-server cannot scrape their node's kubelet.", rule.Plausible},
-	{"CustomMetricsUnavailable", regexp.MustCompile(`(?P<detail>unable to (?:fetch|get) (?:external )?metrics? (?:from|for) (?:custom|external) metrics API[^\n]*|unable to get external metric[^\n]*|unable to get metric [^\n]+)`),
+	{hpaCustomMetricsUnavailable, regexp.MustCompile(`(?P<detail>unable to (?:fetch|get) (?:external )?metrics? (?:from|for) (?:custom|external) metrics API[^\n]*|unable to get external metric[^\n]*|unable to get metric [^\n]+)`),
 		"HPA %[1]s cannot read its custom/external metric: %[2]s",
 		"Custom and external metrics come from an adapter (prometheus-adapter, KEDA, a cloud adapter) registered as an APIService; it is missing, down, or does not know the metric.", rule.High},
 }
@@ -123,6 +139,20 @@ func hpaFindings(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, isTarge
 			f.Culprit = fmt.Sprintf("%s .spec.scaleTargetRef %s (%s)", hpaRef(h), target, cond.Message)
 			f.Actions = []report.Action{{Kind: report.Immediate, Description: "Point scaleTargetRef at the workload that exists (kind, name and apiVersion), or delete the HPA if the workload is gone.",
 				Commands: []string{fmt.Sprintf("kubectl get deployments,statefulsets %s", hpaNS(h)), fmt.Sprintf("kubectl edit hpa %s %s", h.Name, hpaNS(h))}}}
+			if near := scaleTargetNearMisses(c, h); len(near) > 0 {
+				kind, name, _ := strings.Cut(near[0], "/")
+				kind = map[string]string{"deployment": "Deployment", "statefulset": "StatefulSet"}[kind]
+				has := strings.Join(near, ", ")
+				if name == h.Spec.ScaleTargetRef.Name && kind != h.Spec.ScaleTargetRef.Kind {
+					// The name is right and the kind is not: say which kind it is.
+					has = fmt.Sprintf("%s (a %s named %s, where scaleTargetRef says %s)", has, kind, name, h.Spec.ScaleTargetRef.Kind)
+				}
+				f.Culprit += fmt.Sprintf("; the namespace has %s, likely the intended target", has)
+				f.Summary += fmt.Sprintf(" The namespace has %s: scaleTargetRef probably means it.", has)
+				f.Actions = append([]report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Point scaleTargetRef at %s, the existing workload it nearly names.", near[0]),
+					Commands: []string{fmt.Sprintf(`kubectl patch hpa %s %s --type=merge -p '{"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"%s","name":"%s"}}}'`, h.Name, hpaNS(h), kind, name)},
+					Risk:     "the HPA starts scaling that workload at once, within its min/max replicas"}}, f.Actions...)
+			}
 			out = append(out, f)
 		case "FailedUpdateScale":
 			f := base
@@ -189,6 +219,9 @@ func hpaFindings(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, isTarge
 			f.Category = rule.HPA.Sub("Limited", "MinReplicas")
 			f.Hypothesis = fmt.Sprintf("HPA %s would scale below its minReplicas %d", h.Name, minReplicas(h))
 			f.Title = fmt.Sprintf("not a fault: HPA %s stays at minReplicas %d while load is low", h.Name, minReplicas(h))
+			// Its resting state only when what it reads agrees: it runs its
+			// floor and every metric is at or below its target.
+			f.Resting = h.Status.CurrentReplicas == minReplicas(h) && metricsAtOrBelowTarget(h)
 			f.Summary = fmt.Sprintf("HPA %s would run fewer pods than minReplicas (%d) for the current load; it keeps the minimum it was given. Nothing is broken.", h.Name, minReplicas(h))
 			f.Mechanism = "ScalingLimited=True/TooFewReplicas means the metric is below target even at the minimum."
 			f.Culprit = fmt.Sprintf("%s .spec.minReplicas %d (floor reached)", hpaRef(h), minReplicas(h))
@@ -266,16 +299,20 @@ func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond 
 		}
 	}
 	var match *hpaProblem
-	var m []string
+	var m submatch.Match
 	for i := range hpaProblems {
-		if m = hpaProblems[i].re.FindStringSubmatch(text); m != nil {
+		var ok bool
+		if m, ok = submatch.Find(hpaProblems[i].re, text); ok {
 			match = &hpaProblems[i]
 			break
 		}
 	}
 	describe := fmt.Sprintf("kubectl describe hpa %s %s", h.Name, hpaNS(h))
+	if cond.Reason == "AmbiguousSelector" {
+		return ambiguousFinding(h, cond, f, target)
+	}
 	if match == nil {
-		f.Category = rule.HPA.Sub("MetricsFailed")
+		f.Category = rule.HPA.Sub(string(hpaMetricsFailed))
 		f.Confidence = rule.Moderate
 		f.Hypothesis = fmt.Sprintf("HPA %s cannot compute a replica count (%s)", h.Name, cond.Reason)
 		f.Title = fmt.Sprintf("HPA %s cannot compute a replica count: %s", h.Name, cond.Message)
@@ -285,17 +322,12 @@ func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond 
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Read the HPA's events and its metric sources.", Commands: []string{describe}}}
 		return f
 	}
-	group := func(name string) string {
-		if i := match.re.SubexpIndex(name); i >= 0 {
-			return m[i]
-		}
-		return ""
-	}
-	f.Category = rule.HPA.Sub(match.Class)
+	group := m.Get
+	f.Category = rule.HPA.Sub(string(match.Class))
 	f.Confidence = match.Conf
 	f.Mechanism = match.Mech
 	switch match.Class {
-	case "MissingRequest":
+	case hpaMissingRequest:
 		res, ctr, pod := group("res"), group("ctr"), group("pod")
 		f.Hypothesis = fmt.Sprintf("HPA %s cannot compute %s utilization because container %s has no %s request", h.Name, res, ctr, res)
 		workload, lacking, ev := templateRequests(c, h, corev1.ResourceName(res))
@@ -329,7 +361,7 @@ func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond 
 		}
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Give every container of %s a %s request (its typical usage).", target, res),
 			Commands: cmds, Risk: kube.TemplateRisk(strings.ToLower(h.Spec.ScaleTargetRef.Kind), "starts a rollout") + "; requests also reserve capacity on the nodes"}}
-	case "MetricsAPIUnavailable":
+	case hpaMetricsAPIUnavailable:
 		f.Hypothesis = fmt.Sprintf("HPA %s cannot read pod metrics because the resource metrics API is not available", h.Name)
 		f.Title = fmt.Sprintf(match.Title, h.Name, group("detail"))
 		f.Summary = fmt.Sprintf("HPA %s cannot fetch CPU/memory usage from metrics.k8s.io (%s), so it never scales %s. The cluster needs a running metrics-server.", h.Name, group("detail"), target)
@@ -341,14 +373,14 @@ func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond 
 				Commands: []string{"kubectl apply -f https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml"},
 				Risk:     "installs a cluster-wide component; review the manifest and its flags (e.g. kubelet TLS) for your cluster"},
 		}
-	case "NoMetrics":
+	case hpaNoMetrics:
 		f.Hypothesis = fmt.Sprintf("HPA %s receives no metrics for the pods of %s", h.Name, target)
 		f.Title = fmt.Sprintf(match.Title, h.Name, group("detail"))
 		f.Summary = fmt.Sprintf("HPA %s reaches the metrics API but gets no samples for the pods of %s (%s): they may not be running or ready, or metrics-server cannot scrape them.", h.Name, target, group("detail"))
 		f.Culprit = fmt.Sprintf("metrics of the pods of %s: %s", target, group("detail"))
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Check the pods are Running and Ready, and that metrics-server reports them.",
 			Commands: []string{fmt.Sprintf("kubectl top pods %s", hpaNS(h)), "kubectl logs -n kube-system deployment/metrics-server --tail=50"}}}
-	case "CustomMetricsUnavailable":
+	case hpaCustomMetricsUnavailable:
 		f.Hypothesis = fmt.Sprintf("HPA %s cannot read a custom or external metric", h.Name)
 		f.Title = fmt.Sprintf(match.Title, h.Name, group("detail"))
 		f.Summary = fmt.Sprintf("HPA %s scales %s on a metric served by an adapter, and reading it fails: %s.", h.Name, target, group("detail"))
@@ -403,4 +435,89 @@ func templateRequests(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, re
 	evidence = c.Evidence(fact, workload+" .spec.template.spec.containers[*].resources.requests",
 		fmt.Sprintf(`kubectl get %s -n %s -o jsonpath='{range .spec.template.spec.containers[*]}{.name}: {.resources.requests}{"\n"}{end}'`, workload, h.Namespace))
 	return workload, lacking, evidence
+}
+
+// ambiguousFinding: the HPA controller refuses to scale pods that more than
+// one HPA selects (its message names them, "e.g. [ns/a ns/b]"); each of
+// them stops, so neither scales.
+func ambiguousFinding(h *autoscalingv2.HorizontalPodAutoscaler, cond *autoscalingv2.HorizontalPodAutoscalerCondition, f rule.Finding, target string) rule.Finding {
+	var others []string
+	if _, list, ok := strings.Cut(cond.Message, "["); ok {
+		list, _, _ = strings.Cut(list, "]")
+		for _, ref := range strings.Fields(list) {
+			if _, name, _ := strings.Cut(ref, "/"); name != h.Name {
+				others = append(others, "hpa/"+name)
+			}
+		}
+	}
+	f.Category = rule.HPA.Sub("AmbiguousSelector")
+	f.Confidence = rule.Definitive
+	f.Hypothesis = fmt.Sprintf("HPA %s shares its pods with another HPA", h.Name)
+	f.Title = fmt.Sprintf("HPA %s does not scale: its pods are also selected by %s (AmbiguousSelector)", h.Name, kube.OrDash(strings.Join(others, ", ")))
+	f.Summary = fmt.Sprintf("HPA %s and %s select the same pods of %s: the HPA controller refuses to scale pods more than one HPA controls, so none of them scales: %s.", h.Name, kube.OrDash(strings.Join(others, ", ")), target, cond.Message)
+	f.Mechanism = "Each sync the HPA controller checks that no other HPA's target selects the same pods; when one does, it sets ScalingActive=False (AmbiguousSelector) on every HPA involved and leaves the replica count alone."
+	f.Culprit = fmt.Sprintf("%s and %s select the same pods (%s)", hpaRef(h), kube.OrDash(strings.Join(others, ", ")), cond.Message)
+	f.Actions = []report.Action{{Kind: report.Immediate, Description: "Keep one HPA per workload: merge the metrics and behaviour of the others into it, then delete them.",
+		Commands: []string{fmt.Sprintf("kubectl get hpa %s -o wide", hpaNS(h))}}}
+	return f
+}
+
+// scaleTargetNearMisses are the workloads whose name nearly matches the
+// missing scale target, or equals it under the other kind (the collector
+// reads them only when the target is not found), as kind/name, nearest
+// first.
+func scaleTargetNearMisses(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler) []string {
+	ref := h.Spec.ScaleTargetRef
+	type cand struct {
+		kind, name string
+	}
+	var cands []cand
+	for _, d := range c.B.Deployments {
+		if d.Namespace == h.Namespace {
+			cands = append(cands, cand{"Deployment", d.Name})
+		}
+	}
+	for _, s := range c.B.StatefulSets {
+		if s.Namespace == h.Namespace {
+			cands = append(cands, cand{"StatefulSet", s.Name})
+		}
+	}
+	var near []cand
+	for _, n := range cands {
+		if bundle.NearName(ref.Name, n.name) || (n.kind != ref.Kind && n.name == ref.Name) {
+			near = append(near, n)
+		}
+	}
+	sort.SliceStable(near, func(i, j int) bool {
+		return kube.EditDistance(ref.Name, near[i].name) < kube.EditDistance(ref.Name, near[j].name)
+	})
+	var out []string
+	for _, n := range near {
+		out = append(out, strings.ToLower(n.kind)+"/"+n.name)
+	}
+	return out
+}
+
+// metricsAtOrBelowTarget reports whether every metric of h is a resource
+// utilization whose current value is at or below its target (other metric
+// kinds are not compared: false).
+func metricsAtOrBelowTarget(h *autoscalingv2.HorizontalPodAutoscaler) bool {
+	if len(h.Spec.Metrics) == 0 {
+		return false
+	}
+	for _, m := range h.Spec.Metrics {
+		if m.Type != autoscalingv2.ResourceMetricSourceType || m.Resource == nil || m.Resource.Target.AverageUtilization == nil {
+			return false
+		}
+		ok := false
+		for _, cur := range h.Status.CurrentMetrics {
+			if cur.Type == autoscalingv2.ResourceMetricSourceType && cur.Resource != nil && cur.Resource.Name == m.Resource.Name && cur.Resource.Current.AverageUtilization != nil {
+				ok = *cur.Resource.Current.AverageUtilization <= *m.Resource.Target.AverageUtilization
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -218,6 +218,22 @@ func (s *cronSchedule) Missed(last, now time.Time) int {
 	return s.count(last, now.Add(-2*time.Minute), 1000)
 }
 
+// PastDeadline is the first start time after last that the controller can
+// no longer start: with startingDeadlineSeconds set, a run whose time is
+// older than the deadline is skipped for good, and the controller records
+// no event for it (kubernetes/kubernetes#101148). Zero when there is none
+// or no deadline is set.
+func (s *cronSchedule) PastDeadline(last, now time.Time, deadline *int64) time.Time {
+	if deadline == nil {
+		return time.Time{}
+	}
+	due := s.next(last)
+	if due.IsZero() || s.Missed(last, now) == 0 || now.Sub(due) <= time.Duration(*deadline)*time.Second {
+		return time.Time{}
+	}
+	return due
+}
+
 func (s *cronSchedule) Period(t time.Time) time.Duration {
 	a := s.next(t)
 	if a.IsZero() {

@@ -260,6 +260,21 @@ func cronBlocked(c *rule.Pass, cj *batchv1.CronJob, sched *cronSchedule, evidenc
 	f.Summary = fmt.Sprintf("Job %s of CronJob %s started %s and is still active; with concurrencyPolicy Forbid the controller skips every schedule while it runs (%d so far). Why it does not finish: %s.", ref.Name, cj.Name, kube.Since(c, started), skipped, why)
 	f.Mechanism = "With concurrencyPolicy: Forbid the CronJob controller starts no new Job while one is active; a run that hangs therefore silently stops the schedule."
 	f.Culprit = fmt.Sprintf("job/%s (active since %s) with cronjob/%s concurrencyPolicy: Forbid", ref.Name, kube.Stamp(started), cj.Name)
+	if job != nil {
+		if stale := StaleImages(cj, job); len(stale) > 0 {
+			// The blocking run comes from an older jobTemplate: fixing
+			// the template (as the user may have) never reaches it, so
+			// the stale run is the cause behind what its pod's rule explains.
+			f.Strength, f.Confidence, f.Context = rule.Traced, rule.High, false
+			f.Contributing = kube.AppendUnique([]string{fmt.Sprintf("Job %s was created from an older jobTemplate (%s): changing the CronJob does not change a Job already created.", job.Name, strings.Join(stale, "; "))}, f.Contributing...)
+			f.Title = fmt.Sprintf("cronjob %s skips its runs: job %s, from an older jobTemplate (%s), has been active since %s and concurrencyPolicy Forbid starts no other (%d schedule(s) skipped); %s", cj.Name, ref.Name, strings.Join(stale, "; "), kube.Since(c, started), skipped, why)
+			f.Culprit = fmt.Sprintf("job/%s (from an older jobTemplate: %s; active since %s) with cronjob/%s concurrencyPolicy: Forbid", ref.Name, strings.Join(stale, "; "), kube.Stamp(started), cj.Name)
+			f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Delete the stale job %s: the next schedule then starts a Job from the current template.", ref.Name),
+				Commands: []string{fmt.Sprintf("kubectl delete job %s -n %s", ref.Name, cj.Namespace)},
+				Risk:     "deleting the Job kills its pods and their unfinished work"}}
+			return f, true
+		}
+	}
 	f.Actions = []report.Action{
 		{Kind: report.Immediate, Description: fmt.Sprintf("Find out why job %s hangs, then delete it so the next schedule can start.", ref.Name),
 			Commands: []string{fmt.Sprintf("kubectl logs -n %s job/%s --tail=50", cj.Namespace, ref.Name), fmt.Sprintf("kubectl delete job %s -n %s", ref.Name, cj.Namespace)},
@@ -268,6 +283,23 @@ func cronBlocked(c *rule.Pass, cj *batchv1.CronJob, sched *cronSchedule, evidenc
 			Commands: []string{fmt.Sprintf(`kubectl patch cronjob %s -n %s -p '{"spec":{"jobTemplate":{"spec":{"activeDeadlineSeconds":<seconds>}}}}'`, cj.Name, cj.Namespace)}},
 	}
 	return f, true
+}
+
+// StaleImages lists the containers whose image in the Job differs from the
+// CronJob's current jobTemplate: "container testjob runs busybox:bad, the
+// template now has busybox:1.36".
+func StaleImages(cj *batchv1.CronJob, j *batchv1.Job) []string {
+	now := map[string]string{}
+	for _, ctr := range cj.Spec.JobTemplate.Spec.Template.Spec.Containers {
+		now[ctr.Name] = ctr.Image
+	}
+	var out []string
+	for _, ctr := range j.Spec.Template.Spec.Containers {
+		if img, ok := now[ctr.Name]; ok && img != ctr.Image {
+			out = append(out, fmt.Sprintf("container %s runs %s, the template now has %s", ctr.Name, ctr.Image, img))
+		}
+	}
+	return out
 }
 
 // cronMissed: the controller did not start runs it should have, per its
@@ -303,8 +335,12 @@ func cronMissed(c *rule.Pass, cj *batchv1.CronJob, sched *cronSchedule, schedErr
 		missed = sched.Missed(last, c.Now)
 		period = sched.Period(c.Now)
 	}
+	var skipped time.Time // a start time past its startingDeadlineSeconds
+	if sched != nil {
+		skipped = sched.PastDeadline(last, c.Now, cj.Spec.StartingDeadlineSeconds)
+	}
 	tooMany := reasons["TooManyMissedTimes"] || reasons["FailedNeedsStart"]
-	if !tooMany && !reasons["MissSchedule"] && missed < 2 {
+	if !tooMany && !reasons["MissSchedule"] && missed < 2 && skipped.IsZero() {
 		return rule.Finding{}, false
 	}
 	f.Category = rule.CronJob.Sub("MissedSchedules")
@@ -343,6 +379,17 @@ func cronMissed(c *rule.Pass, cj *batchv1.CronJob, sched *cronSchedule, schedErr
 		f.Mechanism = "A run whose scheduled time is older than startingDeadlineSeconds when the controller looks at it is skipped (MissSchedule). A deadline of a few seconds is shorter than the controller's normal latency under load."
 		f.Actions = append([]report.Action{{Kind: report.Immediate, Description: "Raise startingDeadlineSeconds well above the controller's latency (minutes, not seconds).",
 			Commands: []string{fmt.Sprintf(`kubectl patch cronjob %s -n %s -p '{"spec":{"startingDeadlineSeconds":%d}}'`, cj.Name, cj.Namespace, suggestedDeadline(period))}}}, f.Actions...)
+	case !skipped.IsZero():
+		f.Confidence = rule.Probable
+		f.Title = fmt.Sprintf("cronjob %s skipped its run due %s: the controller did not start it within its %s, and no event says so (%s%s)", cj.Name, kube.Stamp(skipped), deadline, lastText, count)
+		f.Summary = fmt.Sprintf("CronJob %s was due to start a run at %s; with %s, a run the controller does not start within that window is skipped for good, and none was started: %s.", cj.Name, kube.Stamp(skipped), deadline, lastText)
+		f.Mechanism = "With startingDeadlineSeconds set, the controller starts a run only while its scheduled time is less than that many seconds old; when its sync comes later (kube-controller-manager busy, restarted or a leader change) the run is skipped, and no MissSchedule event is recorded for it. A deadline of seconds is shorter than the controller's normal latency."
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("CronJob %s: schedule %q, due %s, %s, last scheduled %s: no run started since", cj.Name, cj.Spec.Schedule, kube.Stamp(skipped), deadline, kube.Stamp(last)),
+			fmt.Sprintf("cronjob/%s .spec.schedule/.spec.startingDeadlineSeconds/.status.lastScheduleTime", cj.Name),
+			fmt.Sprintf(`kubectl get cronjob %s -n %s -o jsonpath='{.spec.schedule} {.spec.startingDeadlineSeconds} {.status.lastScheduleTime}'`, cj.Name, cj.Namespace)))
+		f.Actions = append([]report.Action{{Kind: report.Immediate, Description: "Raise startingDeadlineSeconds well above the controller's latency (minutes, not seconds).",
+			Commands: []string{fmt.Sprintf(`kubectl patch cronjob %s -n %s -p '{"spec":{"startingDeadlineSeconds":%d}}'`, cj.Name, cj.Namespace, suggestedDeadline(period))},
+			Risk:     "a run started late may overlap the next one unless concurrencyPolicy forbids it"}}, f.Actions...)
 	default:
 		f.Confidence = rule.Moderate
 		f.Strength = rule.Observed

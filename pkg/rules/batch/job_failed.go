@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
@@ -51,6 +52,22 @@ func jobFinding(c *rule.Pass, j *batchv1.Job) rule.Finding {
 	f.Mechanism = mechanism
 	f.Hypothesis = fmt.Sprintf("Job %s failed because %s", j.Name, why)
 	switch {
+	case a.cause != nil && reason == "BackoffLimitExceeded" && a.cause.Strength <= rule.Observed:
+		// The pods' cause is only observed (an exit code, a line no log
+		// class knows): the Job says more, that every retry failed and
+		// none is left, so the Job class is the root with the pods'
+		// cause as its reason.
+		f.Strength = rule.Explained
+		f.Confidence = max(a.cause.Confidence, rule.Plausible)
+		attempts := fmt.Sprintf("its %d attempt(s) failed", len(a.failed))
+		if same := sameCause(kube.PodCauses(c, a.failed), a.failed, a.cause); same == len(a.failed) && same > 1 {
+			attempts = fmt.Sprintf("all %d attempts failed the same way", same)
+		}
+		f.Title = fmt.Sprintf("job %s failed (%s): %s, %s", j.Name, reason, attempts, a.detail)
+		f.Summary = fmt.Sprintf("Job %s failed because %s: %s; %s. A failed Job creates no more pods: it must be run again once the cause is fixed.", j.Name, why, attempts, a.detail)
+		f.Culprit = a.culprit
+		f.Contributing = append(f.Contributing, a.cause.Contributing...)
+		f.Evidence = kube.AppendUnique(f.Evidence, a.cause.Evidence...)
 	case a.cause != nil:
 		// The pod's own finding is the root cause: this one gives the Job's
 		// side of the story and ranks below it.
@@ -112,6 +129,18 @@ func jobFinding(c *rule.Pass, j *batchv1.Job) rule.Finding {
 		{Kind: report.Check, Description: "Read the Job's events and its pods' states.",
 			Commands: []string{fmt.Sprintf("kubectl describe job %s -n %s", j.Name, j.Namespace), fmt.Sprintf("kubectl get pods -n %s -l batch.kubernetes.io/job-name=%s", j.Namespace, j.Name)}}}
 	return f
+}
+
+// sameCause counts the failed pods whose own cause has the category of
+// first.
+func sameCause(causes map[string]*rule.Finding, pods []*corev1.Pod, first *rule.Finding) int {
+	n := 0
+	for _, p := range pods {
+		if f := causes[p.Name]; f != nil && f.Category == first.Category {
+			n++
+		}
+	}
+	return n
 }
 
 func jobLimitField(reason string) string {

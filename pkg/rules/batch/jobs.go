@@ -122,7 +122,7 @@ func analyzeJob(c *rule.Pass, j *batchv1.Job) jobAnalysis {
 		if d := e.line; d != nil && d.Pattern.Priority > 10 {
 			a.evidence = append(a.evidence, c.Evidence(fmt.Sprintf("Log line: %q", d.Line),
 				fmt.Sprintf("logs of %s container %s", kube.PodRef(e.pod), e.container), fmt.Sprintf("kubectl logs %s %s -c %s --tail=50", e.pod.Name, kube.NSFlag(e.pod), e.container)))
-			a.suffix = d.Pattern.Class
+			a.suffix = d.Pattern.Class.String()
 			detail := ""
 			if subj := logs.SubjectOf(d.Pattern.Class, d.Line); subj != "" {
 				detail = " (" + subj + ")"

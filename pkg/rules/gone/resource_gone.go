@@ -52,7 +52,7 @@ func checkGone(c *rule.Pass) []rule.Finding {
 			if subject != "" {
 				subject = " (" + subject + ")"
 			}
-			f.Category = rule.Gone.Sub(d.Pattern.Class)
+			f.Category = rule.Gone.Sub(d.Pattern.Class.String())
 			f.Title = fmt.Sprintf("%s/%s no longer exists; before it went, container %s failed because %s%s", ref.Kind, ref.Name, l.Container, d.Pattern.Explains, subject)
 			f.Summary += fmt.Sprintf(" The fault event carried its last log line: %q.", d.Line)
 			f.Confidence = rule.Plausible

@@ -3,9 +3,11 @@ package kube
 import (
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	corev1 "k8s.io/api/core/v1"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/objconv"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
@@ -28,7 +30,7 @@ func TargetOf[T any, PT interface {
 		return nil
 	}
 	var v T
-	if runtime.DefaultUnstructuredConverter.FromUnstructured(c.B.Object.Object, &v) != nil {
+	if objconv.Converter.FromUnstructured(c.B.Object.Object, &v) != nil {
 		return nil
 	}
 	return PT(&v)
@@ -43,4 +45,14 @@ func CollectionFailed(c *rule.Pass, what string) bool {
 		}
 	}
 	return false
+}
+
+// NamespaceTarget is a Namespace target's object: the collector keeps it as
+// the target object (a live run) or as bundle.Namespace (a loaded one).
+func NamespaceTarget(c *rule.Pass) *corev1.Namespace {
+	var list []*corev1.Namespace
+	if c.B.Namespace != nil {
+		list = append(list, c.B.Namespace)
+	}
+	return TargetOf(c, "Namespace", list)
 }

@@ -95,7 +95,7 @@ func DescribePod(c *rule.Pass, p *corev1.Pod) (string, []string) {
 		}
 		ids := ev(fmt.Sprintf("Pod %s is %s", p.Name, s))
 		if e := ProbeFailure(c, p); e != nil {
-			s += ": " + FirstLine(e.Message)
+			s += ": " + ProbeMessage(e.Message)
 			ids = append(ids, EventEvidence(c, *e))
 		}
 		return s, ids
@@ -128,4 +128,39 @@ func JobFinished(j *batchv1.Job) (*batchv1.JobCondition, bool) {
 		}
 	}
 	return nil, false
+}
+
+// RetriedAttempt reports whether p is an attempt the target Job retried and
+// then completed without: the Job is Complete and p, one of its pods,
+// failed no later than that. Its failure is history, not the Job's state.
+func RetriedAttempt(c *rule.Pass, p *corev1.Pod) bool {
+	if c.B.Target.Kind != "Job" || p.Status.Phase != corev1.PodFailed {
+		return false
+	}
+	var job *batchv1.Job
+	for _, j := range c.B.Jobs {
+		if j.Name == c.B.Target.Name && j.Namespace == c.B.Target.Namespace {
+			job = j
+		}
+	}
+	if job == nil {
+		return false
+	}
+	cond, done := JobFinished(job)
+	if !done || cond.Type != batchv1.JobComplete {
+		return false
+	}
+	owned := false
+	for _, o := range p.OwnerReferences {
+		owned = owned || o.UID == job.UID
+	}
+	if !owned {
+		return false
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.FinishedAt.After(cond.LastTransitionTime.Time) {
+			return false
+		}
+	}
+	return true
 }

@@ -20,7 +20,11 @@ import (
 //   - the postgres/mysql images' docker-entrypoint.sh, activesupport's
 //     EncryptedFile (RAILS_MASTER_KEY).
 func TestAppPatterns(t *testing.T) {
-	tests := []struct{ log, class, subject string }{
+	tests := []struct {
+		log     string
+		class   Class
+		subject string
+	}{
 		{"ERROR: [1] bootstrap checks failed. You must address the points described in the following [1] lines before starting Elasticsearch.\n" +
 			"bootstrap check failure [1] of [1]: max virtual memory areas vm.max_map_count [65530] is too low, increase to at least [262144]\n" +
 			"ERROR: Elasticsearch did not exit normally - check the logs at /usr/share/elasticsearch/logs/docker-cluster.log\n",

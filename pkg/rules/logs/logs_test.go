@@ -3,7 +3,11 @@ package logs
 import "testing"
 
 func TestFindDecisive(t *testing.T) {
-	tests := []struct{ log, class, line string }{
+	tests := []struct {
+		log   string
+		class Class
+		line  string
+	}{
 		{"ok\nError: EADDRINUSE: address already in use :::8080\n", "AddressInUse", "Error: EADDRINUSE: address already in use :::8080"},
 		{"open /data/db: permission denied\n", "PermissionDenied", "open /data/db: permission denied"},
 		{"Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nKeyError: 'DB_HOST'\n", "MissingEnv", "KeyError: 'DB_HOST'"}, // os.environ's KeyError on an upper-case name

@@ -11,7 +11,7 @@ import (
 func TestFindDecisiveRealCorpus(t *testing.T) {
 	tests := []struct {
 		name, source, log string
-		class             string
+		class             Class
 		names             string // the decisive line or its subject must name it
 	}{
 		{"postgres-password-unset", "docker-library/postgres docker-entrypoint.sh docker_verify_minimum_env",
@@ -198,7 +198,10 @@ func TestSubjectSkipsSourceLocations(t *testing.T) {
 // script with Windows line endings (bash's "bad interpreter" names the
 // interpreter with ^M, the script is what to fix).
 func TestSubjectsOfRuntimeWording(t *testing.T) {
-	for _, tt := range []struct{ class, line, want string }{
+	for _, tt := range []struct {
+		class      Class
+		line, want string
+	}{
 		{"CommandNotFound", `OCI runtime exec failed: exec failed: unable to start container process: exec: "curl": executable file not found in $PATH: unknown`, "command curl"},
 		{"CommandNotFound", `exec: "gunicorn": executable file not found in $PATH`, "command gunicorn"},
 		{"ScriptLineEndings", "bash: /app/entrypoint.sh: /bin/bash^M: bad interpreter: No such file or directory", "script /app/entrypoint.sh"},

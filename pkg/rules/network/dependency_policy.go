@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
 // callerBlocked is the ingress side seen from the caller: the policies of
@@ -124,8 +125,44 @@ func policyFinding(c *rule.Pass, p *corev1.Pod, svc *corev1.Service, f rule.Find
 	f.Actions = append([]report.Action{{Kind: report.Immediate,
 		Description: fmt.Sprintf("Add an ingress rule to NetworkPolicy %s admitting %s from %s (a from: podSelector on the caller's labels), or give the caller the labels an existing rule admits.", np.Name, port, who),
 		Commands:    []string{fmt.Sprintf("kubectl get networkpolicy %s -n %s -o yaml", np.Name, np.Namespace), fmt.Sprintf("kubectl get pod %s -n %s --show-labels", p.Name, p.Namespace)}}}, crash.Actions...)
+	if ns := c.B.Namespace; ns != nil && ns.Name == p.Namespace {
+		if pol, key, val := namespaceLabelMiss(pols, ns); pol != "" {
+			// The commonest way such a rule misses: namespaceSelector
+			// selects labels, and only kubernetes.io/metadata.name is set
+			// on every namespace (https://kubernetes.io/docs/concepts/services-networking/network-policies/#targeting-a-namespace-by-its-name).
+			f.Culprit += fmt.Sprintf("; its namespaceSelector %s=%s matches no label of namespace %s", key, val, ns.Name)
+			f.Contributing = append(f.Contributing, fmt.Sprintf("NetworkPolicy %s admits namespaces labelled %s=%s, meaning namespace %s, which carries no such label: a namespaceSelector matches labels, not names; every namespace carries %s=<its name>.", pol, key, val, ns.Name, labelNamespaceName))
+			f.Actions = append([]report.Action{{Kind: report.Immediate,
+				Description: fmt.Sprintf("Select namespace %s by the label every namespace carries: replace %s=%s with %s=%s in NetworkPolicy %s's namespaceSelector (or label the namespace %s=%s).", ns.Name, key, val, labelNamespaceName, ns.Name, pol, key, val),
+				Commands:    []string{fmt.Sprintf("kubectl get namespace %s --show-labels", ns.Name), fmt.Sprintf("kubectl get networkpolicy %s -n %s -o yaml", pol, np.Namespace)}}}, f.Actions...)
+		}
+	}
 	f.Summary = fmt.Sprintf("%s. %s", upper(f.Title), crash.Summary)
 	return &f
+}
+
+// labelNamespaceName is the label the API server sets on every namespace.
+const labelNamespaceName = "kubernetes.io/metadata.name"
+
+// namespaceLabelMiss finds an ingress peer whose namespaceSelector names
+// namespace ns by a label ns does not carry (name=<ns>): the rule was
+// meant to admit ns and admits nothing.
+func namespaceLabelMiss(pols []*networkingv1.NetworkPolicy, ns *corev1.Namespace) (policy, key, value string) {
+	for _, np := range pols {
+		for _, r := range np.Spec.Ingress {
+			for _, peer := range r.From {
+				if peer.NamespaceSelector == nil {
+					continue
+				}
+				for _, k := range kube.SortedKeys(peer.NamespaceSelector.MatchLabels) {
+					if v := peer.NamespaceSelector.MatchLabels[k]; k != labelNamespaceName && v == ns.Name && ns.Labels[k] != v {
+						return np.Name, k, v
+					}
+				}
+			}
+		}
+	}
+	return "", "", ""
 }
 
 func isLoopback(host string) bool {
@@ -141,7 +178,7 @@ func isLoopback(host string) bool {
 // in a pod, localhost is the pod itself, and the dependency is another
 // pod behind a Service. A sidecar declaring the port (a proxy) is left to
 // the other rules.
-func loopbackFinding(c *rule.Pass, p *corev1.Pod, f rule.Finding, crash rule.Finding, lead, host, port, from string) *rule.Finding {
+func loopbackFinding(c *rule.Pass, p *corev1.Pod, f rule.Finding, crash rule.Finding, lead, host, port, from, line string) *rule.Finding {
 	if port == "" {
 		return nil
 	}
@@ -174,6 +211,18 @@ func loopbackFinding(c *rule.Pass, p *corev1.Pod, f rule.Finding, crash rule.Fin
 	f.Actions = append([]report.Action{{Kind: report.Immediate,
 		Description: fmt.Sprintf("Configure the application to reach %s instead of %s (the env variable or config file that sets the host).", target, hp),
 		Commands:    []string{fmt.Sprintf("kubectl get services -n %s", p.Namespace), fmt.Sprintf(`kubectl get pod %s -n %s -o jsonpath='{.spec.containers[*].env}'`, p.Name, p.Namespace)}}}, crash.Actions...)
+	_, ctr, _ := strings.Cut(crash.Subject, "/")
+	if client, env, ok := loopbackDefault(p, ctr, line, host, port); ok && env != "" {
+		// No variable names the address: the client fell back to its
+		// default because the one that configures it is unset.
+		f.Category = f.Category.Sub("DefaultUnset")
+		f.Title = fmt.Sprintf("%s: the application dials %s, %s default, because %s is not set on container %s: in Kubernetes localhost is the pod itself", lead, hp, client, env, ctr)
+		f.Hypothesis = fmt.Sprintf("%s is unset, so the client dials its default %s, which inside the pod is the pod itself", env, hp)
+		f.Culprit = fmt.Sprintf("%s unset on container %s: %s falls back to %s (no container of pod %s declares port %s)", env, ctr, client, hp, p.Name, port)
+		f.Actions[0].Description = fmt.Sprintf("Set %s on container %s to %s.", env, ctr, target)
+	} else if ok {
+		f.Contributing = append(f.Contributing, fmt.Sprintf("No env variable of container %s names %s: the address is the client's default, so the variable that should configure it is unset.", ctr, hp))
+	}
 	f.Summary = fmt.Sprintf("%s. %s", upper(f.Title), crash.Summary)
 	return &f
 }

@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"net"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,9 +25,9 @@ var DependencyService = &rule.Rule{
 		ID:       "network/dependency-service",
 		Kinds:    []string{"Pod", "Deployment"},
 		Layer:    rule.PodLayer,
-		Requires: []*rule.Rule{pod.CrashLoop, pod.Probe},
+		Requires: []*rule.Rule{pod.CrashLoop, pod.Probe, pod.RunningErrors},
 		Needs:    []rule.Need{rule.Pods, rule.Events, rule.Logs, rule.NamespaceServices, rule.Dependencies, rule.NetworkPolicies},
-		Doc:      "A crashing (or probe-failing) container's unresolvable or unreachable host checked against the namespace's Services: none of that name (or a near miss), one without ready endpoints or without the port, or one whose pods a NetworkPolicy isolates from the caller.",
+		Doc:      "A crashing (probe-failing, or running but repeating a connection error) container's unresolvable or unreachable host checked against the namespace's Services: none of that name (or a near miss), one without ready endpoints or without the port, or one whose pods a NetworkPolicy isolates from the caller; a login refused by a Service that answers, named by the refusal its own pod logs.",
 	},
 	Check: checkDependencyService,
 }
@@ -42,9 +43,10 @@ func checkDependencyService(c *rule.Pass) []rule.Finding {
 		return nil
 	}
 	var out []rule.Finding
-	// A container that crashes, or runs but fails its probes (a health
-	// check that needs the database): both say why in their log.
-	found := append(c.ResultOf(pod.CrashLoop), c.ResultOf(pod.Probe)...)
+	// A container that crashes, runs but fails its probes (a health
+	// check that needs the database), or runs and retries a dependency
+	// forever (a worker's broker): each says why in its log.
+	found := append(append(c.ResultOf(pod.CrashLoop), c.ResultOf(pod.Probe)...), c.ResultOf(pod.RunningErrors)...)
 	seen := map[string]bool{}
 	for _, crash := range found {
 		if seen[crash.Subject] {
@@ -62,16 +64,34 @@ func checkDependencyService(c *rule.Pass) []rule.Finding {
 		if dec == nil {
 			continue
 		}
-		dns := dec.Pattern.Class == "DNS"
-		if !dns && dec.Pattern.Class != "ConnectionRefused" && !timesOut(dec.Line) {
+		dns := dec.Pattern.Class == logs.DNS
+		auth := dec.Pattern.Class == logs.AuthFailed
+		if !dns && !auth && dec.Pattern.Class != logs.ConnectionRefused && !timesOut(dec.Line) {
 			continue
 		}
 		host, port, from := dependencyHost(p, ctr, dec)
 		if host == "" {
+			host, port, from = configuredService(c, p, ctr)
+		}
+		if host == "" {
 			continue
 		}
-		if cat := string(crash.Category); !strings.Contains(cat, "/"+dec.Pattern.Class) && (dns || dec.Pattern.Class == "ConnectionRefused" || dec.Pattern.Class == "Timeout") {
-			crash.Category = crash.Category.Sub(dec.Pattern.Class)
+		if svc, _ := bundle.ServiceForHost(c.B.Services, p.Namespace, host); svc == nil && net.ParseIP(host) != nil {
+			if h, fr := nameForIP(c, p, ctr, dec.Entities.Hosts, port); h != "" {
+				host, from = h, fmt.Sprintf("%s: %s is no Service's cluster IP", fr, host)
+			}
+		}
+		if auth {
+			// The server answered: what it says of the login is the
+			// fault, not whether it can be reached.
+			if f := authFinding(c, p, crash, dec, host, port, from); f != nil {
+				seen[crash.Subject] = true
+				out = append(out, *f)
+			}
+			continue
+		}
+		if cat := string(crash.Category); !strings.Contains(cat, "/"+dec.Pattern.Class.String()) && dec.Pattern.Dependency() {
+			crash.Category = crash.Category.Sub(dec.Pattern.Class.String())
 		}
 		refused := strings.Contains(strings.ToLower(dec.Line+" "+dec.Raw), "refused") || strings.Contains(dec.Line, "ECONNREFUSED")
 		if f := dependencyFinding(c, p, crash, dec, host, port, from, dns, refused); f != nil {
@@ -127,6 +147,14 @@ func dependencyHost(p *corev1.Pod, ctr string, dec *logs.Decisive) (host, port, 
 			ipHost, ipPort = h, pt
 		}
 	}
+	// A URL's host (amqp://guest:**@rabbit:5672//), which is no bare
+	// host:port to the log component; a URL cut short by a redacted
+	// password ("amqp://guest:[REDACTED") names none.
+	for _, u := range e.URLs {
+		if h, pt := urlHostPort(u); hostNameRe.MatchString(h) && net.ParseIP(h) == nil {
+			return h, pt, "the log line"
+		}
+	}
 	if ipHost != "" {
 		return ipHost, ipPort, "the log line"
 	}
@@ -142,6 +170,9 @@ func dependencyHost(p *corev1.Pod, ctr string, dec *logs.Decisive) (host, port, 
 	}
 	return "", "", ""
 }
+
+// hostNameRe is a DNS name as a client dials it.
+var hostNameRe = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?$`)
 
 func splitHostPort(s string) (string, string) {
 	if h, p, err := net.SplitHostPort(s); err == nil {
@@ -182,7 +213,7 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 		lead = lead[:i]
 	}
 	if svc == nil && isLoopback(host) && !dns {
-		return loopbackFinding(c, p, f, crash, lead, host, port, from)
+		return loopbackFinding(c, p, f, crash, lead, host, port, from, dec.Line)
 	}
 	if svc == nil {
 		name, _ := bundle.SplitServiceHost(host)
@@ -230,6 +261,9 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 		f.Summary = fmt.Sprintf("%s. %s", upper(f.Title), crash.Summary)
 		return &f
 	}
+	if dns && svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return externalNameFinding(c, svc, f, crash, lead, named)
+	}
 	if dns && svc.Spec.ClusterIP != corev1.ClusterIPNone {
 		// A Service with a cluster IP resolves whatever its endpoints:
 		// the lookup itself fails (cluster DNS, or egress to it).
@@ -251,6 +285,13 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 		f.Title = fmt.Sprintf("%s: the application cannot reach Service %s (%s): the Service has no ready endpoint (%s)", lead, svc.Name, named, notReady)
 		f.Hypothesis = fmt.Sprintf("Service %s exists but none of its pods is Ready, so the application cannot reach it", svc.Name)
 		f.Culprit = fmt.Sprintf("%s (%s): 0 ready endpoints, %s", svcRef(svc), named, notReady)
+		if down := downDependency(c, svc); down != nil {
+			// The dependency's own failure is the cause to fix.
+			f.Title = fmt.Sprintf("%s: the application cannot reach Service %s (%s): %s", lead, svc.Name, named, down.text())
+			f.Culprit = fmt.Sprintf("%s (%s): 0 ready endpoints; %s", svcRef(svc), named, down.text())
+			f.Evidence = append(f.Evidence, down.Evidence...)
+			f.Contributing = append(f.Contributing, fmt.Sprintf("Service %s's pod %s is %s: fix it first, this container fails only because of it.", svc.Name, down.Pod, down.State))
+		}
 		f.Mechanism = fmt.Sprintf("A Service forwards only to Ready endpoints; with none, a connection to its cluster IP is refused or times out (and a headless Service's name does not resolve). %s", crash.Mechanism)
 		f.Actions = append([]report.Action{{Kind: report.Immediate,
 			Description: fmt.Sprintf("Fix Service %s's pods first: this container only fails because they are not Ready. Triage them, and make the application wait or retry instead of exiting.", svc.Name),

@@ -163,3 +163,111 @@ func TestDependencyLoopbackSidecar(t *testing.T) {
 		t.Fatalf("got %s: %s", fs[0].Category, fs[0].Title)
 	}
 }
+
+// TestDependencyPodDown: a caller that cannot reach a Service with no ready
+// endpoint is traced to why the Service's own pod is down, read from the
+// pods the collector followed the Service to: crash-looping with its log
+// (the mssql image's EULA refusal, from microsoft/mssql-docker), OOM-killed,
+// not scheduled, or unable to pull its image.
+func TestDependencyPodDown(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	caller := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: "p1", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: 5,
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", FinishedAt: metav1.NewTime(now.Add(-time.Minute))}}}}}}
+	const libpq = "psycopg2.OperationalError: could not connect to server: Connection refused\n\tIs the server running on host \"db\" (10.96.40.12) and accepting\n\tTCP/IP connections on port 5432?\n"
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "shop"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.96.40.12", Selector: map[string]string{"app": "db"}, Ports: []corev1.ServicePort{{Port: 5432}}}}
+	notReady := false
+	port := int32(5432)
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "db-x", Namespace: "shop", Labels: map[string]string{discoveryv1.LabelServiceName: "db"}},
+		Ports: []discoveryv1.EndpointPort{{Port: &port}}, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.0.9"}, Conditions: discoveryv1.EndpointConditions{Ready: &notReady}}}}
+	dep := func(st corev1.PodStatus) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-0", Namespace: "shop", Labels: map[string]string{"app": "db"}}, Status: st}
+	}
+	crash := func(code int32, reason string) corev1.PodStatus {
+		return corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "db", RestartCount: 7,
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason}}}}}
+	}
+	for _, tt := range []struct {
+		name    string
+		pod     *corev1.Pod
+		log     string
+		culprit []string
+	}{
+		{"crash loop with its reason", dep(crash(1, "Error")), "SQL Server 2019 will run as non-root by default.\nThe SQL Server End-User License Agreement (EULA) must be accepted before SQL\nServer can start. The license terms for this product can be downloaded from\n",
+			[]string{"db-0", "CrashLoopBackOff", "EULA"}},
+		{"OOM-killed", dep(crash(137, "OOMKilled")), "", []string{"db-0", "OOMKilled"}},
+		{"not scheduled", dep(corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable",
+			Message: "0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."}}}),
+			"", []string{"db-0", "Insufficient memory"}},
+		{"image not found", dep(corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "db",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "bitnami/redis:7.0.5-debian-11-r0"`}}}}}),
+			"", []string{"db-0", "ImagePullBackOff"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "web", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{caller},
+				Services: []*corev1.Service{svc}, EndpointSlices: []*discoveryv1.EndpointSlice{slice}, DependencyPods: []*corev1.Pod{tt.pod},
+				Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: "web", Container: "app", Previous: true, Text: libpq}}}
+			if tt.log != "" {
+				b.Logs = append(b.Logs, bundle.ContainerLog{Namespace: "shop", Pod: "db-0", Container: "db", Previous: true, Text: tt.log})
+			}
+			b.Cluster.ServicesListed = "shop"
+			fs := ruletest.Run(DependencyService, b, now)
+			if len(fs) != 1 || !strings.HasSuffix(string(fs[0].Category), "/ServiceNotReady") {
+				t.Fatalf("got %+v, want one ServiceNotReady finding", fs)
+			}
+			for _, want := range tt.culprit {
+				if !strings.Contains(fs[0].Culprit, want) {
+					t.Errorf("culprit %q does not name %q", fs[0].Culprit, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDependencyNamedForIP: a refusal that names only an IP which is no
+// Service's cluster IP (Node's "connect ECONNREFUSED 10.96.44.12:27017")
+// is named by the container's env dialling the same port of a Service
+// (MONGO_URL=mongodb://mongo:27017/catalog), and followed to that
+// Service's pod.
+func TestDependencyNamedForIP(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	caller := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "catalog", Namespace: "shop", UID: "p1"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Env: []corev1.EnvVar{{Name: "MONGO_URL", Value: "mongodb://mongo:27017/catalog"}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: 5,
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", FinishedAt: metav1.NewTime(now.Add(-time.Minute))}}}}}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "mongo", Namespace: "shop"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.96.7.7", Selector: map[string]string{"app": "mongo"}, Ports: []corev1.ServicePort{{Port: 27017}}}}
+	no, port := false, int32(27017)
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "mongo-x", Namespace: "shop", Labels: map[string]string{discoveryv1.LabelServiceName: "mongo"}},
+		Ports: []discoveryv1.EndpointPort{{Port: &port}}, Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"10.244.0.81"}, Conditions: discoveryv1.EndpointConditions{Ready: &no}}}}
+	dep := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "mongo-0", Namespace: "shop", Labels: map[string]string{"app": "mongo"}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "mongo", RestartCount: 9,
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}}}}}
+	for _, tt := range []struct {
+		name, ip string
+		want     bool
+	}{{"an IP that is no Service's", "10.96.44.12", true}, {"an IP outside any Service, and no env for its port", "10.96.44.12:5432", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := tt.ip
+			if !strings.Contains(addr, ":") {
+				addr += ":27017"
+			}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "catalog", Namespace: "shop", UID: "p1"}, Pods: []*corev1.Pod{caller},
+				Services: []*corev1.Service{svc}, EndpointSlices: []*discoveryv1.EndpointSlice{slice}, DependencyPods: []*corev1.Pod{dep},
+				Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: "catalog", Container: "app", Previous: true,
+					Text: "MongooseServerSelectionError: connect ECONNREFUSED " + addr + "\n    at NativeConnection.Connection.openUri (/app/node_modules/mongoose/lib/connection.js:807:32)\n"}}}
+			b.Cluster.ServicesListed = "shop"
+			fs := ruletest.Run(DependencyService, b, now)
+			got := len(fs) == 1 && strings.Contains(fs[0].Culprit, "mongo-0") && strings.Contains(fs[0].Culprit, "OOMKilled")
+			if got != tt.want {
+				t.Fatalf("traced to mongo-0 OOMKilled = %v, want %v: %+v", got, tt.want, fs)
+			}
+		})
+	}
+}

@@ -10,6 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // What NetworkPolicy semantics the policy rule relies on (the API reference
@@ -212,5 +215,39 @@ var dnsFailureRe = regexp.MustCompile(`(?i)no such host|temporary failure in nam
 // answered).
 var timeoutRe = regexp.MustCompile(`(?i)i/o timeout|timed? ?out|ETIMEDOUT|deadline exceeded`)
 
-// hostPortRe finds the dependency a timeout names: host:port.
-var hostPortRe = regexp.MustCompile(`\b([a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?):(\d{2,5})\b`)
+// dialRe is the destination a Go dial error names ("dial tcp
+// 10.96.0.1:443: i/o timeout"): the line's own target, preferred over any
+// other host:port it quotes (a URL, a listen address).
+var dialRe = regexp.MustCompile(`\bdial (?:tcp|udp)[46]? \[?(?P<host>[\w.:-]+?)\]?:(?P<port>\d{1,5})\b`)
+
+// dialTarget is the host and port a timeout line fails to reach: the Go
+// dial target, else the first endpoint applog reads in it. The kubelet's
+// RFC 3339 prefix is cut first and applog skips clock times, so a
+// timestamp (2026-12-01T16:59, 16:58:54) is never read as host:port.
+func dialTarget(line string) (host, port string) {
+	_, line = applog.SplitTimestamp(line)
+	// klog's header names the source line that logged ("reflector.go:205]"):
+	// a file, not a destination.
+	line = klogHeaderRe.ReplaceAllString(line, "")
+	if m, ok := submatch.Find(dialRe, line); ok {
+		return m.Get("host"), m.Get("port")
+	}
+	for _, ep := range applog.Extract(line).Endpoints {
+		i := strings.LastIndexByte(ep, ':')
+		if i <= 0 {
+			continue
+		}
+		if h := ep[:i]; !strings.Contains(h, "..") && !sourceFileRe.MatchString(h) {
+			return h, ep[i+1:]
+		}
+	}
+	return "", ""
+}
+
+// klogHeaderRe is klog's record header: severity, date, time, thread and
+// the source file:line.
+var klogHeaderRe = regexp.MustCompile(`^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] `)
+
+// sourceFileRe is a "host" that is a source file (a stack frame or a
+// logger's caller= field: controller.go:355, app.py:12).
+var sourceFileRe = regexp.MustCompile(`\.(?:go|py|java|js|mjs|ts|rb|rs|c|cc|cpp|h|cs|kt|scala|php|ex|exs)$`)

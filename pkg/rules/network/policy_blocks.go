@@ -217,8 +217,8 @@ func scanLogs(c *rule.Pass, p *corev1.Pod) (dnsLine, dnsCtr, toLine, toCtr, host
 			case dnsFailureRe.MatchString(line):
 				dnsLine, dnsCtr = strings.TrimSpace(line), l.Container
 			case timeoutRe.MatchString(line):
-				if m := hostPortRe.FindStringSubmatch(line); m != nil && !strings.Contains(m[1], "..") {
-					toLine, toCtr, host, port = strings.TrimSpace(line), l.Container, m[1], m[2]
+				if h, pt := dialTarget(line); h != "" {
+					toLine, toCtr, host, port = strings.TrimSpace(line), l.Container, h, pt
 				}
 			}
 		}

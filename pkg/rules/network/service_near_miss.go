@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // ServiceNearMiss is the rule network/service-near-miss.
@@ -91,7 +92,7 @@ func checkServiceNearMiss(c *rule.Pass) []rule.Finding {
 	return []rule.Finding{f}
 }
 
-var versionRe = regexp.MustCompile(`^(.*?)[-_.]?v?\d+(\.\d+)*$`)
+var versionRe = regexp.MustCompile(`^(?P<stem>.*?)[-_.]?v?\d+(?:\.\d+)*$`)
 
 // nearValue: a selector value one edit away from the pod's (a typo), or
 // the same name at another version (api-v1, api-v2).
@@ -102,8 +103,9 @@ func nearValue(want, have string) bool {
 	if d := kube.EditDistance(want, have); d <= 2 && d*3 <= len(want) {
 		return true
 	}
-	a, b := versionRe.FindStringSubmatch(want), versionRe.FindStringSubmatch(have)
+	a, aok := submatch.Find(versionRe, want)
+	b, bok := submatch.Find(versionRe, have)
 	// Same stem at another version; two bare versions (v1, v2) are a
 	// version label whose value moved on.
-	return a != nil && b != nil && strings.EqualFold(a[1], b[1])
+	return aok && bok && strings.EqualFold(a.Get("stem"), b.Get("stem"))
 }

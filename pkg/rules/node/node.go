@@ -100,13 +100,27 @@ func listSuffix(names []string) string {
 // only then are the healthy checks worth listing as ruled out.
 func nodeHasProblem(n *corev1.Node) bool {
 	return nodeNotReady(n) != nil || n.Spec.Unschedulable || kube.NodeConditionTrue(n, corev1.NodeNetworkUnavailable) ||
-		kube.NodeConditionTrue(n, corev1.NodeMemoryPressure) || kube.NodeConditionTrue(n, corev1.NodeDiskPressure) || kube.NodeConditionTrue(n, corev1.NodePIDPressure)
+		kube.NodeConditionTrue(n, corev1.NodeMemoryPressure) || kube.NodeConditionTrue(n, corev1.NodeDiskPressure) || kube.NodeConditionTrue(n, corev1.NodePIDPressure) || hasInitTaint(n)
 }
+
+// notReadyClass is why a node is NotReady: the category suffix
+// ("Node/NotReady/CNI"); notReadyKubelet when no row recognises the
+// kubelet's message.
+type notReadyClass string
+
+const (
+	notReadyKubeletStoppedPosting notReadyClass = "KubeletStoppedPosting"
+	notReadyCNI                   notReadyClass = "CNI"
+	notReadyContainerRuntime      notReadyClass = "ContainerRuntime"
+	notReadyPLEG                  notReadyClass = "PLEG"
+	notReadyShutdown              notReadyClass = "Shutdown"
+	notReadyKubelet               notReadyClass = "Kubelet"
+)
 
 // notReadyCause is one row of the NotReady table: what the kubelet's Ready
 // message means and where to look.
 type notReadyCause struct {
-	Class    string
+	Class    notReadyClass
 	re       *regexp.Regexp
 	Explains string
 	Fix      string
@@ -132,19 +146,19 @@ func cniCommands(n string) []string {
 // order. The CNI row comes before the runtime row: "container runtime
 // network not ready" is the network plugin.
 var notReadyCauses = []notReadyCause{
-	{"KubeletStoppedPosting", regexp.MustCompile(`(?i)NodeStatusUnknown|Kubelet stopped posting node status`),
+	{notReadyKubeletStoppedPosting, regexp.MustCompile(`(?i)NodeStatusUnknown|Kubelet stopped posting node status`),
 		"the kubelet stopped posting node status: the machine is down, partitioned from the API server, or the kubelet died",
 		"Check that the machine is up and reachable (cloud console, ping its InternalIP), then the kubelet on it.", kubeletCommands},
-	{"CNI", regexp.MustCompile(`(?i)NetworkPluginNotReady|cni plugin not initialized|cni config uninitialized|network plugin is not ready|NetworkReady=false`),
+	{notReadyCNI, regexp.MustCompile(`(?i)NetworkPluginNotReady|cni plugin not initialized|cni config uninitialized|network plugin is not ready|NetworkReady=false`),
 		"the container network plugin (CNI) on the node is not ready, so the kubelet cannot give pods a network",
 		"Check the CNI agent pod on this node (calico-node, cilium, aws-node, kube-flannel…) and its logs; the node turns Ready once the plugin writes its configuration.", cniCommands},
-	{"ContainerRuntime", regexp.MustCompile(`(?i)container runtime is down|container runtime not ready|container runtime status check|RuntimeReady=false|ContainerRuntimeNotReady|failed to get runtime status|runtime service`),
+	{notReadyContainerRuntime, regexp.MustCompile(`(?i)container runtime is down|container runtime not ready|container runtime status check|RuntimeReady=false|ContainerRuntimeNotReady|failed to get runtime status|runtime service`),
 		"the container runtime (containerd or CRI-O) is down or not answering the kubelet",
 		"Restart or repair the container runtime (containerd or CRI-O) on the node.", runtimeCommands},
-	{"PLEG", regexp.MustCompile(`(?i)PLEG is not healthy`),
+	{notReadyPLEG, regexp.MustCompile(`(?i)PLEG is not healthy`),
 		"the kubelet's pod lifecycle event generator is stalled: the runtime takes too long to list containers (overloaded node, too many containers, or a hung runtime)",
 		"Look at the node's load and the runtime's health; restarting the runtime or the kubelet usually clears it, and an overloaded node needs fewer pods.", runtimeCommands},
-	{"Shutdown", regexp.MustCompile(`(?i)node is shutting down|shutdown`),
+	{notReadyShutdown, regexp.MustCompile(`(?i)node is shutting down|shutdown`),
 		"the node is shutting down",
 		"Wait for the node to come back, or drain and replace it.", kubeletCommands},
 }
@@ -160,7 +174,7 @@ func classifyNotReady(cond *corev1.NodeCondition) notReadyCause {
 			return r
 		}
 	}
-	return notReadyCause{Class: "Kubelet", Explains: fmt.Sprintf("the kubelet reports the node not ready (%s)", kube.OrDash(kube.FirstLine(cond.Message))),
+	return notReadyCause{Class: notReadyKubelet, Explains: fmt.Sprintf("the kubelet reports the node not ready (%s)", kube.OrDash(kube.FirstLine(cond.Message))),
 		Fix: "Read the kubelet's log on the node for the reason it gives.", Commands: kubeletCommands}
 }
 

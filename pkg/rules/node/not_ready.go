@@ -52,7 +52,7 @@ func checkNodeNotReady(c *rule.Pass) []rule.Finding {
 		}
 	}
 	f := rule.Finding{
-		Category: rule.Node.Sub("NotReady", cause.Class), Verdict: report.Validated, Confidence: rule.Strong,
+		Category: rule.Node.Sub("NotReady", string(cause.Class)), Verdict: report.Validated, Confidence: rule.Strong,
 		Current: true, Strength: rule.Explained, Subject: n.Name,
 		Hypothesis: fmt.Sprintf("Node %s is NotReady because %s", n.Name, cause.Explains),
 	}
@@ -61,7 +61,7 @@ func checkNodeNotReady(c *rule.Pass) []rule.Finding {
 		since = fmt.Sprintf(" for %s (since %s)", kube.Ago(c.Now, cond.LastTransitionTime.Time), kube.Clock(cond.LastTransitionTime.Time))
 	}
 	hb := cond.LastHeartbeatTime.Time
-	if cause.Class == "KubeletStoppedPosting" {
+	if cause.Class == notReadyKubeletStoppedPosting {
 		f.Title = fmt.Sprintf("node %s is NotReady: its kubelet stopped posting status %s ago (last heartbeat %s)", n.Name, kube.Ago(c.Now, hb), kube.Clock(hb))
 		f.Culprit = fmt.Sprintf("node/%s kubelet: no status since %s (Ready=Unknown, %s)", n.Name, kube.Clock(hb), kube.OrDash(cond.Reason))
 		f.Mechanism = "The kubelet renews its node's status and lease every few seconds. When it misses them for node-monitor-grace-period (about 40-50s) the node lifecycle controller sets every condition to Unknown, " +
@@ -101,7 +101,7 @@ func checkNodeNotReady(c *rule.Pass) []rule.Finding {
 			Commands: []string{fmt.Sprintf("kubectl drain %s --ignore-daemonsets --delete-emptydir-data", n.Name)},
 			Risk:     "evicts every pod on the node; with an unreachable kubelet the pods stay Terminating until the node returns or is deleted"},
 	}
-	if cause.Class == "KubeletStoppedPosting" {
+	if cause.Class == notReadyKubeletStoppedPosting {
 		f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm,
 			Description: "If the machine is gone for good, delete the Node object so its pods are recreated elsewhere and its volumes detached.",
 			Commands:    []string{fmt.Sprintf("kubectl delete node %s", n.Name)},

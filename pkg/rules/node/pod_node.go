@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // PodNode is the rule node/pod-node.
@@ -19,16 +20,16 @@ var PodNode = &rule.Rule{
 		ID:    "node/pod-node",
 		Layer: rule.InfrastructureLayer,
 		Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
-		Doc:   "A pod whose node is the problem: NotReady, shut down, or evicting it for pressure.",
+		Doc:   "A pod whose node is the problem: NotReady, shut down, evicting it for pressure, or reporting a problem condition (node-problem-detector's) the pod's own error matches.",
 	},
 	Check: checkPodNode,
 }
 
-var evictionLowRe = regexp.MustCompile(`The node was low on resource: ([\w.-]+)\.`)
+var evictionLowRe = regexp.MustCompile(`The node was low on resource: (?P<resource>[\w.-]+)\.`)
 
-var evictionContainerRe = regexp.MustCompile(`Container (\S+) was using (\S+), request is (\S+), has larger consumption of ([\w.-]+)`)
+var evictionContainerRe = regexp.MustCompile(`Container (?P<ctr>\S+) was using (?P<used>\S+), request is (?P<request>\S+), has larger consumption of (?P<resource>[\w.-]+)`)
 
-var evictionConditionRe = regexp.MustCompile(`The node had condition: \[([^\]]+)\]`)
+var evictionConditionRe = regexp.MustCompile(`The node had condition: \[(?P<conditions>[^\]]+)\]`)
 
 var nodeShutdownRe = regexp.MustCompile(`(?i)node shutdown|node is shutting down`)
 
@@ -65,6 +66,7 @@ func checkPodNode(c *rule.Pass) []rule.Finding {
 		if kube.IsPodReady(p) {
 			continue
 		}
+		out = append(out, podOnProblemNode(c, p, n)...)
 		if kube.NodeConditionTrue(n, corev1.NodeNetworkUnavailable) {
 			out = append(out, podOnNetworklessNode(c, p, n))
 		}
@@ -97,8 +99,8 @@ func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 	var pr *pressure
 	var prType corev1.NodeConditionType
 	resourceName := ""
-	if m := evictionLowRe.FindStringSubmatch(msg); m != nil {
-		resourceName = m[1]
+	if m, ok := submatch.Find(evictionLowRe, msg); ok {
+		resourceName = m.Get("resource")
 		for i := range pressures {
 			if slices.Contains(pressures[i].Resources, resourceName) {
 				pr, prType = &pressures[i].pressure, pressures[i].Type
@@ -106,9 +108,9 @@ func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 		}
 	}
 	admission := false
-	if m := evictionConditionRe.FindStringSubmatch(msg); m != nil && pr == nil {
+	if m, ok := submatch.Find(evictionConditionRe, msg); ok && pr == nil {
 		for i := range pressures {
-			if strings.Contains(m[1], string(pressures[i].Type)) {
+			if strings.Contains(m.Get("conditions"), string(pressures[i].Type)) {
 				pr, prType, admission = &pressures[i].pressure, pressures[i].Type, true
 			}
 		}
@@ -163,11 +165,11 @@ func evictionFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 		f.Summary = fmt.Sprintf("The kubelet of node %s evicted pod %s to reclaim %s.", nodeName, p.Name, resourceName)
 		f.Culprit = fmt.Sprintf("node/%s %s (%s)", nodeName, pr.Signal, prType)
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: pr.Fix, Commands: pr.Commands(nodeName)}}
-		if m := evictionContainerRe.FindStringSubmatch(msg); m != nil {
-			ctr, used, req := m[1], m[2], m[3]
+		if m, ok := submatch.Find(evictionContainerRe, msg); ok {
+			ctr, used, req := m.Get("ctr"), m.Get("used"), m.Get("request")
 			f.Title += fmt.Sprintf(": container %s used %s against a request of %s", ctr, used, req)
 			f.Summary += fmt.Sprintf(" Container %s used %s of %s while requesting %s, which made the pod a first candidate.", ctr, used, resourceName, req)
-			res := corev1.ResourceName(strings.TrimSuffix(m[4], "."))
+			res := corev1.ResourceName(strings.TrimSuffix(m.Get("resource"), "."))
 			kind, owner := kube.OwnerName(c, p)
 			f.Culprit = fmt.Sprintf("%s container %s resources.requests.%s (%s; it used %s when node %s ran low)", kind+"/"+owner, ctr, res, req, used, nodeName)
 			set := report.Action{Kind: report.Immediate,
@@ -230,12 +232,12 @@ func podOnNotReadyNode(c *rule.Pass, p *corev1.Pod, n *corev1.Node, cond *corev1
 	hb := cond.LastHeartbeatTime.Time
 	state := "is NotReady: " + cause.Explains
 	culprit := fmt.Sprintf("node/%s Ready=%s (%s): %s", n.Name, cond.Status, kube.OrDash(cond.Reason), kube.OrDash(kube.FirstLine(cond.Message)))
-	if cause.Class == "KubeletStoppedPosting" {
+	if cause.Class == notReadyKubeletStoppedPosting {
 		state = fmt.Sprintf("stopped posting status %s ago (last heartbeat %s)", kube.Ago(c.Now, hb), kube.Clock(hb))
 		culprit = fmt.Sprintf("node/%s kubelet: no status since %s (Ready=Unknown)", n.Name, kube.Clock(hb))
 	}
 	f := rule.Finding{
-		Category: rule.Node.Sub("NotReady", cause.Class), Verdict: report.Validated, Confidence: rule.Strong, Current: true, Strength: rule.Traced, Subject: p.Name,
+		Category: rule.Node.Sub("NotReady", string(cause.Class)), Verdict: report.Validated, Confidence: rule.Strong, Current: true, Strength: rule.Traced, Subject: p.Name,
 		Hypothesis: "The pod's node is NotReady: " + cause.Explains,
 		Title:      fmt.Sprintf("the pod's node %s %s", n.Name, state),
 		Summary:    fmt.Sprintf("Pod %s runs on node %s, whose kubelet %s; the pod's status cannot be trusted or progress until the node recovers.", p.Name, n.Name, strings.TrimPrefix(state, "is ")),

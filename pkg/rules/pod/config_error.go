@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // ConfigError is the rule pod/config-error.
@@ -24,22 +25,37 @@ var ConfigError = &rule.Rule{
 	Check: checkContainerConfigError,
 }
 
+// configClass is why the kubelet cannot build a container's configuration:
+// the category suffix ("CreateContainerConfigError/MissingSecret").
+type configClass string
+
+const (
+	configMissingConfigMapKey configClass = "MissingConfigMapKey"
+	configMissingSecretKey    configClass = "MissingSecretKey"
+	configMissingConfigMap    configClass = "MissingConfigMap"
+	configMissingSecret       configClass = "MissingSecret"
+	configRunAsNonRoot        configClass = "RunAsNonRoot"
+	configNonNumericUser      configClass = "NonNumericUser"
+	// configOther: a message no row recognises.
+	configOther configClass = "Other"
+)
+
 // configError is one row of the kubelet's container-config table: the
 // message it leaves in state.waiting when it cannot build the container's
 // environment or security settings.
 type configError struct {
-	Class string
-	re    *regexp.Regexp
-	Kind  string // the object kind the message names, if any
+	Class configClass
+	re    *regexp.Regexp // named groups: key and name of what is missing, user
+	Kind  string         // the object kind the message names, if any
 }
 
 var configErrors = []configError{
-	{"MissingConfigMapKey", regexp.MustCompile(`(?i)couldn't find key (\S+) in ConfigMap ([^/\s]+)/(\S+)`), "ConfigMap"},
-	{"MissingSecretKey", regexp.MustCompile(`(?i)couldn't find key (\S+) in Secret ([^/\s]+)/(\S+)`), "Secret"},
-	{"MissingConfigMap", regexp.MustCompile(`configmaps? "([^"]+)" not found`), "ConfigMap"},
-	{"MissingSecret", regexp.MustCompile(`secrets? "([^"]+)" not found`), "Secret"},
-	{"RunAsNonRoot", regexp.MustCompile(`container has runAsNonRoot and image will run as root`), ""},
-	{"NonNumericUser", regexp.MustCompile(`container has runAsNonRoot and image has non-numeric user \(([^)]*)\)`), ""},
+	{configMissingConfigMapKey, regexp.MustCompile(`(?i)couldn't find key (?P<key>\S+) in ConfigMap (?P<ns>[^/\s]+)/(?P<name>\S+)`), "ConfigMap"},
+	{configMissingSecretKey, regexp.MustCompile(`(?i)couldn't find key (?P<key>\S+) in Secret (?P<ns>[^/\s]+)/(?P<name>\S+)`), "Secret"},
+	{configMissingConfigMap, regexp.MustCompile(`configmaps? "(?P<name>[^"]+)" not found`), "ConfigMap"},
+	{configMissingSecret, regexp.MustCompile(`secrets? "(?P<name>[^"]+)" not found`), "Secret"},
+	{configRunAsNonRoot, regexp.MustCompile(`container has runAsNonRoot and image will run as root`), ""},
+	{configNonNumericUser, regexp.MustCompile(`container has runAsNonRoot and image has non-numeric user \((?P<user>[^)]*)\)`), ""},
 }
 
 // configRef is where a pod refers to a ConfigMap or Secret.
@@ -151,14 +167,15 @@ func checkContainerConfigError(c *rule.Pass) []rule.Finding {
 }
 
 func configErrorFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, text string, evidence []string) rule.Finding {
-	f := rule.Finding{Category: rule.CreateContainerConfigError.Sub("Other"), Verdict: report.Validated, Current: true, Strength: rule.Explained,
+	f := rule.Finding{Category: rule.CreateContainerConfigError.Sub(string(configOther)), Verdict: report.Validated, Current: true, Strength: rule.Explained,
 		Subject: p.Name + "/" + st.Name, Evidence: evidence, Confidence: rule.Plausible,
 		Culprit:   fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name),
 		Mechanism: "Before creating a container the kubelet resolves its environment (env, envFrom) and checks its security settings; when that fails it records CreateContainerConfigError and retries on every sync, so the container never starts."}
 	var row *configError
-	var m []string
+	var m submatch.Match
 	for i := range configErrors {
-		if m = configErrors[i].re.FindStringSubmatch(text); m != nil {
+		var ok bool
+		if m, ok = submatch.Find(configErrors[i].re, text); ok {
 			row = &configErrors[i]
 			break
 		}
@@ -171,13 +188,12 @@ func configErrorFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
 		return f
 	}
-	f.Category = rule.CreateContainerConfigError.Sub(row.Class)
+	f.Category = rule.CreateContainerConfigError.Sub(string(row.Class))
 	switch row.Class {
-	case "MissingConfigMapKey", "MissingSecretKey":
-		key, name := m[1], m[3]
-		return configKeyFinding(c, p, st, f, row.Kind, name, key)
-	case "MissingConfigMap", "MissingSecret":
-		return configKeyFinding(c, p, st, f, row.Kind, m[1], "")
+	case configMissingConfigMapKey, configMissingSecretKey:
+		return configKeyFinding(c, p, st, f, row.Kind, m.Get("name"), m.Get("key"))
+	case configMissingConfigMap, configMissingSecret:
+		return configKeyFinding(c, p, st, f, row.Kind, m.Get("name"), "")
 	}
 	// runAsNonRoot against an image that runs as root, or as a user name the
 	// kubelet cannot check.
@@ -187,12 +203,12 @@ func configErrorFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 	}
 	f.Confidence = rule.Definitive
 	f.Culprit = fmt.Sprintf("%s container %s securityContext.runAsNonRoot with image %s", kube.PodRef(p), st.Name, image)
-	if row.Class == "RunAsNonRoot" {
+	if row.Class == configRunAsNonRoot {
 		f.Hypothesis = fmt.Sprintf("Container %s must run as non-root, but image %s runs as root", st.Name, image)
 		f.Title = fmt.Sprintf("container %s cannot start: runAsNonRoot is set but image %s runs as root (UID 0)", st.Name, image)
 	} else {
-		f.Hypothesis = fmt.Sprintf("Container %s must run as non-root, but image %s names its user %q, which the kubelet cannot check", st.Name, image, m[1])
-		f.Title = fmt.Sprintf("container %s cannot start: runAsNonRoot is set but image %s has the non-numeric user %q", st.Name, image, m[1])
+		f.Hypothesis = fmt.Sprintf("Container %s must run as non-root, but image %s names its user %q, which the kubelet cannot check", st.Name, image, m.Get("user"))
+		f.Title = fmt.Sprintf("container %s cannot start: runAsNonRoot is set but image %s has the non-numeric user %q", st.Name, image, m.Get("user"))
 	}
 	f.Summary = fmt.Sprintf("The kubelet refuses to start container %s of pod %s: %s.", st.Name, p.Name, text)
 	f.Mechanism = "With runAsNonRoot the kubelet must prove the process will not run as UID 0 before starting it: it reads runAsUser from the securityContext, else the image's USER, which must be numeric and non-zero."

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
@@ -44,12 +45,14 @@ func checkConfigSource(c *rule.Pass) []rule.Finding {
 			}
 			var f *rule.Finding
 			switch dec.Pattern.Class {
-			case "MissingEnv":
-				if name := strings.TrimPrefix(logs.SubjectOf("MissingEnv", dec.Line), "environment variable "); name != "" {
+			case logs.MissingEnv:
+				if name := strings.TrimPrefix(logs.SubjectOf(logs.MissingEnv, dec.Line), "environment variable "); name != "" {
 					f = envSource(c, p, spec, name)
 				}
-			case "MissingFile":
-				if path := logs.PathRe.FindString(dec.Line); path != "" {
+			case logs.MissingFile:
+				// A file the mount hides is pod/mount-shadow's, not a key
+				// the ConfigMap lacks.
+				if path := logs.PathRe.FindString(dec.Line); path != "" && shadowOf(c, p, spec, path, applog.Extract(dec.Line).Paths, false) == nil {
 					f = fileSource(c, p, spec, path)
 				}
 			}

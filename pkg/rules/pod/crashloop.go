@@ -3,6 +3,7 @@ package pod
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -52,6 +53,9 @@ func checkCrashLoop(c *rule.Pass) []rule.Finding {
 			}
 			if term != nil && term.Reason == "OOMKilled" {
 				continue // checkOOMKilled explains it
+			}
+			if !waiting && oneCleanRestartLongAgo(c, st, term) {
+				continue // one clean stop (a node drain, a SIGTERM) is not a loop
 			}
 			if !waiting && kube.LostByRuntime(st) {
 				continue // a node reboot, not a crash
@@ -158,7 +162,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Confidence = rule.High
 		f.Culprit = fmt.Sprintf("%s container %s command/args", kube.PodRef(p), st.Name)
 		// Exit 0 is no verdict: a script may log its failure and still
-		// return 0. Its last words say which (issue 16).
+		// return 0. Its last words say which.
 		if line, prev := logs.LastWords(c, p, st.Name); line != "" {
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Its last log line before exiting: %q", line),
 				fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(prev)), kube.LogsCmd(p, st.Name, prev)))
@@ -173,19 +177,19 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(fromPrev)),
 			kube.LogsCmd(p, st.Name, fromPrev))
 		evidence = append(evidence, logEv)
-		f.Category = f.Category.Sub(dec.Pattern.Class)
+		f.Category = f.Category.Sub(dec.Pattern.Class.String())
 		what := dec.Pattern.Explains
 		detail := ""
 		if subj := dec.Subject; subj != "" {
-			detail = " (" + subj + ")"
-		} else if dec.Pattern.Class == "PrivilegedPort" {
+			detail = " (" + subj + versionImage(p, st.Name, dec) + ")"
+		} else if dec.Pattern.Class == logs.PrivilegedPort {
 			if port := privilegedPort(p, st.Name); port != "" {
 				detail = " (" + port + ")"
 				evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s is set to listen on %s", st.Name, port),
 					fmt.Sprintf("%s .spec.containers[%s] env, ports and securityContext", kube.PodRef(p), st.Name),
 					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)))
 			}
-		} else if name, value := logs.ConfiguredEndpoint(p, st.Name, dec); name != "" && (dec.Pattern.Class == "ConnectionRefused" || dec.Pattern.Class == "DNS") {
+		} else if name, value := logs.ConfiguredEndpoint(p, st.Name, dec); name != "" && (dec.Pattern.Class == logs.ConnectionRefused || dec.Pattern.Class == logs.DNS) {
 			// The line names no endpoint: the one the container is
 			// configured to reach is the likeliest.
 			detail = fmt.Sprintf(" (%s, from env %s)", value, name)
@@ -250,7 +254,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		f.Culprit = fmt.Sprintf("%s container %s", kube.PodRef(p), st.Name)
 		if dec != nil {
 			// The application's own last error is the best lead there is:
-			// the root cause quotes it (issue 16).
+			// the root cause quotes it.
 			f.Culprit += fmt.Sprintf(", whose last error line is: %s", dec.Line)
 		}
 		f.Actions = []report.Action{
@@ -272,7 +276,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 	}
 	if !f.Current && term != nil && st.State.Running != nil {
 		// History: it runs again and has for a while. Say when it crashed
-		// (issue 16: a fault that ended reads as history, with its date).
+		// (a fault that ended reads as history, with its date).
 		f.Title += fmt.Sprintf(" — history: it last crashed at %s and has run since %s", kube.Since(c, term.FinishedAt.Time), kube.Stamp(st.State.Running.StartedAt.Time))
 		f.Summary = fmt.Sprintf("In the past: %s Container %s has run again since %s.", f.Summary, st.Name, kube.Stamp(st.State.Running.StartedAt.Time))
 	}
@@ -293,4 +297,13 @@ func probeKilled(c *rule.Pass, p *corev1.Pod, container string) string {
 		}
 	}
 	return ""
+}
+
+// oneCleanRestartLongAgo: a container that exited 0 once, beyond the hour
+// that still describes the present, and has run and been ready since. A
+// command that returns is restarted again within seconds; one restart weeks
+// ago was a stop from outside (a SIGTERM, a node restart).
+func oneCleanRestartLongAgo(c *rule.Pass, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated) bool {
+	return term != nil && term.ExitCode == 0 && st.RestartCount <= 1 && st.State.Running != nil && st.Ready &&
+		!term.FinishedAt.IsZero() && c.Now.Sub(term.FinishedAt.Time) > time.Hour
 }

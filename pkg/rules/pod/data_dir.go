@@ -31,10 +31,10 @@ var DataDir = &rule.Rule{
 // deleting what is on the volume.
 func checkDataDir(c *rule.Pass) []rule.Finding {
 	var out []rule.Finding
-	for _, cr := range crashesOf(c, "/DataDirNotEmpty") {
+	for _, cr := range crashesOf(c, logs.DataDirNotEmpty) {
 		crash, p, spec, dec := cr.finding, cr.pod, cr.spec, cr.dec
 		var paths []string
-		if path := logs.SubjectOf("DataDirNotEmpty", dec.Line); strings.HasPrefix(path, "/") {
+		if path := logs.SubjectOf(logs.DataDirNotEmpty, dec.Line); strings.HasPrefix(path, "/") {
 			paths = append(paths, strings.TrimSuffix(path, "/"))
 		}
 		mount, path, _ := mountFor(p, spec, paths)

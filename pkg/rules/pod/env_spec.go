@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // EnvSpec is the rule pod/env-spec.
@@ -28,7 +29,7 @@ var EnvSpec = &rule.Rule{
 
 // varRefRe is a $(VAR) reference in command or args; $$(VAR) is the escape
 // that keeps it literal on purpose.
-var varRefRe = regexp.MustCompile(`(^|[^$])\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+var varRefRe = regexp.MustCompile(`(?:^|[^$])\$\((?P<name>[A-Za-z_][A-Za-z0-9_]*)\)`)
 
 // checkEnvSpec reads the crash loop's finding for each container whose
 // decisive log line names a missing variable (or prints a literal $(VAR)),
@@ -52,12 +53,12 @@ func checkEnvSpec(c *rule.Pass) []rule.Finding {
 		var line string
 		var fromPrev bool
 		var names []string
-		if dec, prev := logs.LastDecisive(c, p, ctrName); dec != nil && dec.Pattern.Class == "MissingEnv" {
+		if dec, prev := logs.LastDecisive(c, p, ctrName); dec != nil && dec.Pattern.Class == logs.MissingEnv {
 			line, fromPrev = dec.Line, prev
 			// A literal $(VAR) in the log counts only when the spec holds the
 			// reference (below): the image's own CMD is never expanded, and
 			// the variable need not be one the application requires.
-			if n := strings.TrimPrefix(logs.SubjectOf("MissingEnv", dec.Line), "environment variable "); n != "" && !strings.Contains(dec.Line, "$("+n+")") {
+			if n := subjectVar(logs.SubjectOf(logs.MissingEnv, dec.Line)); n != "" && !strings.Contains(dec.Line, "$("+n+")") {
 				names = append(names, n)
 			}
 		}
@@ -67,8 +68,8 @@ func checkEnvSpec(c *rule.Pass) []rule.Finding {
 		// provokes; not when the kubelet killed the container (a probe) or
 		// the log names another cause.
 		cat := string(crash.Category)
-		refsExplain := crash.Strength == rule.Observed || strings.Contains(cat, "/MissingEnv") ||
-			strings.Contains(cat, "/InvalidConfig") || strings.Contains(cat, "/CommandNotFound")
+		refsExplain := crash.Strength == rule.Observed || strings.Contains(cat, "/"+logs.MissingEnv.String()) ||
+			strings.Contains(cat, "/"+logs.InvalidConfig.String()) || strings.Contains(cat, "/"+logs.CommandNotFound.String())
 		for _, n := range undefinedRefs(spec) {
 			if !refsExplain {
 				break
@@ -97,9 +98,9 @@ func undefinedRefs(spec *corev1.Container) []string {
 	}
 	var out []string
 	for _, arg := range append(slices.Clone(spec.Command), spec.Args...) {
-		for _, m := range varRefRe.FindAllStringSubmatch(arg, -1) {
-			if envVar(spec, m[2]) == nil && !slices.Contains(out, m[2]) {
-				out = append(out, m[2])
+		for _, m := range submatch.FindAll(varRefRe, arg, -1) {
+			if name := m.Get("name"); envVar(spec, name) == nil && !slices.Contains(out, name) {
+				out = append(out, name)
 			}
 		}
 	}
@@ -126,8 +127,8 @@ func envNames(spec *corev1.Container) []string {
 // referencedInArgs: command or args hold $(name).
 func referencedInArgs(spec *corev1.Container, name string) bool {
 	for _, arg := range append(slices.Clone(spec.Command), spec.Args...) {
-		for _, m := range varRefRe.FindAllStringSubmatch(arg, -1) {
-			if m[2] == name {
+		for _, m := range submatch.FindAll(varRefRe, arg, -1) {
+			if m.Get("name") == name {
 				return true
 			}
 		}
@@ -296,8 +297,8 @@ func envSpecFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 	}
 	f.Evidence = append(f.Evidence, specEv)
 	f.Category = crash.Category
-	if !strings.Contains(string(f.Category), "/MissingEnv") {
-		f.Category = f.Category.Sub("MissingEnv")
+	if !strings.Contains(string(f.Category), "/"+logs.MissingEnv.String()) {
+		f.Category = f.Category.Sub(logs.MissingEnv.String())
 	}
 	f.Category = f.Category.Sub(sub)
 	f.Strength, f.Confidence = rule.Traced, rule.Definitive

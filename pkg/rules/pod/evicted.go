@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // Evicted is the rule pod/evicted.
@@ -23,11 +24,11 @@ var Evicted = &rule.Rule{
 	Check: checkEvicted,
 }
 
-var evictCtrLimitRe = regexp.MustCompile(`Container (\S+) exceeded its local ephemeral storage limit "([^"]+)"`)
+var evictCtrLimitRe = regexp.MustCompile(`Container (?P<ctr>\S+) exceeded its local ephemeral storage limit "(?P<limit>[^"]+)"`)
 
-var evictPodLimitRe = regexp.MustCompile(`Pod ephemeral local storage usage exceeds the total limit of containers ([0-9.]+[A-Za-z]*)`)
+var evictPodLimitRe = regexp.MustCompile(`Pod ephemeral local storage usage exceeds the total limit of containers (?P<limit>[0-9.]+[A-Za-z]*)`)
 
-var evictEmptyDirRe = regexp.MustCompile(`Usage of EmptyDir volume "([^"]+)" exceeds the limit "([^"]+)"`)
+var evictEmptyDirRe = regexp.MustCompile(`Usage of EmptyDir volume "(?P<volume>[^"]+)" exceeds the limit "(?P<limit>[^"]+)"`)
 
 // Evictions for node pressure ("The node was low on resource: memory")
 // and admissions refused for a node condition are the node rules'
@@ -87,25 +88,27 @@ func evictedFinding(c *rule.Pass, p *corev1.Pod, msg string) rule.Finding {
 	kind, owner := kube.OwnerName(c, p)
 	switch {
 	case evictCtrLimitRe.MatchString(msg):
-		m := evictCtrLimitRe.FindStringSubmatch(msg)
+		m, _ := submatch.Find(evictCtrLimitRe, msg)
+		ctr, limit := m.Get("ctr"), m.Get("limit")
 		f.Category = rule.Evicted.Sub("EphemeralStorageLimit")
-		f.Title = fmt.Sprintf("pod was evicted: container %s exceeded its ephemeral-storage limit %s", m[1], m[2])
-		f.Culprit = fmt.Sprintf("%s container %s resources.limits.ephemeral-storage (%s)", kube.PodRef(p), m[1], m[2])
-		f.Actions = []report.Action{ContainerPatch(c, p, m[1], map[string]any{"resources": map[string]any{"limits": map[string]any{"ephemeral-storage": "<higher limit>"}}},
+		f.Title = fmt.Sprintf("pod was evicted: container %s exceeded its ephemeral-storage limit %s", ctr, limit)
+		f.Culprit = fmt.Sprintf("%s container %s resources.limits.ephemeral-storage (%s)", kube.PodRef(p), ctr, limit)
+		f.Actions = []report.Action{ContainerPatch(c, p, ctr, map[string]any{"resources": map[string]any{"limits": map[string]any{"ephemeral-storage": "<higher limit>"}}},
 			"Raise the container's ephemeral-storage limit to what it really writes, or move the data to a volume (PVC) and rotate logs and temporary files.", "")}
 	case evictPodLimitRe.MatchString(msg):
-		m := evictPodLimitRe.FindStringSubmatch(msg)
+		m, _ := submatch.Find(evictPodLimitRe, msg)
 		f.Category = rule.Evicted.Sub("EphemeralStorageLimit")
-		f.Title = fmt.Sprintf("pod was evicted: its local storage exceeded the containers' total ephemeral-storage limit %s", m[1])
-		f.Culprit = fmt.Sprintf("%s resources.limits.ephemeral-storage (total %s)", kube.PodRef(p), m[1])
+		f.Title = fmt.Sprintf("pod was evicted: its local storage exceeded the containers' total ephemeral-storage limit %s", m.Get("limit"))
+		f.Culprit = fmt.Sprintf("%s resources.limits.ephemeral-storage (total %s)", kube.PodRef(p), m.Get("limit"))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Raise the containers' ephemeral-storage limits or move the data written locally to a PVC.",
 			Commands: []string{fmt.Sprintf("kubectl describe %s %s %s", kind, owner, kube.NSFlag(p))}}}
 	case evictEmptyDirRe.MatchString(msg):
-		m := evictEmptyDirRe.FindStringSubmatch(msg)
+		m, _ := submatch.Find(evictEmptyDirRe, msg)
+		volume, limit := m.Get("volume"), m.Get("limit")
 		f.Category = rule.Evicted.Sub("EmptyDirLimit")
-		f.Title = fmt.Sprintf("pod was evicted: emptyDir volume %s exceeded its sizeLimit %s", m[1], m[2])
-		f.Culprit = fmt.Sprintf("%s volume %s emptyDir.sizeLimit (%s)", kube.PodRef(p), m[1], m[2])
-		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Raise emptyDir %s's sizeLimit or make the application clean up what it writes there.", m[1]),
+		f.Title = fmt.Sprintf("pod was evicted: emptyDir volume %s exceeded its sizeLimit %s", volume, limit)
+		f.Culprit = fmt.Sprintf("%s volume %s emptyDir.sizeLimit (%s)", kube.PodRef(p), volume, limit)
+		f.Actions = []report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Raise emptyDir %s's sizeLimit or make the application clean up what it writes there.", volume),
 			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.volumes}'", p.Name, kube.NSFlag(p))}}}
 	default:
 		f.Category = rule.Evicted.Sub("Other")

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // ImagePull is the rule pod/image-pull.
@@ -23,62 +24,88 @@ var ImagePull = &rule.Rule{
 	Check: checkImagePull,
 }
 
+// pullClass is why the kubelet cannot pull an image: the category suffix
+// ("ImagePull/NotFound"); pullUnknown when no row recognises the error.
+type pullClass string
+
+const (
+	pullNeverPull            pullClass = "NeverPull"
+	pullNoSpace              pullClass = "NoSpace"
+	pullInvalidName          pullClass = "InvalidName"
+	pullRateLimited          pullClass = "RateLimited"
+	pullAuth                 pullClass = "Auth"
+	pullPlatform             pullClass = "Platform"
+	pullNotFound             pullClass = "NotFound"
+	pullUntrustedCertificate pullClass = "UntrustedCertificate"
+	pullUnreachable          pullClass = "Unreachable"
+	pullUnknown              pullClass = "Unknown"
+)
+
 // pullFailure is one row of the image-pull classification table.
 type pullFailure struct {
-	Class string
+	Class pullClass
 	re    *regexp.Regexp
 	Title string // with %s = image
 	Mech  string
 	Fix   string
 	Conf  rule.Confidence
+	// Quote: the runtime's own words (pullDetailRe) say more than the
+	// mechanism, which quotes them.
+	Quote bool
 }
 
 // pullFailures are matched against the kubelet's pull error, in order.
 var pullFailures = []pullFailure{
 	// Not a pull failure at all: with imagePullPolicy Never the kubelet only
 	// looks for the image on the node and never asks a registry.
-	{"NeverPull", regexp.MustCompile(`(?i)ErrImageNeverPull|is not present with pull policy of Never`),
+	{pullNeverPull, regexp.MustCompile(`(?i)ErrImageNeverPull|is not present with pull policy of Never`),
 		"image %s is not on the node and imagePullPolicy Never forbids pulling it",
 		"With imagePullPolicy: Never the kubelet never contacts a registry; it only looks for the image in the node's container runtime, which does not have it (ErrImageNeverPull).",
-		"Load the image onto the node (pre-pull it, or import it into the container runtime), or set imagePullPolicy to IfNotPresent so the kubelet pulls it.", rule.Definitive},
-	{"InvalidName", regexp.MustCompile(`(?i)InvalidImageName|invalid reference format|couldn't parse image (reference|name)`),
+		"Load the image onto the node (pre-pull it, or import it into the container runtime), or set imagePullPolicy to IfNotPresent so the kubelet pulls it.", rule.Definitive, false},
+	// Not the registry's fault either: the layers arrived, but the node's
+	// image filesystem has no room to unpack them.
+	{pullNoSpace, regexp.MustCompile(`(?i)no space left on device`),
+		"node %[2]s has no space left on its image filesystem to unpack image %[1]s",
+		"The runtime downloaded the image's layers but could not write them to the node's image filesystem (containerd's /var/lib/containerd, Docker's /var/lib/docker): a large image on a small disk, or images and containers piling up faster than the kubelet's image garbage collection frees them. Every pull onto that node fails until space is freed.",
+		"Free space on the node's image filesystem (unused images: crictl rmi --prune on the node; the kubelet's image GC starts above imageGCHighThresholdPercent), grow the node's disk, or move the pod to a node with room.", rule.Strong, true},
+	{pullInvalidName, regexp.MustCompile(`(?i)InvalidImageName|invalid reference format|couldn't parse image (reference|name)`),
 		"image reference %s is not a valid image name",
 		"The kubelet cannot parse the image reference, so it never tries to pull it.",
-		"Correct the image reference in the pod template (registry/repository:tag or @sha256:digest, lower-case repository).", rule.Definitive},
+		"Correct the image reference in the pod template (registry/repository:tag or @sha256:digest, lower-case repository).", rule.Definitive, false},
 	// Before Auth: Docker Hub's 429 advises "authenticating and upgrading".
-	{"RateLimited", regexp.MustCompile(`(?i)toomanyrequests|429 Too Many Requests|pull rate limit`),
+	{pullRateLimited, regexp.MustCompile(`(?i)toomanyrequests|429 Too Many Requests|pull rate limit`),
 		"the registry refuses to serve image %s: its pull rate limit is reached (429 Too Many Requests)",
 		"The registry limits how many pulls a client (anonymous pulls: per source IP, so per node or NAT gateway) may make in a time window; past it every pull gets 429 Too Many Requests until the window passes.",
-		"Pull with credentials of an account with a higher limit (an imagePullSecret), or through a registry mirror or pull-through cache; pulls succeed again once the window passes.", rule.Strong},
-	{"Auth", regexp.MustCompile(`(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|insufficient_scope|access denied|denied: requested access|pull access denied`),
+		"Pull with credentials of an account with a higher limit (an imagePullSecret), or through a registry mirror or pull-through cache; pulls succeed again once the window passes.", rule.Strong, false},
+	{pullAuth, regexp.MustCompile(`(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|insufficient_scope|access denied|denied: requested access|pull access denied`),
 		"the registry refuses to serve image %s without valid credentials",
 		"The registry answered the pull with an authentication/authorization error: the node has no credentials for it, or the pod's imagePullSecrets are missing, wrong or expired.",
-		"Create or fix the pull secret for this registry and reference it in the pod's imagePullSecrets (or its ServiceAccount's).", rule.High},
+		"Create or fix the pull secret for this registry and reference it in the pod's imagePullSecrets (or its ServiceAccount's).", rule.High, false},
 	// Before NotFound: containerd ends this one with ": not found" too, but
 	// the image exists, only not for the node's OS/architecture.
-	{"Platform", regexp.MustCompile(`(?i)no match(ing manifest)? for platform|no matching manifest for \S+ in the manifest list`),
+	{pullPlatform, regexp.MustCompile(`(?i)no match(ing manifest)? for platform|no matching manifest for \S+ in the manifest list`),
 		"image %s has no variant for the node's platform (OS/CPU architecture)",
 		"The tag exists, but its manifest (or manifest list) holds no image for the node's OS/architecture, e.g. an amd64-only image on an arm64 node, so the runtime has nothing to pull.",
-		"Use a tag built for the node's architecture (a multi-arch image: docker buildx --platform), or schedule the pod onto nodes of the image's architecture (nodeSelector kubernetes.io/arch).", rule.Strong},
-	{"NotFound", regexp.MustCompile(`(?i)manifest unknown|manifest for \S+ not found|not found: manifest|repository does not exist|name unknown|: not found|code = NotFound|404 Not Found`),
+		"Use a tag built for the node's architecture (a multi-arch image: docker buildx --platform), or schedule the pod onto nodes of the image's architecture (nodeSelector kubernetes.io/arch).", rule.Strong, true},
+	{pullNotFound, regexp.MustCompile(`(?i)manifest unknown|manifest for \S+ not found|not found: manifest|repository does not exist|name unknown|: not found|code = NotFound|404 Not Found`),
 		"image %s does not exist in its registry (wrong tag or repository)",
 		"The registry has no manifest for this repository and tag: the tag was never pushed, was deleted, or the name is misspelled.",
-		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", rule.Strong},
+		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", rule.Strong, false},
 	// Before Unreachable: the registry answered, but the node's runtime
 	// does not trust its certificate (a private CA not installed on nodes).
-	{"UntrustedCertificate", regexp.MustCompile(`(?i)x509: certificate signed by unknown authority|x509: certificate is not (valid|trusted)|x509: certificate is valid for|tls: failed to verify certificate`),
+	{pullUntrustedCertificate, regexp.MustCompile(`(?i)x509: certificate signed by unknown authority|x509: certificate is not (valid|trusted)|x509: certificate is valid for|tls: failed to verify certificate`),
 		"the node's container runtime does not trust the TLS certificate of the registry serving image %s",
 		"The runtime reached the registry, but rejected its certificate: it is signed by a CA the node does not trust (a private or self-signed registry CA that is not installed in the runtime's trust store) or names another host.",
-		"Install the registry's CA certificate for the container runtime on every node (containerd: /etc/containerd/certs.d/<registry>/ca.crt; Docker: /etc/docker/certs.d/<registry>/ca.crt), or serve the registry with a certificate from a CA the nodes trust.", rule.Strong},
-	{"Unreachable", regexp.MustCompile(`(?i)no such host|i/o timeout|connection refused|network is unreachable|TLS handshake timeout|dial tcp|x509:|certificate signed by unknown authority|context deadline exceeded|server misbehaving`),
+		"Install the registry's CA certificate for the container runtime on every node (containerd: /etc/containerd/certs.d/<registry>/ca.crt; Docker: /etc/docker/certs.d/<registry>/ca.crt), or serve the registry with a certificate from a CA the nodes trust.", rule.Strong, true},
+	{pullUnreachable, regexp.MustCompile(`(?i)no such host|i/o timeout|connection refused|network is unreachable|TLS handshake timeout|dial tcp|x509:|certificate signed by unknown authority|context deadline exceeded|server misbehaving`),
 		"the node cannot reach the registry serving image %s",
 		"The kubelet's pull failed at the network or TLS level before the registry could answer: DNS, firewall/egress policy, proxy, or an untrusted registry certificate.",
-		"Check DNS and egress from the node to the registry, the registry's certificate, and any proxy or mirror configuration of the container runtime.", rule.High},
+		"Check DNS and egress from the node to the registry, the registry's certificate, and any proxy or mirror configuration of the container runtime.", rule.High, false},
 }
 
 // pullDetailRe is the runtime's own words for a certificate or platform
 // mismatch, quoted in the mechanism so the report names it.
-var pullDetailRe = regexp.MustCompile(`(?i)x509: [^"\n]*|tls: failed to verify certificate[^"\n]*|no match(ing manifest)? for platform[^"\n]*`)
+var pullDetailRe = regexp.MustCompile(`(?i)x509: [^"\n]*|tls: failed to verify certificate[^"\n]*|no match(ing manifest)? for platform[^"\n]*|(?:write [^"\n:]*: )?no space left on device`)
 
 // checkImagePull: a container stuck pulling its image, split by why.
 func checkImagePull(c *rule.Pass) []rule.Finding {
@@ -132,7 +159,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 	}
 	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, kube.NSFlag(p), st.Name)
 	if match == nil {
-		f.Category = f.Category.Sub("Unknown")
+		f.Category = f.Category.Sub(string(pullUnknown))
 		f.Hypothesis = fmt.Sprintf("Image %s cannot be pulled", image)
 		f.Title = fmt.Sprintf("container %s cannot pull image %s", st.Name, image)
 		f.Summary = fmt.Sprintf("The kubelet cannot pull image %s for container %s of pod %s; the error does not say whether the tag, the credentials or the network is at fault.", image, st.Name, p.Name)
@@ -142,32 +169,42 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
 		return f
 	}
-	f.Category = f.Category.Sub(match.Class)
-	f.Title = fmt.Sprintf("container %s cannot start: %s", st.Name, fmt.Sprintf(match.Title, image))
-	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", fmt.Sprintf(match.Title, image))
-	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start because %s.", st.Name, p.Name, fmt.Sprintf(match.Title, image))
+	f.Category = f.Category.Sub(string(match.Class))
+	why := fmt.Sprintf(match.Title, image)
+	if match.Class == pullNoSpace {
+		why = fmt.Sprintf(match.Title, image, kube.OrDash(p.Spec.NodeName))
+		f.Culprit = fmt.Sprintf("node/%s image filesystem full (no space left on device) pulling image %s for %s", kube.OrDash(p.Spec.NodeName), image, kube.PodRef(p))
+	}
+	f.Title = fmt.Sprintf("container %s cannot start: %s", st.Name, why)
+	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", why)
+	f.Summary = fmt.Sprintf("Container %s of pod %s cannot start because %s.", st.Name, p.Name, why)
 	f.Mechanism = match.Mech + " The kubelet retries with growing back-off (ImagePullBackOff)."
-	if m := pullDetailRe.FindString(text); m != "" && (match.Class == "UntrustedCertificate" || match.Class == "Platform") {
+	if m := pullDetailRe.FindString(text); m != "" && match.Quote {
 		f.Mechanism = match.Mech + " The runtime said: " + m + ". The kubelet retries with growing back-off (ImagePullBackOff)."
 	}
-	if match.Class == "NeverPull" {
+	if match.Class == pullNeverPull {
 		f.Mechanism = match.Mech + " The kubelet checks again at every pod sync; the container cannot start until the image is there."
 	}
 	f.Confidence = match.Conf
 	fix := report.Action{Kind: report.Immediate, Description: match.Fix}
 	switch match.Class {
-	case "NotFound", "InvalidName":
+	case pullNotFound, pullInvalidName:
 		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{setImage}, fmt.Sprintf("set the image of container %s to <registry/repository:existing-tag>", st.Name), kube.PodRun(p))
 		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout with the new image")
-	case "Auth":
+	case pullAuth:
 		f.Actions = []report.Action{pullSecretFinding(c, p, image, &f, fix, kind, owner)}
 		if deniedOrMissingRe.MatchString(text) && strings.HasSuffix(string(f.Category), "/NoPullSecret") && publicRegistry(registryOf(image)) {
 			notFoundOrPrivate(p, st, image, &f, setImage, kind, owner)
 		}
 		return f
-	case "Unreachable", "RateLimited", "UntrustedCertificate", "Platform":
+	case pullNoSpace:
+		node := kube.OrDash(p.Spec.NodeName)
+		fix.Commands = []string{fmt.Sprintf("kubectl describe node %s", node),
+			fmt.Sprintf("kubectl get --raw /api/v1/nodes/%s/proxy/stats/summary | jq .node.runtime.imageFs", node)}
+		fix.Risk = "pruning images on the node makes the next pods there pull them again"
+	case pullUnreachable, pullRateLimited, pullUntrustedCertificate, pullPlatform:
 		fix.Commands = []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}
-	case "NeverPull":
+	case pullNeverPull:
 		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace,
 			[]string{fmt.Sprintf(`kubectl patch %s/%s %s -p '%s'`, kind, owner, kube.NSFlag(p), kube.Workload{Kind: kind, Name: owner, Namespace: p.Namespace}.PatchTemplate(fmt.Sprintf(`{"containers":[{"name":%q,"imagePullPolicy":"IfNotPresent"}]}`, st.Name)))},
 			fmt.Sprintf("set imagePullPolicy: IfNotPresent on container %s", st.Name), kube.PodRun(p))
@@ -195,7 +232,7 @@ func registryOf(image string) string {
 
 // unableSecretsRe reads the kubelet's FailedToRetrieveImagePullSecret event:
 // the pod names pull secrets that do not exist.
-var unableSecretsRe = regexp.MustCompile(`Unable to retrieve some image pull secrets \(([^)]*)\)`)
+var unableSecretsRe = regexp.MustCompile(`Unable to retrieve some image pull secrets \((?P<secrets>[^)]*)\)`)
 
 // pullSecretFinding refines an authentication failure with where the
 // credentials should come from: the pod's imagePullSecrets, its
@@ -226,12 +263,12 @@ func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Findin
 		fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.imagePullSecrets}'", p.Name, kube.NSFlag(p))))
 	var missing []string
 	for _, e := range c.B.EventsFor(string(p.UID)) {
-		if m := unableSecretsRe.FindStringSubmatch(e.Message); e.Reason == "FailedToRetrieveImagePullSecret" || m != nil {
+		if m, ok := submatch.Find(unableSecretsRe, e.Message); e.Reason == "FailedToRetrieveImagePullSecret" || ok {
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Event %s ×%d: %s", e.Reason, max(e.Count, 1), e.Message),
 				fmt.Sprintf("event on %s", kube.PodRef(p)),
 				fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason)))
-			if m != nil {
-				for _, n := range strings.Split(m[1], ",") {
+			if ok {
+				for _, n := range strings.Split(m.Get("secrets"), ",") {
 					if n = strings.Trim(strings.TrimSpace(n), "<>"); n != "" {
 						missing = kube.AppendUnique(missing, n)
 					}
@@ -247,7 +284,7 @@ func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Findin
 	usePod = kube.TemplateCommands(kind, owner, p.Namespace, usePod, "set spec.template.spec.imagePullSecrets: [{name: regcred}]", kube.PodRun(p))
 	switch {
 	case len(missing) > 0:
-		f.Category = rule.ImagePull.Sub("Auth", "MissingPullSecret")
+		f.Category = rule.ImagePull.Sub(string(pullAuth), "MissingPullSecret")
 		f.Confidence = rule.Definitive
 		names := strings.Join(missing, ", ")
 		f.Title = fmt.Sprintf("container %s cannot pull image %s: its imagePullSecret %s does not exist, so the registry refuses the anonymous pull", f.Subject[strings.Index(f.Subject, "/")+1:], image, names)
@@ -259,7 +296,7 @@ func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Findin
 		fix.Commands = []string{fmt.Sprintf(create, missing[0])}
 		fix.Risk = "stores registry credentials in the namespace"
 	case len(podSecrets) == 0 && sa != nil && len(saSecrets) == 0:
-		f.Category = rule.ImagePull.Sub("Auth", "NoPullSecret")
+		f.Category = rule.ImagePull.Sub(string(pullAuth), "NoPullSecret")
 		f.Confidence = rule.Strong
 		f.Title += "; neither the pod nor its ServiceAccount " + saName + " has an imagePullSecret"
 		f.Culprit = fmt.Sprintf("%s .spec.imagePullSecrets (none, and none on serviceaccount %s) for image %s", kube.PodRef(p), saName, image)
@@ -267,7 +304,7 @@ func pullSecretFinding(c *rule.Pass, p *corev1.Pod, image string, f *rule.Findin
 		fix.Risk = "stores registry credentials in the namespace; " + kube.PendingTemplateRisk(kind, "the patch starts a rollout")
 	case len(podSecrets)+len(saSecrets) > 0:
 		names := strings.Join(append(podSecrets, saSecrets...), ", ")
-		f.Category = rule.ImagePull.Sub("Auth", "WrongCredentials")
+		f.Category = rule.ImagePull.Sub(string(pullAuth), "WrongCredentials")
 		f.Confidence = rule.Likely
 		f.Title += fmt.Sprintf("; the credentials in pull secret %s are refused", names)
 		f.Culprit = fmt.Sprintf("imagePullSecrets %s for image %s of %s", names, image, kube.PodRef(p))

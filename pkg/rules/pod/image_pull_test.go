@@ -30,8 +30,12 @@ func TestImagePull(t *testing.T) {
 		{"ErrImagePull", `failed to do request: Head "https://registry.gitlab.internal.example:5050/v2/shop/cart/manifests/2.7.0": dial tcp: lookup registry.gitlab.internal.example on 10.0.0.2:53: no such host`, rule.ImagePull.Sub("Unreachable")},
 		{"ErrImageNeverPull", `Container image "local/nope:1" is not present with pull policy of Never`, rule.ImagePull.Sub("NeverPull")},
 		{"ErrImagePull", `failed to pull and unpack image "docker.io/library/nginx:1.25.3": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/nginx/manifests/sha256:4c0f: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit`, rule.ImagePull.Sub("RateLimited")},
+		// https://github.com/tableau/tableau-server-in-kubernetes/issues/14
+		{"ErrImagePull", `rpc error: code = Unknown desc = failed to register layer: Error processing tar file(exit status 1): write /tableau-server-2022-1-0.x86_64.rpm: no space left on device`, rule.ImagePull.Sub("NoSpace")},
+		// https://github.com/Kaggle/docker-python/issues/19 (dockerd's ApplyLayer wording)
+		{"ErrImagePull", `failed to register layer: ApplyLayer exit status 1 stdout:  stderr: write /usr/local/src/opencv/build/modules/video/perf_precomp.hpp.gch/opencv_perf_video_RELEASE.gch: no space left on device`, rule.ImagePull.Sub("NoSpace")},
 	} {
-		t.Run(string(tt.want), func(t *testing.T) {
+		t.Run(string(tt.want)+" "+tt.message[len(tt.message)-20:], func(t *testing.T) {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "shop", UID: "p1"},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop/api:1"}}},
 				Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "shop/api:1",
@@ -42,7 +46,7 @@ func TestImagePull(t *testing.T) {
 				t.Fatalf("finding %+v, want %q", f, tt.want)
 			}
 			// A trust or platform mismatch is named in the runtime's words.
-			for class, words := range map[string]string{"UntrustedCertificate": "x509: certificate signed by unknown authority", "Platform": "no match for platform in manifest"} {
+			for class, words := range map[string]string{"UntrustedCertificate": "x509: certificate signed by unknown authority", "Platform": "no match for platform in manifest", "NoSpace": ": no space left on device"} {
 				if tt.want == rule.ImagePull.Sub(class) && !strings.Contains(f.Mechanism, words) {
 					t.Errorf("mechanism %q does not quote %q", f.Mechanism, words)
 				}

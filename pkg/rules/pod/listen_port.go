@@ -66,7 +66,7 @@ func checkListenPort(c *rule.Pass) []rule.Finding {
 		// Only a probe that finds nothing listening: one the application
 		// answers (a 404, a 500, a slow reply) reached the right port, and a
 		// listen line may be about another server (metrics, admin).
-		if ctr == nil || len(parts) < 3 || (parts[2] != "PortMismatch" && parts[2] != "ConnectionRefused") {
+		if ctr == nil || len(parts) < 3 || (parts[2] != string(probePortMismatch) && parts[2] != string(probeConnectionRefused)) {
 			continue
 		}
 		var kind *probeKind
@@ -93,7 +93,7 @@ func listenPortFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pf ru
 	f := pf
 	listen := strings.Join(ll.Ports, ", ")
 	probe := strings.ToLower(kind.Name) + " probe"
-	f.Category = rule.Probe.Sub(kind.Name, "PortMismatch")
+	f.Category = rule.Probe.Sub(kind.Name, string(probePortMismatch))
 	f.Strength, f.Confidence, f.Current = rule.Traced, rule.Definitive, true
 	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("The application logs that it listens on port %s: %q", listen, ll.Line),
 		fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), ctr.Name, kube.Instance(ll.Previous)), kube.LogsCmd(p, ctr.Name, ll.Previous)))

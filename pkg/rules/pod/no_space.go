@@ -31,7 +31,7 @@ var NoSpace = &rule.Rule{
 // claim-backed mount is the likely one.
 func checkNoSpace(c *rule.Pass) []rule.Finding {
 	var out []rule.Finding
-	for _, cr := range crashesOf(c, "/NoSpace") {
+	for _, cr := range crashesOf(c, logs.NoSpace) {
 		crash, p, spec, dec := cr.finding, cr.pod, cr.spec, cr.dec
 		mount, path, sure := mountFor(p, spec, applog.Extract(dec.Line).Paths)
 		if mount == nil {
@@ -53,12 +53,13 @@ type crashOf struct {
 	dec     *logs.Decisive
 }
 
-// crashesOf are the crash-loop findings whose category holds class (e.g.
-// "/NoSpace") and whose container and decisive line are in the bundle.
-func crashesOf(c *rule.Pass, class string) []crashOf {
+// crashesOf are the crash-loop findings whose category is refined with the
+// log class (".../NoSpace") and whose container and decisive line are in
+// the bundle.
+func crashesOf(c *rule.Pass, class logs.Class) []crashOf {
 	var out []crashOf
 	for _, crash := range c.ResultOf(CrashLoop) {
-		if !strings.Contains(string(crash.Category), class) {
+		if !strings.Contains(string(crash.Category), "/"+class.String()) {
 			continue
 		}
 		podName, ctrName, _ := strings.Cut(crash.Subject, "/")
@@ -96,7 +97,7 @@ func runningNoSpace(c *rule.Pass) []rule.Finding {
 			}
 			spec := kube.SpecOf(p, st.Name)
 			dec, prev := logs.LastDecisive(c, p, st.Name)
-			if spec == nil || dec == nil || prev || dec.Pattern.Class != "NoSpace" {
+			if spec == nil || dec == nil || prev || dec.Pattern.Class != logs.NoSpace {
 				continue
 			}
 			mount, path, sure := mountFor(p, spec, applog.Extract(dec.Line).Paths)

@@ -54,25 +54,44 @@ func checkOOMKilled(c *rule.Pass) []rule.Finding {
 			title := fmt.Sprintf("container %s is OOMKilled at its %s", st.Name, limit)
 			summary := fmt.Sprintf("Container %s of pod %s uses more memory than its %s allows; the kernel OOM killer ends it (exit code 137) and the kubelet restarts it.", st.Name, p.Name, limit)
 			if !current {
-				// History: it runs again now. Say when it happened (issue 16:
-				// "is OOMKilled" about a kill 3 days before, timed 00:00:00).
+				// History: it runs again now. Say when it happened:
+				// "is OOMKilled" about a kill 3 days before reads as current.
 				title = fmt.Sprintf("container %s was OOMKilled at its %s at %s, and has run since", st.Name, limit, kube.Since(c, term.FinishedAt.Time))
 				summary = fmt.Sprintf("Container %s of pod %s was killed by the kernel OOM killer at its %s at %s (exit code 137); the kubelet restarted it and it has run since. It may happen again at the next peak.", st.Name, p.Name, limit, kube.Since(c, term.FinishedAt.Time))
 			}
+			culprit := fmt.Sprintf("%s container %s resources.limits.memory (%s)", kube.PodRef(p), st.Name, strings.TrimPrefix(limit, "memory limit "))
+			var contributing []string
+			var heapAction []report.Action
+			if ctr := containerSpec(p, st.Name); ctr != nil {
+				if set := settingAtLimit(p, ctr); set != nil {
+					// The runtime was told it may use the whole limit: the
+					// setting, not the workload's peak, is what to change.
+					title += fmt.Sprintf(": its %s %s (%s) is as large as the limit", set.Runtime, set.Text, set.Where)
+					culprit += fmt.Sprintf(" and %s %s, which sizes the %s to the whole limit", set.Where, set.Text, set.Runtime)
+					contributing = append(contributing, fmt.Sprintf("%s sets %s, at or above the container's %s: the runtime needs memory beside it (metaspace, thread stacks, buffers, native memory), so the kernel kills the container before the runtime reports running out.", set.Where, set.Text, limit))
+					e2 = c.Evidence(fmt.Sprintf("Container %s has %s and %s sets %s", st.Name, limit, set.Where, set.Text),
+						fmt.Sprintf("%s .spec.containers[%s]", kube.PodRef(p), st.Name),
+						fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].env}{"\n"}{.spec.containers[?(@.name=="%s")].resources}'`, p.Name, kube.NSFlag(p), st.Name, st.Name))
+					heapAction = []report.Action{{Kind: report.Immediate,
+						Description: fmt.Sprintf("Size the %s below the limit, leaving room for the rest (for a JVM, -XX:MaxRAMPercentage=75 instead of %s; for Node.js or Go, about 75%% of the limit), or raise the limit above the setting.", set.Runtime, set.Text),
+						Commands:    []string{fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].env}'`, p.Name, kube.NSFlag(p), st.Name)}}}
+				}
+			}
 			out = append(out, rule.Finding{
-				Category:   rule.OOMKilled,
-				Hypothesis: fmt.Sprintf("Container %s is killed for exceeding its memory (%s)", st.Name, limit),
-				Verdict:    report.Validated, Confidence: rule.Definitive, Evidence: []string{e1, e2},
+				Contributing: contributing,
+				Category:     rule.OOMKilled,
+				Hypothesis:   fmt.Sprintf("Container %s is killed for exceeding its memory (%s)", st.Name, limit),
+				Verdict:      report.Validated, Confidence: rule.Definitive, Evidence: []string{e1, e2},
 				Title:   title,
 				Summary: summary,
 				Mechanism: "When a container's memory usage reaches its cgroup limit, the kernel kills its process (SIGKILL, exit 137) and the kubelet records reason OOMKilled. " +
 					"Either the limit is too low for the workload's real peak, or the application leaks memory.",
-				Culprit: fmt.Sprintf("%s container %s resources.limits.memory (%s)", kube.PodRef(p), st.Name, strings.TrimPrefix(limit, "memory limit ")),
-				Actions: []report.Action{
+				Culprit: culprit,
+				Actions: append(heapAction,
 					raiseMemory(p, kind, owner, st.Name, newLimit),
-					{Kind: report.LongTerm, Description: "Measure the container's real memory use under load (kubectl top pod, or your metrics) and fix a leak or size the limit and any runtime heap setting (-Xmx, GOMEMLIMIT) to it.",
+					report.Action{Kind: report.LongTerm, Description: "Measure the container's real memory use under load (kubectl top pod, or your metrics) and fix a leak or size the limit and any runtime heap setting (-Xmx, GOMEMLIMIT) to it.",
 						Commands: []string{fmt.Sprintf("kubectl top pod %s %s --containers", p.Name, kube.NSFlag(p))}},
-				},
+				),
 				Current: current, Strength: rule.Explained, Subject: p.Name + "/" + st.Name,
 			})
 		}

@@ -55,7 +55,6 @@ func containerSpecCmd(p *corev1.Pod, container, field string) string {
 // template, or, for a bare pod or a Job whose template is immutable, an
 // edit-and-recreate.
 func ContainerPatch(c *rule.Pass, p *corev1.Pod, container string, fields map[string]any, desc, risk string) report.Action {
-	kind, owner := kube.OwnerName(c, p)
 	list := "containers"
 	if isInitContainer(p, container) {
 		list = "initContainers"
@@ -64,7 +63,22 @@ func ContainerPatch(c *rule.Pass, p *corev1.Pod, container string, fields map[st
 	for k, v := range fields {
 		ctr[k] = v
 	}
-	podSpec := map[string]any{list: []any{ctr}}
+	change, _ := json.Marshal(fields)
+	return specPatch(c, p, map[string]any{list: []any{ctr}}, "containers", fmt.Sprintf("in %s %s set %s", list, container, change), desc, risk)
+}
+
+// PodSpecPatch is ContainerPatch for pod-level fields (securityContext,
+// volumes): fields merge into the pod template's spec.
+func PodSpecPatch(c *rule.Pass, p *corev1.Pod, fields map[string]any, desc, risk string) report.Action {
+	change, _ := json.Marshal(fields)
+	return specPatch(c, p, fields, "pod spec", fmt.Sprintf("in spec set %s", change), desc, risk)
+}
+
+// specPatch patches podSpec into the pod template of p's owner; field
+// names what changes, what says the change in words for a manifest to edit
+// by hand.
+func specPatch(c *rule.Pass, p *corev1.Pod, podSpec map[string]any, field, what, desc, risk string) report.Action {
+	kind, owner := kube.OwnerName(c, p)
 	var patch map[string]any
 	switch kind {
 	case "deployment", "statefulset", "daemonset", "replicaset":
@@ -73,7 +87,6 @@ func ContainerPatch(c *rule.Pass, p *corev1.Pod, container string, fields map[st
 		patch = map[string]any{"spec": map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec}}}}}
 	}
 	a := report.Action{Kind: report.Immediate, Description: desc, Risk: risk}
-	change, _ := json.Marshal(fields)
 	if patch != nil {
 		data, _ := json.Marshal(patch)
 		a.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{fmt.Sprintf("kubectl patch %s/%s %s -p '%s'", kind, owner, kube.NSFlag(p), data)}, "", "")
@@ -85,8 +98,7 @@ func ContainerPatch(c *rule.Pass, p *corev1.Pod, container string, fields map[st
 		return a
 	}
 	// Pods and Jobs cannot change these fields in place.
-	a.Description += fmt.Sprintf(" A %s's containers cannot be changed in place: edit the manifest and recreate it.", kind)
-	what := fmt.Sprintf("in %s %s set %s", list, container, change)
+	a.Description += fmt.Sprintf(" A %s's %s cannot be changed in place: edit the manifest and recreate it.", kind, field)
 	a.Commands = []string{
 		fmt.Sprintf("kubectl get %s %s %s -o yaml > %s.yaml   # %s", kind, owner, kube.NSFlag(p), owner, what),
 		fmt.Sprintf("kubectl replace --force -f %s.yaml", owner),

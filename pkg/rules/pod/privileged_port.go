@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // privilegedPort names the port below 1024 a container is set to listen
@@ -22,9 +23,9 @@ func privilegedPort(p *corev1.Pod, container string) string {
 	}
 	port, from := "", ""
 	for _, e := range ctr.Env {
-		for _, m := range envPortRe.FindAllStringSubmatch(e.Value, -1) {
-			if n, _ := strconv.Atoi(m[1]); n > 0 && n < 1024 && port == "" {
-				port, from = m[1], fmt.Sprintf("%s=%s", e.Name, e.Value)
+		for _, m := range submatch.FindAll(envPortRe, e.Value, -1) {
+			if n, _ := strconv.Atoi(m.Get("port")); n > 0 && n < 1024 && port == "" {
+				port, from = m.Get("port"), fmt.Sprintf("%s=%s", e.Name, e.Value)
 			}
 		}
 	}
@@ -45,7 +46,7 @@ func privilegedPort(p *corev1.Pod, container string) string {
 
 // envPortRe is a listen URL's port in an environment value
 // (ASPNETCORE_URLS=http://+:80, LISTEN=0.0.0.0:443).
-var envPortRe = regexp.MustCompile(`^(?:\w+://)?(?:[\w.*+-]+|\[[0-9a-fA-F:]*\])?:(\d{1,5})(?:/|;|$)`)
+var envPortRe = regexp.MustCompile(`^(?:\w+://)?(?:[\w.*+-]+|\[[0-9a-fA-F:]*\])?:(?P<port>\d{1,5})(?:/|;|$)`)
 
 func runAsUser(p *corev1.Pod, ctr *corev1.Container) *int64 {
 	if ctr.SecurityContext != nil && ctr.SecurityContext.RunAsUser != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // Probe is the rule pod/probe.
@@ -55,10 +56,30 @@ var probeKinds = []probeKind{
 // container; a failing readiness probe only takes it out of service.
 func (k probeKind) restarts() bool { return k.Name != "Readiness" }
 
+// probeClass is what a failing probe runs into: the category suffix
+// ("Probe/Liveness/ConnectionRefused").
+type probeClass string
+
+const (
+	probeNamedPortMissing  probeClass = "NamedPortMissing"
+	probePathNotFound      probeClass = "PathNotFound"
+	probeAuthRequired      probeClass = "AuthRequired"
+	probeUnhealthy         probeClass = "Unhealthy"
+	probeHTTPStatus        probeClass = "HTTPStatus"
+	probeTimeout           probeClass = "Timeout"
+	probeConnectionRefused probeClass = "ConnectionRefused"
+	probeConnectionReset   probeClass = "ConnectionReset"
+	probeUnreachable       probeClass = "Unreachable"
+	// Not read from the probe's output:
+	probePortMismatch  probeClass = "PortMismatch"  // the probed port is not one the container declares
+	probeCommandFailed probeClass = "CommandFailed" // an exec probe's command exits non-zero
+	probeFailed        probeClass = "Failed"        // an output no row recognises
+)
+
 // probeFailure is one row of the probe-output table: what the kubelet's
 // "<Kind> probe failed: <output>" (or "errored") says went wrong.
 type probeFailure struct {
-	Class    string
+	Class    probeClass
 	re       *regexp.Regexp
 	Explains string
 	// Config: the probe's own settings are at fault, not the application.
@@ -69,23 +90,23 @@ type probeFailure struct {
 // PortMismatch is not here: it comes from comparing the probe's port with
 // the container's declared ports, when the output says nothing listens.
 var probeFailures = []probeFailure{
-	{"NamedPortMissing", regexp.MustCompile(`strconv\.Atoi: parsing "[^"]*": invalid syntax|port \S+ not found`),
+	{probeNamedPortMissing, regexp.MustCompile(`strconv\.Atoi: parsing "[^"]*": invalid syntax|port \S+ not found`),
 		"the probe names a port the container does not declare, so the kubelet cannot resolve it and the probe errors every time", true},
-	{"PathNotFound", regexp.MustCompile(`statuscode: 404\b`),
+	{probePathNotFound, regexp.MustCompile(`statuscode: 404\b`),
 		"the endpoint answers 404 Not Found: the probe's path does not exist in the application", true},
-	{"AuthRequired", regexp.MustCompile(`statuscode: 40[13]\b`),
+	{probeAuthRequired, regexp.MustCompile(`statuscode: 40[13]\b`),
 		"the endpoint demands authentication, which the probe does not send", true},
-	{"Unhealthy", regexp.MustCompile(`statuscode: 5\d\d\b|NOT_SERVING|service unhealthy`),
+	{probeUnhealthy, regexp.MustCompile(`statuscode: 5\d\d\b|NOT_SERVING|service unhealthy`),
 		"the application answers but reports itself unhealthy", false},
-	{"HTTPStatus", regexp.MustCompile(`statuscode: \d+`),
+	{probeHTTPStatus, regexp.MustCompile(`statuscode: \d+`),
 		"the endpoint answers with a status the kubelet counts as a failure (only 200–399 pass)", true},
-	{"Timeout", regexp.MustCompile(`(?i)context deadline exceeded|Client\.Timeout exceeded|i/o timeout|timed out|timeout: failed to connect`),
+	{probeTimeout, regexp.MustCompile(`(?i)context deadline exceeded|Client\.Timeout exceeded|i/o timeout|timed out|timeout: failed to connect`),
 		"the endpoint does not answer within the probe's timeoutSeconds", false},
-	{"ConnectionRefused", regexp.MustCompile(`connection refused`),
+	{probeConnectionRefused, regexp.MustCompile(`connection refused`),
 		"nothing listens on the probe's port when the kubelet connects", false},
-	{"ConnectionReset", regexp.MustCompile(`connection reset by peer|: EOF`),
+	{probeConnectionReset, regexp.MustCompile(`connection reset by peer|: EOF`),
 		"the connection is accepted then dropped: the port may speak another protocol (TLS where the probe uses HTTP) or the process is overloaded", false},
-	{"Unreachable", regexp.MustCompile(`no route to host|network is unreachable`),
+	{probeUnreachable, regexp.MustCompile(`no route to host|network is unreachable`),
 		"the kubelet cannot reach the pod's IP: a network problem on the node", false},
 }
 
@@ -316,12 +337,12 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 			break
 		}
 	}
-	name := "Failed"
+	name := probeFailed
 	explains := "the probe fails"
 	if target.Handler == "exec" {
-		name, explains = "CommandFailed", "the probe's command exits non-zero"
+		name, explains = probeCommandFailed, "the probe's command exits non-zero"
 		if output != "" {
-			explains += fmt.Sprintf(" (%s)", kube.FirstLine(output))
+			explains += fmt.Sprintf(" (%s)", kube.ProbeVerdict(output))
 		}
 	}
 	config := false
@@ -330,11 +351,25 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	}
 	switch {
 	case ports.Named:
-		name, config = "NamedPortMissing", true
+		name, config = probeNamedPortMissing, true
 		explains = fmt.Sprintf("the probe names port %q, which container %s does not declare (%s), so the kubelet cannot resolve it and the probe errors every time", target.Port.StrVal, ctr.Name, ports.Detail)
-	case ports.Undeclared && (class == nil || name == "ConnectionRefused" || name == "Timeout" || name == "ConnectionReset" || name == "Failed"):
-		name, config = "PortMismatch", true
+	case ports.Undeclared && (class == nil || name == probeConnectionRefused || name == probeTimeout || name == probeConnectionReset || name == probeFailed):
+		name, config = probePortMismatch, true
 		explains = fmt.Sprintf("the probe checks port %s, but container %s does not declare it (%s): nothing answers there", target.Port.String(), ctr.Name, ports.Detail)
+	}
+
+	// The application's own log line for the probe's requests says why an
+	// answered probe fails (probe_reason.go).
+	var answer *probeAnswer
+	if class != nil && target.Handler == "httpGet" && (name == probeAuthRequired || name == probeHTTPStatus || name == probeUnhealthy || name == probePathNotFound) {
+		answer = probeLogReason(c, p, ctr, pr, failures)
+	}
+	// A start-up failure the log states explains any answer but a timeout.
+	if answer == nil && class != nil && target.Handler != "exec" && name != probeTimeout && name != probePortMismatch && name != probeNamedPortMissing {
+		answer = probeStartupReason(c, p, ctr)
+	}
+	if answer != nil {
+		name, explains, config = answer.class, answer.explain(), answer.class == probeHostRejected
 	}
 
 	// Evidence: the probe, what failed, what the kubelet did about it.
@@ -349,6 +384,14 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	}
 	if newest != nil {
 		evidence = append(evidence, podEventEvidence(c, p, newest))
+	}
+	if answer != nil {
+		at := "at the probe's requests"
+		if answer.class == probeStartupFailed {
+			at = "of the application's failed start-up"
+		}
+		evidence = append(evidence, c.Evidence(fmt.Sprintf("Log line %s: %q", at, answer.line),
+			fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), ctr.Name, kube.Instance(answer.prev)), kube.LogsCmd(p, ctr.Name, answer.prev)))
 	}
 	var killCount int32
 	for i := range kills {
@@ -370,23 +413,23 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	}
 
 	// Verdict and confidence: the kubelet's own events are the proof.
-	f.Category = rule.Probe.Sub(kind.Name, name)
+	f.Category = rule.Probe.Sub(kind.Name, string(name))
 	f.Verdict = report.Validated
 	switch {
-	case name == "NamedPortMissing" && newest != nil:
+	case name == probeNamedPortMissing && newest != nil:
 		f.Confidence = rule.Definitive
-	case name == "NamedPortMissing":
+	case name == probeNamedPortMissing:
 		f.Confidence = rule.High // certain to fail, though no event shows it yet
 	case newest == nil:
 		f.Confidence = rule.Moderate // a port clue and a kill-like exit, no event
-	case name == "PortMismatch", kind.restarts() && len(kills) > 0:
+	case name == probePortMismatch, kind.restarts() && len(kills) > 0:
 		f.Confidence = rule.Strong
 	case config:
 		f.Confidence = rule.High
 	default:
 		f.Confidence = rule.Probable
 	}
-	if !config && !kind.restarts() {
+	if !config && !kind.restarts() && answer == nil {
 		// "the app says it is not ready": true, but the reason lies deeper.
 		f.Strength = rule.Observed
 	}
@@ -404,9 +447,12 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	}
 	f.Hypothesis = fmt.Sprintf("Container %s's %s probe (%s) fails: %s", ctr.Name, lower, target.Desc, explains)
 	f.Title = fmt.Sprintf("%s probe of container %s %s; %s", lower, ctr.Name, probeHeadline(name, target, pr, ports, output), consequence)
+	if answer != nil {
+		f.Title = fmt.Sprintf("%s probe of container %s %s; %s", lower, ctr.Name, answer.headline(output, target), consequence)
+	}
 	f.Summary = fmt.Sprintf("The %s probe of container %s in pod %s (%s) fails: %s. As a result %s.", lower, ctr.Name, p.Name, target.Desc, explains, consequence)
 	if output != "" {
-		f.Summary += fmt.Sprintf(" The kubelet reports: %q.", kube.FirstLine(output))
+		f.Summary += fmt.Sprintf(" The kubelet reports: %q.", kube.ProbeVerdict(output))
 	}
 
 	budget := pr.InitialDelaySeconds + defaultIfZero(pr.FailureThreshold, 3)*defaultIfZero(pr.PeriodSeconds, 10)
@@ -439,7 +485,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	f.Culprit = fmt.Sprintf("%s container %s %s (%s)", kube.PodRef(p), ctr.Name, kind.Field, target.Desc)
 	var fix report.Action
 	switch name {
-	case "PortMismatch", "NamedPortMissing":
+	case probePortMismatch, probeNamedPortMissing:
 		f.Culprit = fmt.Sprintf("%s container %s %s.port (%s; %s)", kube.PodRef(p), ctr.Name, probePath, target.Port.String(), ports.Detail)
 		var port any = "<the port the application listens on>"
 		if ports.Suggest != nil {
@@ -448,16 +494,22 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 		handler[target.Handler] = map[string]any{"port": port}
 		fix = ContainerPatch(c, p, ctr.Name, map[string]any{kind.Field: handler},
 			fmt.Sprintf("Point the %s probe at the port the application listens on.", lower), "")
-	case "PathNotFound", "AuthRequired", "HTTPStatus":
+	case probeHostRejected, probeAuthzDenied, probeDirectoryIndex:
+		f.Culprit = fmt.Sprintf("log line of %s container %s at the %s probe's requests: %s", kube.PodRef(p), ctr.Name, lower, answer.line)
+		fix = answer.fix(c, p, ctr, kind)
+	case probeStartupFailed:
+		f.Culprit = fmt.Sprintf("log line of %s container %s, whose start-up failed: %s", kube.PodRef(p), ctr.Name, answer.line)
+		fix = answer.fix(c, p, ctr, kind)
+	case probePathNotFound, probeAuthRequired, probeHTTPStatus:
 		f.Culprit = fmt.Sprintf("%s container %s %s.path (%s)", kube.PodRef(p), ctr.Name, probePath, pr.HTTPGet.Path)
 		handler["httpGet"] = map[string]any{"path": "<a health path that answers 200 without authentication>"}
 		fix = ContainerPatch(c, p, ctr.Name, map[string]any{kind.Field: handler},
 			fmt.Sprintf("Point the %s probe at a path the application serves with a 2xx/3xx answer and no authentication.", lower), "")
-	case "Timeout":
+	case probeTimeout:
 		f.Culprit = fmt.Sprintf("%s container %s %s.timeoutSeconds (%ds)", kube.PodRef(p), ctr.Name, kind.Field, defaultIfZero(pr.TimeoutSeconds, 1))
 		fix = ContainerPatch(c, p, ctr.Name, map[string]any{kind.Field: map[string]any{"timeoutSeconds": max(5, 3*defaultIfZero(pr.TimeoutSeconds, 1))}},
 			fmt.Sprintf("Give the %s probe more time to answer, and find out why the endpoint is slow (CPU throttling, a health check that calls dependencies).", lower), "")
-	case "ConnectionRefused":
+	case probeConnectionRefused:
 		switch kind.Name {
 		case "Startup":
 			f.Culprit = fmt.Sprintf("%s container %s %s.failureThreshold (%d × %ds)", kube.PodRef(p), ctr.Name, kind.Field, defaultIfZero(pr.FailureThreshold, 3), defaultIfZero(pr.PeriodSeconds, 10))
@@ -478,7 +530,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 		if target.Handler == "exec" && pr.Exec != nil {
 			fix.Commands = append(fix.Commands, fmt.Sprintf("kubectl exec %s %s -c %s -- %s", p.Name, kube.NSFlag(p), ctr.Name, strings.Join(pr.Exec.Command, " ")))
 		}
-		if kind.Name == "Liveness" && name == "Unhealthy" {
+		if kind.Name == "Liveness" && name == probeUnhealthy {
 			f.Contributing = append(f.Contributing, "A liveness endpoint that checks dependencies (database, downstream services) restarts healthy processes when a dependency fails: keep liveness to the process itself.")
 		}
 	}
@@ -489,42 +541,42 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	return f, true
 }
 
-var statusCodeRe = regexp.MustCompile(`statuscode: (\d+)`)
+var statusCodeRe = regexp.MustCompile(`statuscode: (?P<code>\d+)`)
 
 // probeHeadline says in a few words what a failing probe runs into, for
 // the report's one-line root cause.
-func probeHeadline(class string, target probeTarget, pr *corev1.Probe, ports portCheck, output string) string {
+func probeHeadline(class probeClass, target probeTarget, pr *corev1.Probe, ports portCheck, output string) string {
 	code := ""
-	if m := statusCodeRe.FindStringSubmatch(output); m != nil {
-		code = m[1]
+	if m, ok := submatch.Find(statusCodeRe, output); ok {
+		code = m.Get("code")
 	}
 	switch class {
-	case "PortMismatch":
+	case probePortMismatch:
 		return fmt.Sprintf("checks port %s, which the container does not declare (%s)", target.Port.String(), ports.Detail)
-	case "NamedPortMissing":
+	case probeNamedPortMissing:
 		return fmt.Sprintf("names port %q, which the container does not declare (%s)", target.Port.String(), ports.Detail)
-	case "PathNotFound":
+	case probePathNotFound:
 		return fmt.Sprintf("gets 404 Not Found: %s does not exist", target.Desc)
-	case "AuthRequired":
+	case probeAuthRequired:
 		return fmt.Sprintf("gets HTTP %s: %s demands authentication", code, target.Desc)
-	case "Unhealthy":
+	case probeUnhealthy:
 		if code != "" {
 			return fmt.Sprintf("gets HTTP %s from %s: the application reports itself unhealthy", code, target.Desc)
 		}
 		return fmt.Sprintf("gets NOT_SERVING from %s: the application reports itself unhealthy", target.Desc)
-	case "HTTPStatus":
+	case probeHTTPStatus:
 		return fmt.Sprintf("gets HTTP %s from %s (only 200-399 pass)", code, target.Desc)
-	case "Timeout":
+	case probeTimeout:
 		return fmt.Sprintf("gets no answer from %s within timeoutSeconds %ds", target.Desc, defaultIfZero(pr.TimeoutSeconds, 1))
-	case "ConnectionRefused":
+	case probeConnectionRefused:
 		return fmt.Sprintf("finds nothing listening on port %s (initialDelaySeconds %d)", target.Port.String(), pr.InitialDelaySeconds)
-	case "ConnectionReset":
+	case probeConnectionReset:
 		return fmt.Sprintf("has its connection reset (%s)", target.Desc)
-	case "Unreachable":
+	case probeUnreachable:
 		return fmt.Sprintf("cannot reach the pod (%s): no route from the node", target.Desc)
-	case "CommandFailed":
+	case probeCommandFailed:
 		if output != "" {
-			return fmt.Sprintf("fails: %s exits non-zero (%s)", target.Desc, kube.FirstLine(output))
+			return fmt.Sprintf("fails: %s exits non-zero (%s)", target.Desc, kube.ProbeVerdict(output))
 		}
 		return fmt.Sprintf("fails: %s exits non-zero", target.Desc)
 	}

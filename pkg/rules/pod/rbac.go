@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
 // RBACDenied is the rule pod/rbac-denied.
@@ -286,16 +287,20 @@ func rbacFinding(c *rule.Pass, p *corev1.Pod, g *denialGroup, crashes []rule.Fin
 	v := judge(c, g)
 	first := g.denials[0]
 	ctr := first.Container
-	f := rule.Finding{Category: RBACCategory.Sub("Forbidden"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name + "/" + ctr,
+	f := rule.Finding{Category: RBACCategory.Sub(logs.Forbidden.String()), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name + "/" + ctr,
 		Mechanism: "The API server authorizes every request of the pod's ServiceAccount token with RBAC: only the verbs and resources a Role (through a RoleBinding, in that namespace) or a ClusterRole (through a ClusterRoleBinding, everywhere; through a RoleBinding, in its namespace) grants are allowed; anything else is answered 403 Forbidden."}
 	var crash *rule.Finding
 	for i := range crashes {
-		if crashes[i].Subject == f.Subject && strings.Contains(string(crashes[i].Category), "/Forbidden") {
+		if crashes[i].Subject == f.Subject && strings.Contains(string(crashes[i].Category), "/"+logs.Forbidden.String()) {
 			crash = &crashes[i]
 		}
 	}
 	if crash != nil {
-		f.Category, f.Evidence, f.Strength = crash.Category, append([]string(nil), crash.Evidence...), rule.Traced
+		// The denial is the cause whatever the container does with it: the
+		// category keeps the RBAC root (docs/DESIGN.md §7, category
+		// vocabulary); the crash loop is how it shows.
+		f.Evidence, f.Strength = append([]string(nil), crash.Evidence...), rule.Traced
+		f.Contributing = append(f.Contributing, fmt.Sprintf("The container stops on the denial: %s (%s).", crash.Title, crash.Category))
 		f.Mechanism = crash.Mechanism + " " + f.Mechanism
 		f.Contributing = append(f.Contributing, crash.Contributing...)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // Rejected is the rule pod/rejected.
@@ -25,7 +26,7 @@ var Rejected = &rule.Rule{
 
 // rejectedResourceRe is the kubelet's InsufficientResourceError
 // (pkg/kubelet/lifecycle/predicate.go).
-var rejectedResourceRe = regexp.MustCompile(`Node didn't have enough resource: (\S+), requested: (\d+), used: (\d+), capacity: (\d+)`)
+var rejectedResourceRe = regexp.MustCompile(`Node didn't have enough resource: (?P<resource>\S+), requested: (?P<requested>\d+), used: (?P<used>\d+), capacity: (?P<capacity>\d+)`)
 
 // checkRejected: the kubelet re-runs the scheduler's resource and
 // placement checks when it admits a pod; a pod that fails them is set
@@ -64,10 +65,11 @@ func rejectedFinding(c *rule.Pass, p *corev1.Pod, reason, msg string) rule.Findi
 	f.Title = fmt.Sprintf("the kubelet on node %s rejected the pod at admission (%s): %s", node, reason, msg)
 	f.Summary = fmt.Sprintf("Pod %s never started: the kubelet on node %s refused to admit it (%s): %s.", p.Name, node, reason, msg)
 	f.Culprit = fmt.Sprintf("node/%s admission of %s: %s", node, kube.PodRef(p), msg)
-	if m := rejectedResourceRe.FindStringSubmatch(msg); m != nil {
-		res, u := m[1], unitOf(m[1])
-		f.Title = fmt.Sprintf("the kubelet on node %s rejected the pod (%s): it requests %s%s %s, but only %s%s of the node's %s%s are free (%s%s used)", node, reason, m[2], u, res, free(m[4], m[3]), u, m[4], u, m[3], u)
-		f.Culprit = fmt.Sprintf("%s requests.%s (%s%s) vs node/%s: %s%s of %s%s used", kube.PodRef(p), res, m[2], u, node, m[3], u, m[4], u)
+	if m, ok := submatch.Find(rejectedResourceRe, msg); ok {
+		res, requested, used, capacity := m.Get("resource"), m.Get("requested"), m.Get("used"), m.Get("capacity")
+		u := unitOf(res)
+		f.Title = fmt.Sprintf("the kubelet on node %s rejected the pod (%s): it requests %s%s %s, but only %s%s of the node's %s%s are free (%s%s used)", node, reason, requested, u, res, free(capacity, used), u, capacity, u, used, u)
+		f.Culprit = fmt.Sprintf("%s requests.%s (%s%s) vs node/%s: %s%s of %s%s used", kube.PodRef(p), res, requested, u, node, used, u, capacity, u)
 	}
 	f.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Delete the rejected pod so it is recreated and scheduled again (its controller does this by itself); if the pod sets spec.nodeName, drop it and let the scheduler choose a node with room.",

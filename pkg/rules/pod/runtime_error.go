@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // RuntimeError is the rule pod/runtime-error.
@@ -23,10 +24,26 @@ var RuntimeError = &rule.Rule{
 	Check: checkRuntimeError,
 }
 
+// runtimeClass is why the runtime cannot start a container: the category
+// suffix ("RunContainerError/ExecFormat"); runtimeOther when no row
+// recognises the message.
+type runtimeClass string
+
+const (
+	runtimeMountTypeMismatch  runtimeClass = "MountTypeMismatch"
+	runtimeMountFailed        runtimeClass = "MountFailed"
+	runtimeExecutableNotFound runtimeClass = "ExecutableNotFound"
+	runtimeExecPermission     runtimeClass = "ExecPermission"
+	runtimeExecFormat         runtimeClass = "ExecFormat"
+	runtimeNoCommand          runtimeClass = "NoCommand"
+	runtimeNameConflict       runtimeClass = "NameConflict"
+	runtimeOther              runtimeClass = "Other"
+)
+
 // runtimeFailure is one row of the container-runtime table: why the runtime
 // could not create or start the container's process.
 type runtimeFailure struct {
-	Class    string
+	Class    runtimeClass
 	re       *regexp.Regexp
 	Explains string
 	Fix      string
@@ -36,32 +53,32 @@ type runtimeFailure struct {
 // runtimeFailures are matched against the runtime's message, in order:
 // mount errors first, since they also say "no such file or directory".
 var runtimeFailures = []runtimeFailure{
-	{"MountTypeMismatch", regexp.MustCompile(`(?i)not a directory|Are you trying to mount a directory onto a file`),
+	{runtimeMountTypeMismatch, regexp.MustCompile(`(?i)not a directory|Are you trying to mount a directory onto a file`),
 		"a volume (usually a subPath) is mounted over a path of the other type: a directory onto a file or a file onto a directory",
 		"Make the volumeMount's mountPath and subPath agree on file vs directory (a ConfigMap key mounted with subPath is a file: mount it at the file's full path).", rule.Strong},
-	{"MountFailed", regexp.MustCompile(`error mounting "[^"]*" to rootfs at "[^"]*"`),
+	{runtimeMountFailed, regexp.MustCompile(`error mounting "[^"]*" to rootfs at "[^"]*"`),
 		"the runtime could not mount a volume into the container",
 		"Check the volumeMounts (mountPath, subPath) against the volume's content.", rule.High},
-	{"ExecutableNotFound", regexp.MustCompile(`executable file not found in \$PATH|exec: "[^"]+": stat [^:]+: no such file or directory|exec \S+: no such file or directory`),
+	{runtimeExecutableNotFound, regexp.MustCompile(`executable file not found in \$PATH|exec: "[^"]+": stat [^:]+: no such file or directory|exec \S+: no such file or directory`),
 		"the container's command does not exist in the image",
 		"Fix the container's command/args (or the image's ENTRYPOINT) to a binary that exists in the image, with its full path if it is not on $PATH.", rule.Definitive},
-	{"ExecPermission", regexp.MustCompile(`exec: "[^"]+": permission denied|exec \S+: permission denied`),
+	{runtimeExecPermission, regexp.MustCompile(`exec: "[^"]+": permission denied|exec \S+: permission denied`),
 		"the container's command exists but is not executable",
 		"Make the entrypoint executable in the image (chmod +x when building it) or run it through its interpreter (sh script.sh).", rule.Definitive},
-	{"ExecFormat", regexp.MustCompile(`(?i)exec format error`),
+	{runtimeExecFormat, regexp.MustCompile(`(?i)exec format error`),
 		"the container's binary is built for another CPU architecture than the node's (or is a script without a #! line)",
 		"Use an image built for the node's architecture (a multi-arch image, or docker buildx --platform), or schedule the pod on nodes of the image's architecture.", rule.Strong},
-	{"NoCommand", regexp.MustCompile(`no command specified`),
+	{runtimeNoCommand, regexp.MustCompile(`no command specified`),
 		"neither the pod nor the image says what to run",
 		"Set command/args on the container, or use an image with an ENTRYPOINT or CMD.", rule.Definitive},
-	{"NameConflict", regexp.MustCompile(`is reserved for|is already in use by`),
+	{runtimeNameConflict, regexp.MustCompile(`is reserved for|is already in use by`),
 		"the runtime still holds a container of the same name (a restart raced with the cleanup of the previous one)",
 		"Usually transient: the kubelet retries. If it persists, check the container runtime on the node.", rule.Moderate},
 }
 
-var execNameRe = regexp.MustCompile(`exec:? "?([^"\s:]+)"?:`)
+var execNameRe = regexp.MustCompile(`exec:? "?(?P<cmd>[^"\s:]+)"?:`)
 
-var mountTargetRe = regexp.MustCompile(`to rootfs at "([^"]*)"`)
+var mountTargetRe = regexp.MustCompile(`to rootfs at "(?P<target>[^"]*)"`)
 
 // checkRuntimeError: the runtime cannot create or start the container's
 // process: CreateContainerError and RunContainerError while waiting, or a
@@ -123,7 +140,7 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 	}
 	f.Mechanism = "The kubelet asked the container runtime to create and start the container; the runtime failed before the application ran, so there is no application log. The kubelet retries with back-off."
 	if row == nil {
-		f.Category = area.Sub("Other")
+		f.Category = area.Sub(string(runtimeOther))
 		f.Confidence = rule.Plausible
 		f.Hypothesis = fmt.Sprintf("The runtime cannot start container %s: %s", st.Name, message)
 		f.Title = fmt.Sprintf("container %s cannot start: %s: %s", st.Name, reason, message)
@@ -133,16 +150,16 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
 		return f
 	}
-	f.Category = area.Sub(row.Class)
+	f.Category = area.Sub(string(row.Class))
 	f.Confidence = row.Conf
 	detail := ""
 	switch row.Class {
-	case "ExecutableNotFound", "ExecPermission":
-		if m := execNameRe.FindStringSubmatch(message); m != nil {
-			detail = fmt.Sprintf(" (%q)", m[1])
+	case runtimeExecutableNotFound, runtimeExecPermission:
+		if m, ok := submatch.Find(execNameRe, message); ok {
+			detail = fmt.Sprintf(" (%q)", m.Get("cmd"))
 		}
 		f.Culprit = fmt.Sprintf("%s container %s %s", kube.PodRef(p), st.Name, command)
-	case "ExecFormat":
+	case runtimeExecFormat:
 		image := st.Image
 		if spec != nil {
 			image = spec.Image
@@ -153,10 +170,10 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Node %s runs %s/%s", n.Name, kube.OrDash(n.Status.NodeInfo.OperatingSystem), n.Status.NodeInfo.Architecture),
 				"node/"+n.Name+" .status.nodeInfo", fmt.Sprintf("kubectl get node %s -o jsonpath='{.status.nodeInfo.architecture}'", n.Name)))
 		}
-	case "MountTypeMismatch", "MountFailed":
+	case runtimeMountTypeMismatch, runtimeMountFailed:
 		target := ""
-		if m := mountTargetRe.FindStringSubmatch(message); m != nil {
-			target = m[1]
+		if m, ok := submatch.Find(mountTargetRe, message); ok {
+			target = m.Get("target")
 			detail = " (at " + target + ")"
 		}
 		f.Culprit = fmt.Sprintf("%s container %s volumeMounts", kube.PodRef(p), st.Name)

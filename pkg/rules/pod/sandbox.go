@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // Sandbox is the rule pod/sandbox.
@@ -27,9 +28,9 @@ var (
 	// cniPluginRe names the CNI plugin in containerd's ("plugin
 	// type=\"calico\" failed (add)") and dockershim's ("networkPlugin cni
 	// failed to set up pod") wording.
-	cniPluginRe = regexp.MustCompile(`plugin type="([^"]+)"(?: name="[^"]+")? failed \((?:add|delete)\): (.*)|networkPlugin (\S+) failed to set up pod "[^"]*" network: ([^,\]]*)`)
+	cniPluginRe = regexp.MustCompile(`plugin type="(?P<plugin>[^"]+)"(?: name="[^"]+")? failed \((?:add|delete)\): (?P<err>.*)|networkPlugin (?P<plugin>\S+) failed to set up pod "[^"]*" network: (?P<err>[^,\]]*)`)
 	// sandboxErrRe is the runtime's error after its gRPC preamble.
-	sandboxErrRe = regexp.MustCompile(`rpc error: code = \w+ desc = (.*)`)
+	sandboxErrRe = regexp.MustCompile(`rpc error: code = \w+ desc = (?P<desc>.*)`)
 	// sandboxNetRe: the sandbox failed in its network setup.
 	sandboxNetRe = regexp.MustCompile(`(?i)network plugin|networkPlugin|cni|NetworkPluginNotReady|network is not ready|failed to setup network|failed to set up sandbox container .* network`)
 	refusedRe    = regexp.MustCompile(`(?i)unauthorized|forbidden`)
@@ -82,14 +83,14 @@ func sandboxFinding(c *rule.Pass, p *corev1.Pod, e *corev1.Event) rule.Finding {
 	node := kube.OrDash(p.Spec.NodeName)
 	msg := kube.FirstLine(e.Message)
 	detail := msg
-	if m := sandboxErrRe.FindStringSubmatch(msg); m != nil {
-		detail = m[1]
+	if m, ok := submatch.Find(sandboxErrRe, msg); ok {
+		detail = m.Get("desc")
 	}
 	f := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name, Evidence: evidence, Confidence: rule.High,
 		Mechanism: "Before any container starts, the kubelet asks the container runtime for the pod's sandbox (its pause container and network namespace), and the runtime calls the node's CNI plugin to give it an IP; when that fails the kubelet tears the sandbox down and retries (SandboxChanged), so the containers stay in ContainerCreating and there is no application log."}
 	plugin, cniErr := "", ""
-	if m := cniPluginRe.FindStringSubmatch(msg); m != nil {
-		plugin, cniErr = m[1]+m[3], strings.TrimSpace(m[2]+m[4])
+	if m, ok := submatch.Find(cniPluginRe, msg); ok {
+		plugin, cniErr = m.Get("plugin"), strings.TrimSpace(m.Get("err"))
 	}
 	if plugin == "" && !sandboxNetRe.MatchString(msg) {
 		f.Category = rule.Node.Sub("Sandbox")

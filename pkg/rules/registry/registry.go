@@ -7,6 +7,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/autoscaling"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/batch"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/gone"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/namespace"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/node"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/pod"
@@ -33,12 +34,20 @@ var Rules = []*rule.Rule{
 	pod.ListenPort,
 	pod.NoSpace,
 	pod.DataDir,
+	pod.ReadOnlyRoot,
+	pod.VolumePermission,
+	pod.ServiceLink,
+	pod.EnvValue,
+	pod.MountShadow,
+	pod.MountedFile,
+	pod.VolumeLock,
 	pod.RBACDenied,
 	pod.NotOOMKilled,
 	pod.Evicted,
 	pod.Rejected,
 	pod.StuckTerminating,
 	pod.InitRunning,
+	pod.RunningErrors,
 
 	scheduling.Unschedulable,
 
@@ -46,29 +55,42 @@ var Rules = []*rule.Rule{
 	node.Pressure,
 	node.NetworkUnavailable,
 	node.Cordoned,
+	node.Uninitialized,
+	node.ProblemCondition,
 	node.PodNode,
+
+	namespace.Terminating,
 
 	workload.FailedCreate,
 	workload.Rollout,
 	workload.StatefulSetOrdinals,
+	workload.StatefulSetBrokenRevision,
 	workload.DaemonSetCoverage,
 	batch.JobFailed,
 	batch.JobRetrying,
+	batch.JobSidecar,
 	batch.CronJob,
 	batch.CronJobRunsPileUp,
 	workload.ReplicaSetPods,
 
 	network.ServiceEndpoints,
+	network.ServiceRevisionPinned,
+	network.ServiceOtherWorkload,
+	network.ServiceLoadBalancer,
 	network.DependencyService,
+	network.InitDependency,
 	network.ServiceTargetPort,
 	network.ServiceListenPort,
 	network.IngressBackends,
 	network.IngressClass,
+	network.IngressTLS,
 	network.PolicyBlocks,
 	network.ServiceNearMiss,
+	network.HeadlessDiscovery,
 
 	storage.PVCPending,
 	storage.VolumeAttachMount,
+	storage.PVCResize,
 
 	autoscaling.HPA,
 }

@@ -12,20 +12,65 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
+)
+
+// causeClass is why the scheduler rejects nodes for a pod: the category
+// suffix ("Unschedulable/Taint"). An Insufficient cause is refined with
+// its resource ("InsufficientCpu", "InsufficientMemory").
+type causeClass string
+
+const (
+	causeNoNodes                  causeClass = "NoNodes"
+	causeMissingPVC               causeClass = "MissingPVC"
+	causeUnboundPVC               causeClass = "UnboundPVC"
+	causeNodeSelector             causeClass = "NodeSelector"
+	causeVolumeNodeAffinity       causeClass = "VolumeNodeAffinity"
+	causeTaint                    causeClass = "Taint"
+	causePodAffinity              causeClass = "PodAffinity"
+	causePodAntiAffinity          causeClass = "PodAntiAffinity"
+	causeExistingPodsAntiAffinity causeClass = "ExistingPodsAntiAffinity"
+	causeTopologySpread           causeClass = "TopologySpread"
+	causeHostPort                 causeClass = "HostPort"
+	causeNoPersistentVolume       causeClass = "NoPersistentVolume"
+	causeStorageCapacity          causeClass = "StorageCapacity"
+	causeVolumeLimit              causeClass = "VolumeLimit"
+	causeVolumeZone               causeClass = "VolumeZone"
+	causeMissingPV                causeClass = "MissingPV"
+	causeDiskConflict             causeClass = "DiskConflict"
+	causeReadWriteOncePod         causeClass = "ReadWriteOncePod"
+	causeInsufficient             causeClass = "Insufficient"
+	causeTooManyPods              causeClass = "TooManyPods"
+	causeCordoned                 causeClass = "Cordoned"
+	// Set by the explainers, not the table:
+	causeNodeAffinity                 causeClass = "NodeAffinity"
+	causeInsufficientExtendedResource causeClass = "InsufficientExtendedResource"
+	causeOther                        causeClass = "Other"
 )
 
 // schedClass is one row of the scheduler-reason table: what a reason means,
 // how hard a constraint it is, and how to explain it from the bundle.
 type schedClass struct {
-	Class string
-	re    *regexp.Regexp
+	Class causeClass
+	re    *regexp.Regexp // named groups, when it has any, are what explain reads
 	// Strength breaks ties between reasons that block as many nodes: a
 	// deliberate constraint of the pod spec outranks a capacity shortage.
 	Strength  int
 	Mechanism string
-	explain   func(e *schedContext, part schedReason, m []string) schedCause
+	explain   func(e *schedContext, part schedReason, m submatch.Match) schedCause
 	// Why and Fix serve the reasons explained by the table alone.
 	Why, Fix string
+	// afterNodeAffinity: the reason's filter plugin runs after NodeAffinity
+	// in kube-scheduler's default order (pkg/scheduler/apis/config/v1/
+	// default_plugins.go: NodeUnschedulable, TaintToleration, NodeAffinity,
+	// NodePorts, NodeResourcesFit, NodeVolumeLimits, VolumeBinding,
+	// VolumeZone, PodTopologySpread, InterPodAffinity). The framework stops
+	// at a node's first failing filter (RunFilterPlugins), so a node
+	// reported with it passed the pod's node selector.
+	afterNodeAffinity bool
+	// capacity: the reason is a node's lack of room (requests, pod count),
+	// which a bigger node would lift.
+	capacity bool
 }
 
 // schedClasses are matched against each part of a scheduler message, in
@@ -33,80 +78,80 @@ type schedClass struct {
 // tainttoleration, nodeaffinity, interpodaffinity, podtopologyspread,
 // volumebinding, nodeunschedulable, nodeports), old wordings included.
 var schedClasses = []schedClass{
-	{Class: "NoNodes", re: regexp.MustCompile(`^no nodes available to schedule pods`), Strength: 110,
+	{Class: causeNoNodes, re: regexp.MustCompile(`^no nodes available to schedule pods`), Strength: 110,
 		Mechanism: "The scheduler places pods only on registered nodes; with none, every pod stays Pending.",
 		explain:   (*schedContext).noNodes},
-	{Class: "MissingPVC", re: regexp.MustCompile(`persistentvolumeclaim "([^"]+)" not found`), Strength: 100,
+	{Class: causeMissingPVC, re: regexp.MustCompile(`persistentvolumeclaim "(?P<claim>[^"]+)" not found`), Strength: 100,
 		Mechanism: "The VolumeBinding plugin rejects the pod before looking at any node when a claim it mounts does not exist.",
 		explain:   (*schedContext).missingPVC},
-	{Class: "UnboundPVC", re: regexp.MustCompile(`unbound immediate PersistentVolumeClaims`), Strength: 95,
+	{Class: causeUnboundPVC, re: regexp.MustCompile(`unbound immediate PersistentVolumeClaims`), Strength: 95,
 		Mechanism: "A claim with volumeBindingMode Immediate must be bound before the pod is scheduled; until the PV controller or the provisioner binds it, no node is considered.",
 		explain:   (*schedContext).unboundPVC},
-	{Class: "NodeSelector", re: regexp.MustCompile(`didn't match (Pod's node affinity|node selector)|^MatchNodeSelector|^NodeSelectorNotMatch`), Strength: 90,
+	{Class: causeNodeSelector, re: regexp.MustCompile(`didn't match (?:Pod's node affinity|node selector)|^MatchNodeSelector|^NodeSelectorNotMatch`), Strength: 90,
 		Mechanism: "A pod runs only on nodes whose labels satisfy its nodeSelector and every requiredDuringScheduling node affinity term; no label change on the pod side is made automatically.",
 		explain:   (*schedContext).nodeAffinity},
-	{Class: "VolumeNodeAffinity", re: regexp.MustCompile(`volume node affinity conflict|didn't match PersistentVolume's node affinity`), Strength: 85,
+	{Class: causeVolumeNodeAffinity, afterNodeAffinity: true, re: regexp.MustCompile(`volume node affinity conflict|didn't match PersistentVolume's node affinity`), Strength: 85,
 		Mechanism: "A bound PersistentVolume can only be attached on nodes matching its nodeAffinity (its zone, or the node of a local volume); the pod follows its volume.",
 		explain:   (*schedContext).volumeNodeAffinity},
-	{Class: "Taint", re: regexp.MustCompile(`untolerated taint|had taints?\b|^PodToleratesNodeTaints`), Strength: 80,
+	{Class: causeTaint, re: regexp.MustCompile(`untolerated taint|had taints?\b|^PodToleratesNodeTaints`), Strength: 80,
 		Mechanism: "A NoSchedule or NoExecute taint on a node repels every pod that has no matching toleration.",
 		explain:   (*schedContext).taint},
-	{Class: "PodAffinity", re: regexp.MustCompile(`didn't match pod affinity rules`), Strength: 75,
+	{Class: causePodAffinity, afterNodeAffinity: true, re: regexp.MustCompile(`didn't match pod affinity rules`), Strength: 75,
 		Mechanism: "Required pod affinity only admits nodes whose topology domain already runs a pod matching the term's selector.",
 		explain:   (*schedContext).podAffinity},
-	{Class: "PodAntiAffinity", re: regexp.MustCompile(`didn't match pod anti-affinity rules`), Strength: 74,
+	{Class: causePodAntiAffinity, afterNodeAffinity: true, re: regexp.MustCompile(`didn't match pod anti-affinity rules`), Strength: 74,
 		Mechanism: "Required pod anti-affinity excludes every node whose topology domain already runs a pod matching the term's selector.",
 		explain:   (*schedContext).podAntiAffinity},
-	{Class: "ExistingPodsAntiAffinity", re: regexp.MustCompile(`didn't satisfy existing pods anti-affinity rules`), Strength: 73,
+	{Class: causeExistingPodsAntiAffinity, afterNodeAffinity: true, re: regexp.MustCompile(`didn't satisfy existing pods anti-affinity rules`), Strength: 73,
 		Mechanism: "Pods already running carry required anti-affinity terms that match this pod's labels: the scheduler keeps this pod out of their topology domains.",
 		explain:   (*schedContext).existingAntiAffinity},
-	{Class: "PodAffinity", re: regexp.MustCompile(`didn't match pod affinity/anti-affinity`), Strength: 72,
+	{Class: causePodAffinity, afterNodeAffinity: true, re: regexp.MustCompile(`didn't match pod affinity/anti-affinity`), Strength: 72,
 		Mechanism: "Required pod affinity or anti-affinity terms exclude these nodes.",
 		explain:   (*schedContext).podAffinity},
-	{Class: "TopologySpread", re: regexp.MustCompile(`didn't match pod topology spread constraints`), Strength: 70,
+	{Class: causeTopologySpread, afterNodeAffinity: true, re: regexp.MustCompile(`didn't match pod topology spread constraints`), Strength: 70,
 		Mechanism: "A topology spread constraint with whenUnsatisfiable DoNotSchedule admits only nodes where adding the pod keeps the difference between the most and least loaded domains within maxSkew.",
 		explain:   (*schedContext).topologySpread},
-	{Class: "HostPort", re: regexp.MustCompile(`didn't have free ports`), Strength: 65,
+	{Class: causeHostPort, afterNodeAffinity: true, re: regexp.MustCompile(`didn't have free ports`), Strength: 65,
 		Mechanism: "A hostPort can be bound by one pod per node: nodes where another pod already holds it are excluded.",
 		explain:   (*schedContext).hostPort},
-	{Class: "NoPersistentVolume", re: regexp.MustCompile(`didn't find available persistent volumes to bind`), Strength: 64,
+	{Class: causeNoPersistentVolume, afterNodeAffinity: true, re: regexp.MustCompile(`didn't find available persistent volumes to bind`), Strength: 64,
 		Mechanism: "With volumeBindingMode WaitForFirstConsumer and no provisioner, a claim binds to an existing PV reachable from the chosen node; there is none.",
 		Why:       "no available PersistentVolume matches the claim's class, size and access modes on those nodes",
 		Fix:       "Create a PersistentVolume that matches the claim (class, size, access modes, node affinity) or give the StorageClass a provisioner."},
-	{Class: "StorageCapacity", re: regexp.MustCompile(`did not have enough free storage`), Strength: 63,
+	{Class: causeStorageCapacity, afterNodeAffinity: true, re: regexp.MustCompile(`did not have enough free storage`), Strength: 63,
 		Mechanism: "The CSI driver publishes storage capacity per topology segment; the scheduler skips nodes whose segment cannot hold the claim.",
 		Why:       "the storage reachable from those nodes has less free capacity than the claim requests",
 		Fix:       "Free or add capacity in the storage pool, or request a smaller volume."},
-	{Class: "VolumeLimit", re: regexp.MustCompile(`max volume count`), Strength: 62,
+	{Class: causeVolumeLimit, afterNodeAffinity: true, re: regexp.MustCompile(`max volume count`), Strength: 62,
 		Mechanism: "Each node can attach a bounded number of volumes of a driver (CSINode allocatable count); full nodes are skipped.",
 		Why:       "those nodes already have as many volumes attached as their driver allows",
 		Fix:       "Spread the volumes over more nodes (more nodes, or node types that attach more volumes)."},
 	// VolumeZone, VolumeRestrictions and VolumeBinding wordings
 	// (pkg/scheduler/framework/plugins/volumezone, volumerestrictions,
 	// volumebinding): told by their table row.
-	{Class: "VolumeZone", re: regexp.MustCompile(`had no available volume zone`), Strength: 63,
+	{Class: causeVolumeZone, afterNodeAffinity: true, re: regexp.MustCompile(`had no available volume zone`), Strength: 63,
 		Mechanism: "A zonal PersistentVolume can only be attached in its zone (its topology labels); the pod must run on a node of that zone.",
 		Why:       "the volume the pod claims is in a zone none of those nodes is in",
 		Fix:       "Run the pod in the volume's zone (add nodes there, or allow that zone in the pod's affinity), or use a StorageClass with volumeBindingMode WaitForFirstConsumer for new claims."},
-	{Class: "MissingPV", re: regexp.MustCompile(`bound to non-existent pv`), Strength: 96,
+	{Class: causeMissingPV, afterNodeAffinity: true, re: regexp.MustCompile(`bound to non-existent pv`), Strength: 96,
 		Mechanism: "A claim bound to a PersistentVolume that no longer exists cannot be attached anywhere: every node is rejected.",
 		Why:       "a claim the pod mounts is bound to a PersistentVolume that does not exist",
 		Fix:       "Recreate the PersistentVolume the claim is bound to (same name, the data's volume), or restore the claim from a backup onto a new volume."},
-	{Class: "DiskConflict", re: regexp.MustCompile(`had no available disk`), Strength: 62,
+	{Class: causeDiskConflict, afterNodeAffinity: true, re: regexp.MustCompile(`had no available disk`), Strength: 62,
 		Mechanism: "Some volume types (GCE PD, AWS EBS, iSCSI, RBD read-write) can be mounted by one pod per node: a node already using the same disk is skipped.",
 		Why:       "the same disk is already mounted by another pod on those nodes",
 		Fix:       "Stop the other pod using the disk, or give each pod its own volume."},
-	{Class: "ReadWriteOncePod", re: regexp.MustCompile(`ReadWriteOncePod access mode already in-use`), Strength: 97,
+	{Class: causeReadWriteOncePod, afterNodeAffinity: true, re: regexp.MustCompile(`ReadWriteOncePod access mode already in-use`), Strength: 97,
 		Mechanism: "A claim with access mode ReadWriteOncePod can be used by a single pod in the whole cluster: while another pod uses it, no node can run this one.",
 		Why:       "the claim's access mode ReadWriteOncePod lets only one pod use it, and another pod already does",
 		Fix:       "Let the pod holding the claim finish (a rollout with maxSurge 0 or the Recreate strategy for a Deployment), or give this pod its own claim."},
-	{Class: "Insufficient", re: regexp.MustCompile(`^Insufficient (\S+)`), Strength: 60,
+	{Class: causeInsufficient, afterNodeAffinity: true, capacity: true, re: regexp.MustCompile(`^Insufficient (?P<resource>\S+)`), Strength: 60,
 		Mechanism: "The scheduler places a pod only where its requests fit in the node's allocatable minus the requests of the pods already there (actual usage does not count).",
 		explain:   (*schedContext).insufficient},
-	{Class: "TooManyPods", re: regexp.MustCompile(`^Too many pods`), Strength: 55,
+	{Class: causeTooManyPods, afterNodeAffinity: true, capacity: true, re: regexp.MustCompile(`^Too many pods`), Strength: 55,
 		Mechanism: "A node accepts at most its allocatable pods (the kubelet's maxPods); a full node is skipped whatever its free cpu and memory.",
 		explain:   (*schedContext).tooManyPods},
-	{Class: "Cordoned", re: regexp.MustCompile(`were unschedulable`), Strength: 50,
+	{Class: causeCordoned, re: regexp.MustCompile(`were unschedulable`), Strength: 50,
 		Mechanism: "A cordoned node (spec.unschedulable=true) accepts no new pod unless the pod tolerates node.kubernetes.io/unschedulable.",
 		explain:   (*schedContext).cordoned},
 }
@@ -115,7 +160,7 @@ const schedMechanism = "The scheduler filtered out every node for the reasons it
 
 // schedCause is one part of the scheduler's message, explained.
 type schedCause struct {
-	Class      string
+	Class      causeClass
 	Text       string // the part with its node count, and what the bundle adds
 	Culprit    string
 	Mechanism  string
@@ -132,6 +177,7 @@ type schedCause struct {
 	Narrowing bool
 	strength  int
 	blocked   int
+	capacity  bool // from its row (schedClass.capacity)
 }
 
 // schedContext is what the explainers share about one pending pod.
@@ -145,20 +191,9 @@ type schedContext struct {
 	// that runs after NodeAffinity: those nodes matched the pod's
 	// nodeSelector and node affinity (see afterNodeAffinity).
 	pastAffinity int
-}
-
-// afterNodeAffinity are the classes whose filter plugin runs after
-// NodeAffinity in kube-scheduler's default order (pkg/scheduler/apis/config/
-// v1/default_plugins.go: NodeUnschedulable, TaintToleration, NodeAffinity,
-// NodePorts, NodeResourcesFit, NodeVolumeLimits, VolumeBinding, VolumeZone,
-// PodTopologySpread, InterPodAffinity). The framework stops at a node's
-// first failing filter (RunFilterPlugins), so a node reported by one of
-// these passed the pod's node selector.
-var afterNodeAffinity = map[string]bool{
-	"HostPort": true, "Insufficient": true, "TooManyPods": true, "VolumeLimit": true, "VolumeNodeAffinity": true,
-	"NoPersistentVolume": true, "StorageCapacity": true, "TopologySpread": true,
-	"VolumeZone": true, "MissingPV": true, "DiskConflict": true, "ReadWriteOncePod": true,
-	"PodAffinity": true, "PodAntiAffinity": true, "ExistingPodsAntiAffinity": true,
+	// preemptionTried counts the nodes the message's preemption part
+	// does not call "not helpful": preemption looked for victims there.
+	preemptionTried int
 }
 
 // countPastAffinity sums the nodes of parts reported by filters that run
@@ -168,7 +203,7 @@ func countPastAffinity(parts []schedReason) int {
 	for _, part := range parts {
 		for i := range schedClasses {
 			if schedClasses[i].re.MatchString(part.Text) {
-				if afterNodeAffinity[schedClasses[i].Class] {
+				if schedClasses[i].afterNodeAffinity {
 					n += part.Nodes
 				}
 				break

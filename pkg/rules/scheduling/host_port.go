@@ -9,9 +9,10 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
-func (e *schedContext) hostPort(part schedReason, _ []string) schedCause {
+func (e *schedContext) hostPort(part schedReason, _ submatch.Match) schedCause {
 	var ports []string
 	for _, ctr := range e.p.Spec.Containers {
 		for _, port := range ctr.Ports {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -15,7 +16,7 @@ type schedReason struct {
 	Text  string
 }
 
-var schedCountRe = regexp.MustCompile(`^(\d+)\s+(.+)$`)
+var schedCountRe = regexp.MustCompile(`^(?P<nodes>\d+)\s+(?P<reason>.+)$`)
 
 // parseSchedulerMessage splits "0/3 nodes are available: 1 Insufficient cpu,
 // 2 node(s) had untolerated taint {a: b}. preemption: …" into its parts. The
@@ -75,7 +76,7 @@ func parseSchedulerMessage(msg string) (total int, parts []schedReason) {
 
 // predicateCountRe is one reason of the pre-1.9 scheduler: "Insufficient
 // cpu (9)", the node count after it.
-var predicateCountRe = regexp.MustCompile(`^(.+?)\s*\((\d+)\)$`)
+var predicateCountRe = regexp.MustCompile(`^(?P<reason>.+?)\s*\((?P<nodes>\d+)\)$`)
 
 // parsePredicates splits the pre-1.9 wording "No nodes are available that
 // match all of the following predicates:: Insufficient cpu (9),
@@ -84,9 +85,9 @@ func parsePredicates(rest string) []schedReason {
 	var parts []schedReason
 	for _, s := range strings.Split(strings.TrimSuffix(strings.TrimSpace(strings.TrimLeft(rest, ": ")), "."), ",") {
 		s = strings.TrimSpace(s)
-		if m := predicateCountRe.FindStringSubmatch(s); m != nil {
-			n, _ := strconv.Atoi(m[2])
-			parts = append(parts, schedReason{Nodes: n, Text: m[1]})
+		if m, ok := submatch.Find(predicateCountRe, s); ok {
+			n, _ := strconv.Atoi(m.Get("nodes"))
+			parts = append(parts, schedReason{Nodes: n, Text: m.Get("reason")})
 		} else if s != "" {
 			parts = append(parts, schedReason{Text: s})
 		}
@@ -96,9 +97,9 @@ func parsePredicates(rest string) []schedReason {
 
 func schedPart(s string) schedReason {
 	s = strings.TrimSuffix(strings.TrimSpace(s), ".")
-	if m := schedCountRe.FindStringSubmatch(s); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return schedReason{Nodes: n, Text: m[2]}
+	if m, ok := submatch.Find(schedCountRe, s); ok {
+		n, _ := strconv.Atoi(m.Get("nodes"))
+		return schedReason{Nodes: n, Text: m.Get("reason")}
 	}
 	return schedReason{Text: s}
 }
@@ -151,4 +152,27 @@ func podRequests(p *corev1.Pod) corev1.ResourceList {
 	}
 	add(out, p.Spec.Overhead)
 	return out
+}
+
+// preemptionTried reads the post-filter commentary "preemption: 0/17 nodes
+// are available: 15 Preemption is not helpful for scheduling, 2 No
+// preemption victims found for incoming pod." and counts the nodes where
+// preemption was tried: every part but "not helpful" (those nodes failed
+// a filter preemption cannot resolve, such as taints or node affinity).
+func preemptionTried(msg string) int {
+	_, rest, ok := strings.Cut(msg, "preemption: ")
+	if !ok {
+		return 0
+	}
+	if _, after, ok := strings.Cut(rest, " nodes are available: "); ok {
+		rest = after
+	}
+	n := 0
+	for _, part := range strings.Split(strings.TrimRight(strings.TrimSpace(rest), "."), ", ") {
+		if m, ok := submatch.Find(schedCountRe, strings.TrimSpace(part)); ok && !strings.Contains(m.Get("reason"), "Preemption is not helpful") {
+			c, _ := strconv.Atoi(m.Get("nodes"))
+			n += c
+		}
+	}
+	return n
 }

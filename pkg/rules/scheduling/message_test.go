@@ -135,7 +135,7 @@ func TestSchedulerReasonsCovered(t *testing.T) {
 		"node(s) were unschedulable",
 		"Insufficient cpu", "Too many pods",
 	} {
-		found := ""
+		var found causeClass
 		for i := range schedClasses {
 			if schedClasses[i].re.MatchString(reason) {
 				found = schedClasses[i].Class

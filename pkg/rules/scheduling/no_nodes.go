@@ -8,13 +8,14 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // noNodes explains kube-scheduler's "no nodes available to schedule pods"
 // (pkg/scheduler/scheduler.go ErrNoNodesAvailable, when the snapshot
 // holds no node): the pod is not the problem.
-func (e *schedContext) noNodes(part schedReason, _ []string) schedCause {
-	cause := schedCause{Class: "NoNodes", Definitive: true, Confidence: rule.Strong,
+func (e *schedContext) noNodes(part schedReason, _ submatch.Match) schedCause {
+	cause := schedCause{Class: causeNoNodes, Definitive: true, Confidence: rule.Strong,
 		Text:    "the scheduler sees no node at all",
 		Culprit: "the cluster's nodes: none is registered (or all were deleted)"}
 	var ready []string

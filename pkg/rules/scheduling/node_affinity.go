@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // nodeReq is one requirement on a node: a nodeSelector pair, or an
@@ -194,7 +195,7 @@ func closestNode(nodes []*corev1.Node, reqs []nodeReq) (*corev1.Node, string) {
 	return best, fmt.Sprintf("has %s (matches %d of %d)", strings.Join(has, ", "), bestScore, len(reqs))
 }
 
-func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
+func (e *schedContext) nodeAffinity(part schedReason, _ submatch.Match) schedCause {
 	nodes := e.c.B.Nodes
 	sel, terms := podNodeTerms(e.p)
 	cause := schedCause{Confidence: rule.Strong}
@@ -222,9 +223,9 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		if len(terms) > 0 {
 			where, reqs = "affinity.nodeAffinity", append(append([]nodeReq(nil), sel.Reqs...), terms[0].Reqs...)
 		}
-		cause.Class = "NodeSelector"
+		cause.Class = causeNodeSelector
 		if len(sel.Reqs) == 0 {
-			cause.Class = "NodeAffinity"
+			cause.Class = causeNodeAffinity
 		}
 		left := e.pastAffinity // a node can fail one filter for several reasons
 		if e.total > 0 && left > e.total-part.Nodes {
@@ -240,19 +241,22 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		cause.Text = withCount(part)
 		cause.Culprit = e.spec("nodeSelector/.affinity.nodeAffinity")
 		cause.Confidence = rule.Probable
+		// The scheduler's counts still say other nodes matched and failed
+		// a later filter: those decide.
+		cause.Narrowing = e.pastAffinity > 0
 		cause.Actions = []report.Action{check}
 		return cause
 	}
 	// The nodeSelector first: a pair no node carries is the whole story.
 	for _, r := range sel.Reqs {
 		if len(NodesMatching(nodes, []nodeReq{r})) == 0 {
-			return e.affinityMiss(cause, part, "NodeSelector", "nodeSelector", r, sel.Reqs, check)
+			return e.affinityMiss(cause, part, causeNodeSelector, "nodeSelector", r, sel.Reqs, check)
 		}
 	}
 	allowed := NodesMatching(nodes, sel.Reqs)
 	if len(allowed) == 0 {
 		closest, has := closestNode(nodes, sel.Reqs)
-		cause.Class, cause.Definitive = "NodeSelector", true
+		cause.Class, cause.Definitive = causeNodeSelector, true
 		cause.Text = fmt.Sprintf("%s — no node carries all of nodeSelector %s together; closest node %s %s", withCount(part), nodeReqsString(sel.Reqs), closest.Name, has)
 		cause.Culprit = fmt.Sprintf("%s %s: no node has all these labels (closest: %s %s)", e.spec("nodeSelector"), nodeReqsString(sel.Reqs), closest.Name, has)
 		cause.Actions = []report.Action{e.labelNodeAction(closest, sel.Reqs), check}
@@ -280,10 +284,10 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		}
 		if len(satisfiable) == 0 {
 			if len(terms) == 1 && firstMiss != nil {
-				return e.affinityMiss(cause, part, "NodeAffinity", terms[0].Where, *firstMiss, append(append([]nodeReq(nil), sel.Reqs...), terms[0].Reqs...), check)
+				return e.affinityMiss(cause, part, causeNodeAffinity, terms[0].Where, *firstMiss, append(append([]nodeReq(nil), sel.Reqs...), terms[0].Reqs...), check)
 			}
 			closest, has := closestNode(allowed, append(append([]nodeReq(nil), sel.Reqs...), terms[0].Reqs...))
-			cause.Class, cause.Definitive = "NodeAffinity", true
+			cause.Class, cause.Definitive = causeNodeAffinity, true
 			detail := "no node satisfies any required node affinity term"
 			if len(misses) > 0 {
 				detail += " (" + strings.Join(misses, "; ") + " match no node)"
@@ -306,9 +310,9 @@ func (e *schedContext) nodeAffinity(part schedReason, _ []string) schedCause {
 		where = "affinity.nodeAffinity"
 		reqs = append(append([]nodeReq(nil), sel.Reqs...), terms[0].Reqs...)
 	}
-	cause.Class = "NodeSelector"
+	cause.Class = causeNodeSelector
 	if len(sel.Reqs) == 0 {
-		cause.Class = "NodeAffinity"
+		cause.Class = causeNodeAffinity
 	}
 	cause.Text = fmt.Sprintf("%s — %s %s allows only %s, which the other reasons rule out", withCount(part), where, nodeReqsString(reqs), kube.NamesUpTo(namesOfNodes(allowed), 3))
 	cause.Culprit = fmt.Sprintf("%s %s limits the pod to %s, which the other reasons exclude", e.spec(where), nodeReqsString(reqs), kube.NamesUpTo(namesOfNodes(allowed), 3))
@@ -331,7 +335,7 @@ func uniqueNodes(nodes []*corev1.Node) []*corev1.Node {
 }
 
 // affinityMiss explains one requirement that no known node satisfies.
-func (e *schedContext) affinityMiss(cause schedCause, part schedReason, class, where string, miss nodeReq, all []nodeReq, check report.Action) schedCause {
+func (e *schedContext) affinityMiss(cause schedCause, part schedReason, class causeClass, where string, miss nodeReq, all []nodeReq, check report.Action) schedCause {
 	nodes := e.c.B.Nodes
 	closest, has := closestNode(nodes, all)
 	values := nodeLabelValues(nodes, miss.Key)
@@ -340,7 +344,7 @@ func (e *schedContext) affinityMiss(cause schedCause, part schedReason, class, w
 	}
 	cause.Class, cause.Definitive = class, true
 	what := "nodeSelector " + miss.String()
-	if class == "NodeAffinity" {
+	if class == causeNodeAffinity {
 		what = termLabel(where) + " " + miss.String()
 	}
 	cause.Text = fmt.Sprintf("%s — %s matches no node (%s); closest node %s %s", withCount(part), what, values, closest.Name, has)
@@ -348,7 +352,7 @@ func (e *schedContext) affinityMiss(cause schedCause, part schedReason, class, w
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Node labels for %s: %s", miss.Key, values),
 		"nodes .metadata.labels", "kubectl get nodes -L "+miss.Key))
 	fix := e.editAffinityAction()
-	if class == "NodeSelector" {
+	if class == causeNodeSelector {
 		fix = e.fixSelectorAction(miss, closest)
 	}
 	cause.Actions = []report.Action{fix, e.labelNodeAction(closest, all), check}

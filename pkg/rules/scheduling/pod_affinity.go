@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 func describePodTerm(t corev1.PodAffinityTerm) string {
@@ -69,13 +70,13 @@ func topologyDomains(nodes []*corev1.Node, key string) (domains map[string][]str
 	return domains, order, missing
 }
 
-func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause {
+func (e *schedContext) podAntiAffinity(part schedReason, _ submatch.Match) schedCause {
 	var terms []corev1.PodAffinityTerm
 	if a := e.p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
 		terms = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	}
 	if len(terms) == 0 {
-		return e.podAffinity(part, nil)
+		return e.podAffinity(part, submatch.Match{})
 	}
 	t := terms[0]
 	cause := schedCause{Confidence: rule.Probable}
@@ -115,7 +116,7 @@ func (e *schedContext) podAntiAffinity(part schedReason, _ []string) schedCause 
 	return cause
 }
 
-func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
+func (e *schedContext) podAffinity(part schedReason, _ submatch.Match) schedCause {
 	var terms []corev1.PodAffinityTerm
 	if a := e.p.Spec.Affinity; a != nil && a.PodAffinity != nil {
 		terms = a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
@@ -151,7 +152,7 @@ func (e *schedContext) podAffinity(part schedReason, _ []string) schedCause {
 	return cause
 }
 
-func (e *schedContext) existingAntiAffinity(part schedReason, _ []string) schedCause {
+func (e *schedContext) existingAntiAffinity(part schedReason, _ submatch.Match) schedCause {
 	own := labels.Set(e.p.Labels).String()
 	if own == "" {
 		own = "(no labels)"
@@ -166,7 +167,7 @@ func (e *schedContext) existingAntiAffinity(part schedReason, _ []string) schedC
 	}
 }
 
-func (e *schedContext) topologySpread(part schedReason, _ []string) schedCause {
+func (e *schedContext) topologySpread(part schedReason, _ submatch.Match) schedCause {
 	var cons []corev1.TopologySpreadConstraint
 	var idx []int
 	for i, t := range e.p.Spec.TopologySpreadConstraints {

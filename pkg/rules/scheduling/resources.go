@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // requestCulprit names the request field(s) behind a resource total.
@@ -92,11 +93,11 @@ func (e *schedContext) allocatableEvidence(n *corev1.Node, res corev1.ResourceNa
 // insufficient compares the pod's request with what the known nodes can
 // allocate. Other pods' requests on those nodes are not in the bundle, so a
 // node that is big enough when empty is "full", not measured.
-func (e *schedContext) insufficient(part schedReason, m []string) schedCause {
-	res := corev1.ResourceName(m[1])
-	cause := schedCause{Class: "Insufficient" + resourceWord(string(res))}
+func (e *schedContext) insufficient(part schedReason, m submatch.Match) schedCause {
+	res := corev1.ResourceName(m.Get("resource"))
+	cause := schedCause{Class: causeInsufficient + causeClass(resourceWord(string(res)))}
 	if strings.Contains(string(res), "/") {
-		cause.Class = "InsufficientExtendedResource"
+		cause.Class = causeInsufficientExtendedResource
 	}
 	q, ok := e.reqs[res]
 	if !ok {
@@ -273,7 +274,7 @@ func allocatableOf(n *corev1.Node, res corev1.ResourceName) string {
 	return q.String()
 }
 
-func (e *schedContext) tooManyPods(part schedReason, _ []string) schedCause {
+func (e *schedContext) tooManyPods(part schedReason, _ submatch.Match) schedCause {
 	caps := map[string][]string{}
 	var order []string
 	eligible := e.eligibleNodes()

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // knownTaint explains a taint that Kubernetes components put on nodes.
@@ -84,13 +85,13 @@ func untoleratedTaints(p *corev1.Pod, nodes []*corev1.Node) []*taintGroup {
 	return out
 }
 
-var taintInMessageRe = regexp.MustCompile(`\{([^:{}]+):\s?([^{}]*)\}`)
+var taintInMessageRe = regexp.MustCompile(`\{(?P<key>[^:{}]+):\s?(?P<value>[^{}]*)\}`)
 
-func (e *schedContext) taint(part schedReason, _ []string) schedCause {
+func (e *schedContext) taint(part schedReason, _ submatch.Match) schedCause {
 	groups := untoleratedTaints(e.p, e.c.B.Nodes)
 	var chosen *taintGroup
-	if m := taintInMessageRe.FindStringSubmatch(part.Text); m != nil {
-		key, value := strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
+	if m, ok := submatch.Find(taintInMessageRe, part.Text); ok {
+		key, value := strings.TrimSpace(m.Get("key")), strings.TrimSpace(m.Get("value"))
 		for _, g := range groups {
 			if g.Taint.Key == key && g.Taint.Value == value {
 				chosen = g
@@ -99,6 +100,7 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 		}
 		if chosen == nil {
 			return schedCause{
+				Narrowing:  e.reservesPool(corev1.Taint{Key: key, Value: value}),
 				Text:       withCount(part) + " — no node seen now carries that taint (it may have been removed since the scheduler's last attempt)",
 				Culprit:    fmt.Sprintf("taint {%s: %s} named by the scheduler, not tolerated by %s", key, value, e.spec("tolerations")),
 				Confidence: rule.Probable,
@@ -133,7 +135,7 @@ func (e *schedContext) taint(part schedReason, _ []string) schedCause {
 	}
 	t := chosen.Taint
 	names := namesOfNodes(chosen.Nodes)
-	cause := schedCause{Confidence: rule.Strong}
+	cause := schedCause{Confidence: rule.Strong, Narrowing: e.reservesPool(t)}
 	cause.Text = fmt.Sprintf("%s — %s on %s", withCount(part), kube.TaintSpec(t), kube.NamesUpTo(names, 3))
 	cause.Culprit = fmt.Sprintf("taint %s on node(s) %s, not tolerated by %s", kube.TaintSpec(t), kube.NamesUpTo(names, 3), e.spec("tolerations"))
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Node %s has taint %s", names[0], kube.TaintSpec(t)),
@@ -234,7 +236,7 @@ func (e *schedContext) tolerationAction(t corev1.Taint) report.Action {
 		Risk: risk}
 }
 
-func (e *schedContext) cordoned(part schedReason, _ []string) schedCause {
+func (e *schedContext) cordoned(part schedReason, _ submatch.Match) schedCause {
 	var names []string
 	for _, n := range e.c.B.Nodes {
 		if n.Spec.Unschedulable {
@@ -257,4 +259,24 @@ func (e *schedContext) cordoned(part schedReason, _ []string) schedCause {
 		"node/"+names[0]+" .spec.unschedulable", fmt.Sprintf("kubectl get node %s -o jsonpath='{.spec.unschedulable}'", names[0])))
 	cause.Actions = []report.Action{kube.UncordonAction(names)}
 	return cause
+}
+
+// reservesPool: the taint keeps the pod off nodes reserved for other pods
+// (a pool or role, the control plane) while the scheduler's counts show
+// other nodes that passed TaintToleration and NodeAffinity and failed a
+// later filter. Those other nodes are the ones the pod would otherwise
+// fit; the taint only narrows the choice (docs/DESIGN.md, "Scheduling:
+// the nodes that otherwise fit"). A taint from a node condition or a
+// cordon is not a reservation: that node would take the pod once repaired.
+//
+// The control plane's taint reserves by design; another taint only when
+// the scheduler's preemption commentary confirms nodes where preemption
+// was tried (its victims search runs only on nodes that failed a
+// resolvable filter, so they passed the taints and the selector).
+func (e *schedContext) reservesPool(t corev1.Taint) bool {
+	known := knownTaints[t.Key]
+	if e.pastAffinity == 0 || known.NodeProblem || t.Key == "node.kubernetes.io/unschedulable" || t.Key == "node.kubernetes.io/out-of-service" {
+		return false
+	}
+	return known.Expected || e.preemptionTried > 0
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // Unschedulable is the rule scheduling/unschedulable.
@@ -83,6 +84,7 @@ func schedulingFinding(c *rule.Pass, p *corev1.Pod, msg string, evidence []strin
 	total, parts := parseSchedulerMessage(msg)
 	e.total = total
 	e.pastAffinity = countPastAffinity(parts)
+	e.preemptionTried = preemptionTried(msg)
 	var causes []schedCause
 	for _, part := range dropGenericAffinity(parts) {
 		causes = append(causes, e.explain(part))
@@ -126,7 +128,7 @@ func schedulingFinding(c *rule.Pass, p *corev1.Pod, msg string, evidence []strin
 		texts = append(texts, cz.Text)
 		evidence = kube.AppendUnique(evidence, cz.Evidence...)
 	}
-	f.Category = f.Category.Sub(top.Class)
+	f.Category = f.Category.Sub(string(top.Class))
 	f.Hypothesis = "The pod cannot be placed on any node: " + strings.Join(texts, "; ")
 	f.Title = fmt.Sprintf("pod cannot be scheduled%s: %s", of, top.Text)
 	f.Summary = fmt.Sprintf("Pod %s stays Pending because no node can run it%s: %s.", p.Name, of, top.Text)
@@ -141,6 +143,7 @@ func schedulingFinding(c *rule.Pass, p *corev1.Pod, msg string, evidence []strin
 	f.Culprit = top.Culprit
 	f.Confidence = top.Confidence
 	f.Contributing = append(f.Contributing, top.Notes...)
+	f.Contributing = append(f.Contributing, e.otherwiseFit(top, causes)...)
 	for _, cz := range causes[1:] {
 		f.Contributing = append(f.Contributing, "Also blocking: "+cz.Text+".")
 	}
@@ -197,8 +200,8 @@ func dropGenericAffinity(parts []schedReason) []schedReason {
 func (e *schedContext) explain(part schedReason) schedCause {
 	for i := range schedClasses {
 		cl := &schedClasses[i]
-		m := cl.re.FindStringSubmatch(part.Text)
-		if m == nil {
+		m, ok := submatch.Find(cl.re, part.Text)
+		if !ok {
 			continue
 		}
 		var cause schedCause
@@ -213,6 +216,7 @@ func (e *schedContext) explain(part schedReason) schedCause {
 		if cause.strength == 0 {
 			cause.strength = cl.Strength
 		}
+		cause.capacity = cl.capacity
 		if cause.Confidence == 0 {
 			cause.Confidence = rule.Likely
 		}
@@ -226,7 +230,7 @@ func (e *schedContext) explain(part schedReason) schedCause {
 		return cause
 	}
 	return schedCause{
-		Class: "Other", Text: withCount(part), Confidence: rule.Plausible, blocked: part.Nodes,
+		Class: causeOther, Text: withCount(part), Confidence: rule.Plausible, blocked: part.Nodes,
 		Culprit: kube.PodRef(e.p) + " scheduling constraints (" + part.Text + ")",
 		Actions: []report.Action{{Kind: report.Check, Description: "Compare the pod's scheduling constraints with the nodes the scheduler rejected.",
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", e.p.Name, kube.NSFlag(e.p)), "kubectl describe nodes"}}},
@@ -253,7 +257,7 @@ func (e *schedContext) sizeRuledOut(causes []schedCause) (rule.Finding, bool) {
 		return rule.Finding{}, false
 	}
 	for _, cz := range causes {
-		if strings.HasPrefix(cz.Class, "Insufficient") || cz.Class == "TooManyPods" {
+		if cz.capacity {
 			return rule.Finding{}, false
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/storage"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // podClaims lists the claims the pod mounts, generic ephemeral volumes
@@ -28,8 +29,8 @@ func claimsOfPod(p *corev1.Pod) []string {
 	return out
 }
 
-func (e *schedContext) missingPVC(part schedReason, m []string) schedCause {
-	claim := m[1]
+func (e *schedContext) missingPVC(part schedReason, m submatch.Match) schedCause {
+	claim := m.Get("claim")
 	return schedCause{
 		Definitive: true, Confidence: rule.Definitive,
 		Text:    fmt.Sprintf("%s — the pod mounts claim %s, which does not exist in namespace %s", part.Text, claim, e.p.Namespace),
@@ -43,7 +44,7 @@ func (e *schedContext) missingPVC(part schedReason, m []string) schedCause {
 	}
 }
 
-func (e *schedContext) unboundPVC(part schedReason, _ []string) schedCause {
+func (e *schedContext) unboundPVC(part schedReason, _ submatch.Match) schedCause {
 	b := e.c.B
 	cause := schedCause{Definitive: true, Confidence: rule.High}
 	var unbound []string
@@ -129,7 +130,7 @@ func lastWarningAbout(b *bundle.Bundle, kind, ns, name string) *corev1.Event {
 	return last
 }
 
-func (e *schedContext) volumeNodeAffinity(part schedReason, _ []string) schedCause {
+func (e *schedContext) volumeNodeAffinity(part schedReason, _ submatch.Match) schedCause {
 	b := e.c.B
 	cause := schedCause{Confidence: rule.Probable}
 	for _, name := range claimsOfPod(e.p) {

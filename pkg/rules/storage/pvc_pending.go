@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // PVCPending is the rule storage/pvc-pending.
@@ -43,9 +44,9 @@ const provisionerSilence = 2 * time.Minute
 
 // "Waiting for a volume to be created either by the external provisioner 'x' or manually by the system administrator. …"
 // and the older `waiting for a volume to be created, either by external provisioner "x" or manually created by system administrator`.
-var externalProvisionerRe = regexp.MustCompile(`(?i)waiting for a volume to be created,? either by (?:the )?external provisioner ['"]([^'"]+)['"]`)
+var externalProvisionerRe = regexp.MustCompile(`(?i)waiting for a volume to be created,? either by (?:the )?external provisioner ['"](?P<provisioner>[^'"]+)['"]`)
 
-var classNotFoundRe = regexp.MustCompile(`storageclass\.storage\.k8s\.io "([^"]+)" not found`)
+var classNotFoundRe = regexp.MustCompile(`storageclass\.storage\.k8s\.io "(?P<class>[^"]+)" not found`)
 
 // claimCase is a claim to examine and how it came into the bundle.
 type claimCase struct {
@@ -269,7 +270,7 @@ func pendingClaimFinding(c *rule.Pass, cc claimCase) *rule.Finding {
 	failed := ev.last["ProvisioningFailed"]
 	classMissing := c.B.IsMissing("StorageClass", "", className)
 	if failed != nil {
-		if m := classNotFoundRe.FindStringSubmatch(failed.Message); m != nil && m[1] == className {
+		if m, ok := submatch.Find(classNotFoundRe, failed.Message); ok && m.Get("class") == className {
 			classMissing = true
 		}
 	}
@@ -333,6 +334,20 @@ func pendingClaimFinding(c *rule.Pass, cc claimCase) *rule.Finding {
 		f.Culprit = fmt.Sprintf("%s provisioning by %s: %s", pvcRef(pvc), prov, kube.FirstLine(failed.Message))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Fix what the provisioner's error names (StorageClass parameters, cloud quota or permissions, the driver's health), then let it retry.",
 			Commands: []string{fmt.Sprintf("kubectl describe pvc %s %s", pvc.Name, pvcNS(pvc)), fmt.Sprintf("kubectl get storageclass %s -o yaml", className)}}}
+		if r, ok := refusedAccessMode(failed.Message, pvc); ok {
+			f.Confidence = rule.Definitive
+			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("PVC %s accessModes: %s", pvc.Name, accessModesText(pvc.Spec.AccessModes)),
+				pvcRef(pvc)+" .spec.accessModes", fmt.Sprintf("kubectl get pvc %s %s -o jsonpath='{.spec.accessModes}'", pvc.Name, pvcNS(pvc))))
+			f.Hypothesis = fmt.Sprintf("PVC %s asks for access mode %s, which the driver of StorageClass %s does not support", pvc.Name, r.Mode, className)
+			f.Title = fmt.Sprintf("PVC %s asks for access mode %s, which provisioner %s (StorageClass %s) does not support", pvc.Name, r.Mode, prov, className)
+			f.Summary = fmt.Sprintf("PVC %s asks for access mode %s; provisioner %s of StorageClass %s refuses it and has failed %d time(s): %q.", pvc.Name, r.Mode, prov, className, max(failed.Count, 1), kube.FirstLine(failed.Message))
+			if len(r.Supported) > 0 {
+				f.Summary += fmt.Sprintf(" It supports %s.", accessModesText(r.Supported))
+			}
+			f.Mechanism = "The provisioner is asked for a volume with every access mode the claim lists (the CSI external-provisioner sends one volume capability per mode, in order); a driver that cannot offer one refuses the request, and retries fail the same way until the claim changes."
+			f.Culprit = fmt.Sprintf("%s .spec.accessModes %s on StorageClass %s (provisioner %s does not support %s)", pvcRef(pvc), accessModesText(pvc.Spec.AccessModes), className, prov, r.Mode)
+			f.Actions = accessModeActions(pvc, r, className)
+		}
 		return &f
 	}
 	if ext := ev.last["ExternalProvisioning"]; ext != nil {
@@ -374,8 +389,8 @@ func provisionerOf(sc *storagev1.StorageClass, ev claimEvents) string {
 		return sc.Provisioner
 	}
 	if e := ev.last["ExternalProvisioning"]; e != nil {
-		if m := externalProvisionerRe.FindStringSubmatch(e.Message); m != nil {
-			return m[1]
+		if m, ok := submatch.Find(externalProvisionerRe, e.Message); ok {
+			return m.Get("provisioner")
 		}
 	}
 	return "?"

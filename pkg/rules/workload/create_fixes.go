@@ -14,9 +14,9 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 )
 
-var quotedNames = regexp.MustCompile(`containers? "([^"]+)"`)
+var quotedNames = regexp.MustCompile(`containers? "(?P<name>[^"]+)"`)
 
-var webhookHost = regexp.MustCompile(`https://([a-z0-9.-]+\.svc)(?::\d+)?`)
+var webhookHost = regexp.MustCompile(`https://(?P<host>[a-z0-9.-]+\.svc)(?::\d+)?`)
 
 // splitTopLevel splits "a (x, y), b, c (z)" on commas outside parentheses.
 func splitTopLevel(s string) []string {

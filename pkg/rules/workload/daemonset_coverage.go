@@ -40,6 +40,28 @@ var daemonTolerations = []corev1.Toleration{
 // NodeExclusion says why a DaemonSet's pod template does not belong on a
 // node ("" when it does), the way its controller decides.
 func NodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
+	if why := selectionExclusion(spec, n); why != "" {
+		return why
+	}
+	if t := UntoleratedTaint(spec, n); t != nil {
+		return "untolerated taint " + kube.TaintSpec(*t)
+	}
+	return ""
+}
+
+// TaintExclusion is the taint that alone keeps a DaemonSet's pod template
+// off a node its labels and affinity select; selected is false when the
+// node is not selected at all.
+func TaintExclusion(spec *corev1.PodSpec, n *corev1.Node) (taint *corev1.Taint, selected bool) {
+	if selectionExclusion(spec, n) != "" {
+		return nil, false
+	}
+	return UntoleratedTaint(spec, n), true
+}
+
+// selectionExclusion says why the node's labels do not match the template's
+// nodeSelector or required node affinity ("" when they do).
+func selectionExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
 	for _, k := range kube.SortedKeys(spec.NodeSelector) {
 		if v, ok := n.Labels[k]; !ok || v != spec.NodeSelector[k] {
 			got := "no such label"
@@ -54,19 +76,27 @@ func NodeExclusion(spec *corev1.PodSpec, n *corev1.Node) string {
 			return "required node affinity does not match its labels"
 		}
 	}
+	return ""
+}
+
+// UntoleratedTaint is the first NoSchedule or NoExecute taint of the node
+// that the template, with the tolerations its controller adds, does not
+// tolerate.
+func UntoleratedTaint(spec *corev1.PodSpec, n *corev1.Node) *corev1.Taint {
 	tolerations := append(append([]corev1.Toleration(nil), spec.Tolerations...), daemonTolerations...)
 	if spec.HostNetwork {
 		tolerations = append(tolerations, corev1.Toleration{Key: "node.kubernetes.io/network-unavailable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	}
-	for _, t := range n.Spec.Taints {
+	for i := range n.Spec.Taints {
+		t := &n.Spec.Taints[i]
 		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		if !scheduling.PodToleratesTaint(tolerations, &t) {
-			return "untolerated taint " + kube.TaintSpec(t)
+		if !scheduling.PodToleratesTaint(tolerations, t) {
+			return t
 		}
 	}
-	return ""
+	return nil
 }
 
 // nodeSelectorMatches evaluates required node affinity: terms are ORed,
@@ -124,6 +154,21 @@ func checkDaemonSet(c *rule.Pass) []rule.Finding {
 	}
 	if st.NumberMisscheduled > 0 {
 		out = append(out, daemonMisscheduled(c, ds, pods, excluded, evidence))
+	}
+	if st.DesiredNumberScheduled > 0 {
+		withPod := map[string]bool{}
+		for _, p := range pods {
+			withPod[DaemonPodNode(p)] = true
+		}
+		var faults []SkippedNode
+		for _, s := range TaintSkipped(ds, c.B.Nodes, withPod) {
+			if s.Fault {
+				faults = append(faults, s)
+			}
+		}
+		if len(faults) > 0 {
+			out = append(out, daemonTaintSkipped(c, ds, faults, evidence))
+		}
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // FailedCreate is the rule workload/failed-create.
@@ -28,26 +29,52 @@ var FailedCreate = &rule.Rule{
 	Check: checkFailedCreate,
 }
 
+// denialClass is why the API server refuses a workload's pods: the
+// category suffix ("FailedCreate/Quota").
+type denialClass string
+
+const (
+	denialQuota                denialClass = "Quota"
+	denialQuotaMissingLimits   denialClass = "QuotaMissingLimits"
+	denialPodSecurity          denialClass = "PodSecurity"
+	denialWebhook              denialClass = "Webhook"
+	denialWebhookUnavailable   denialClass = "WebhookUnavailable"
+	denialServiceAccount       denialClass = "ServiceAccount"
+	denialLimitRange           denialClass = "LimitRange"
+	denialNamespaceTerminating denialClass = "NamespaceTerminating"
+	denialPriorityClass        denialClass = "PriorityClass"
+	denialInvalid              denialClass = "Invalid"
+	denialForbidden            denialClass = "Forbidden"
+	// denialOther: a refusal no row recognises.
+	denialOther denialClass = "Other"
+)
+
 // createDenial is one row of the table of reasons the API server refuses a
-// pod; re runs on the error the controller reports.
+// pod; re runs on the error the controller reports, and its named groups
+// are what createFinding reads.
 type createDenial struct {
-	Class string
+	Class denialClass
 	re    *regexp.Regexp
 	Conf  rule.Confidence
 }
 
 var createDenials = []createDenial{
-	{"Quota", regexp.MustCompile(`exceeded quota: ([^,\s]+), requested: (\S+), used: (\S+), limited: (\S+)`), rule.Definitive},
-	{"QuotaMissingLimits", regexp.MustCompile(`failed quota: ([^:\s]+): must specify (.+)`), rule.Definitive},
-	{"PodSecurity", regexp.MustCompile(`violates PodSecurity "([^"]+)": (.+)`), rule.Definitive},
-	{"Webhook", regexp.MustCompile(`admission webhook "([^"]+)" denied the request(?:: ([\s\S]*)| without explanation)`), rule.Strong},
-	{"WebhookUnavailable", regexp.MustCompile(`failed calling webhook "([^"]+)"[:;] ?(.*)`), rule.Strong},
-	{"ServiceAccount", regexp.MustCompile(`error looking up service account ([^/\s]+)/([^:\s]+): (.*)`), rule.Definitive},
-	{"LimitRange", regexp.MustCompile(`(maximum|minimum) (\S+) usage per (Container|Pod|PersistentVolumeClaim) is (\S+?)(?:, but (limit|request) is (\S+)|\.  No (limit|request) is specified)`), rule.Definitive},
-	{"NamespaceTerminating", regexp.MustCompile(`unable to create new content in namespace (\S+) because it is being terminated`), rule.Definitive},
-	{"Invalid", regexp.MustCompile(`is invalid: (.+)`), rule.High},
-	{"Forbidden", regexp.MustCompile(`is forbidden: (.+)`), rule.Likely},
+	{denialQuota, regexp.MustCompile(`exceeded quota: (?P<quota>[^,\s]+), requested: (?P<requested>\S+), used: (?P<used>\S+), limited: (?P<limited>\S+)`), rule.Definitive},
+	{denialQuotaMissingLimits, regexp.MustCompile(`failed quota: (?P<quota>[^:\s]+): must specify (?P<missing>.+)`), rule.Definitive},
+	{denialPodSecurity, regexp.MustCompile(`violates PodSecurity "(?P<level>[^"]+)": (?P<details>.+)`), rule.Definitive},
+	{denialWebhook, regexp.MustCompile(`admission webhook "(?P<hook>[^"]+)" denied the request(?:: (?P<msg>[\s\S]*)| without explanation)`), rule.Strong},
+	{denialWebhookUnavailable, regexp.MustCompile(`failed calling (?:admission )?webhook "(?P<hook>[^"]+)"[:;] ?(?P<why>.*)`), rule.Strong},
+	{denialServiceAccount, regexp.MustCompile(`error looking up service account (?P<ns>[^/\s]+)/(?P<sa>[^:\s]+): (?P<err>.*)`), rule.Definitive},
+	{denialLimitRange, regexp.MustCompile(`(?P<bound>maximum|minimum) (?P<res>\S+) usage per (?P<scope>Container|Pod|PersistentVolumeClaim) is (?P<enforced>\S+?)(?:, but (?P<which>limit|request) is (?P<actual>\S+)|\.  No (?P<unset>limit|request) is specified)`), rule.Definitive},
+	{denialNamespaceTerminating, regexp.MustCompile(`unable to create new content in namespace (?P<ns>\S+) because it is being terminated`), rule.Definitive},
+	{denialPriorityClass, regexp.MustCompile(`no PriorityClass with name (?P<class>\S+) was found`), rule.Definitive},
+	{denialInvalid, regexp.MustCompile(`is invalid: (?P<detail>.+)`), rule.High},
+	{denialForbidden, regexp.MustCompile(`is forbidden: (?P<detail>.+)`), rule.Likely},
 }
+
+// webhookTimedOut is a webhook call that got no answer in time: Go's
+// context and client timeouts as the API server reports them.
+var webhookTimedOut = regexp.MustCompile(`context deadline exceeded|i/o timeout|Client\.Timeout exceeded|net/http: request canceled|timed out`)
 
 // createPrefixes are what the controllers put before the API error.
 var createPrefix = regexp.MustCompile(`^(?:Error creating(?: job)?: |(?i:create) (?:Pod|Claim) \S+ (?:for Pod \S+ )?in StatefulSet \S+ failed error: )`)
@@ -63,14 +90,25 @@ type createFailure struct {
 	template *corev1.PodTemplateSpec
 	want     string // "0 of 3 pods exist"
 	deploy   *appsv1.Deployment
+	// object is what the controller failed to create, when not its pods
+	// (a StatefulSet's claim: "create Claim data-web-2 for Pod web-2 ...").
+	object string
 }
+
+// claimCreate is the StatefulSet controller's prefix for a claim it could
+// not create.
+var claimCreate = regexp.MustCompile(`^(?i:create) Claim \S+ for Pod \S+ in StatefulSet \S+ failed error: `)
 
 func checkFailedCreate(c *rule.Pass) []rule.Finding {
 	var all []createFailure
 	b := c.B
 	add := func(kind string, meta metav1.Object, tmpl *corev1.PodTemplateSpec, want string, msg string, at time.Time, count int32, ev string) {
 		owner := kube.TopOwner(c, kind, meta)
-		all = append(all, createFailure{
+		object := ""
+		if claimCreate.MatchString(strings.TrimSpace(msg)) {
+			object = "PersistentVolumeClaims"
+		}
+		all = append(all, createFailure{object: object,
 			reporter: strings.ToLower(kind) + "/" + meta.GetName(), owner: owner,
 			message: createPrefix.ReplaceAllString(strings.TrimSpace(msg), ""), last: at, count: count,
 			evidence: []string{ev}, template: tmpl, want: want,
@@ -142,18 +180,18 @@ func checkFailedCreate(c *rule.Pass) []rule.Finding {
 	// (the ReplicaSet's events and the Deployment's condition say the same).
 	type group struct {
 		denial *createDenial
-		match  []string
+		match  submatch.Match
 		fails  []createFailure
 	}
 	var order []string
 	groups := map[string]*group{}
 	for _, f := range all {
 		d, m := classifyDenial(f.message)
-		class := "Other"
+		class := denialOther
 		if d != nil {
 			class = d.Class
 		}
-		key := f.owner.Ref() + "\x00" + class
+		key := f.owner.Ref() + "\x00" + string(class) + "\x00" + f.object
 		g, ok := groups[key]
 		if !ok {
 			g = &group{denial: d, match: m}
@@ -175,13 +213,13 @@ func checkFailedCreate(c *rule.Pass) []rule.Finding {
 	return out
 }
 
-func classifyDenial(msg string) (*createDenial, []string) {
+func classifyDenial(msg string) (*createDenial, submatch.Match) {
 	for i := range createDenials {
-		if m := createDenials[i].re.FindStringSubmatch(msg); m != nil {
+		if m, ok := submatch.Find(createDenials[i].re, msg); ok {
 			return &createDenials[i], m
 		}
 	}
-	return nil, nil
+	return nil, submatch.Match{}
 }
 
 // parseResourceList reads the quota admission's "limits.cpu=2,limits.memory=2Gi".
@@ -195,7 +233,7 @@ func parseResourceList(s string) map[string]string {
 	return out
 }
 
-func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFailure) rule.Finding {
+func createFinding(c *rule.Pass, d *createDenial, m submatch.Match, fails []createFailure) rule.Finding {
 	f0 := fails[0]
 	w := f0.owner
 	var evidence []string
@@ -207,7 +245,10 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 		reporters[f.reporter] = true
 	}
 	what := "pods"
-	if w.Kind == "cronjob" && strings.HasPrefix(f0.reporter, "cronjob/") {
+	switch {
+	case f0.object != "":
+		what = f0.object
+	case w.Kind == "cronjob" && strings.HasPrefix(f0.reporter, "cronjob/"):
 		what = "Jobs"
 	}
 	f := rule.Finding{
@@ -219,12 +260,12 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 	shortMsg := kube.FirstLine(f0.message)
 	check := report.Action{Kind: report.Check, Description: "Read the controller's events with the full refusal.",
 		Commands: []string{fmt.Sprintf("kubectl describe %s %s", strings.Replace(f0.reporter, "/", " ", 1), w.NS())}}
-	class := "Other"
+	class := denialOther
 	if d != nil {
 		class = d.Class
 		f.Confidence = d.Conf
 	}
-	f.Category = f.Category.Sub(class)
+	f.Category = f.Category.Sub(string(class))
 	// A fix of the pod template reaches the pods as the workload's kind
 	// allows: a rollout, a recreated Job, a CronJob's next run (after its
 	// run refused its pods is deleted).
@@ -242,8 +283,8 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 		return kube.TemplateCommands(w.Kind, w.Name, w.Namespace, edit, what, stuckRun)
 	}
 	switch class {
-	case "Quota":
-		quota, requested, used, limited := m[1], parseResourceList(m[2]), parseResourceList(m[3]), parseResourceList(m[4])
+	case denialQuota:
+		quota, requested, used, limited := m.Get("quota"), parseResourceList(m.Get("requested")), parseResourceList(m.Get("used")), parseResourceList(m.Get("limited"))
 		var parts, names []string
 		for _, k := range kube.SortedKeys(requested) {
 			parts = append(parts, fmt.Sprintf("%s: requested %s, used %s, limited %s", k, requested[k], kube.OrDash(used[k]), kube.OrDash(limited[k])))
@@ -295,8 +336,8 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 				Commands: []string{fmt.Sprintf(`kubectl patch resourcequota %s %s --type=merge -p '{"spec":{"hard":{%s}}}'`, quota, w.NS(), strings.TrimSuffix(raise, ","))},
 				Risk:     "lets the namespace take more of the cluster's capacity; quotas are often owned by a platform team"})
 		}
-	case "QuotaMissingLimits":
-		quota, missing := m[1], m[2]
+	case denialQuotaMissingLimits:
+		quota, missing := m.Get("quota"), m.Get("missing")
 		f.Title = fmt.Sprintf("%s cannot be created: ResourceQuota %s requires %s", what, quota, missing)
 		f.Hypothesis = fmt.Sprintf("ResourceQuota %s refuses pods that do not set the resources it tracks", quota)
 		f.Summary = fmt.Sprintf("ResourceQuota %s tracks resources the pod template of %s does not set, so admission refuses every pod: must specify %s.", quota, w.Ref(), missing)
@@ -310,20 +351,20 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 			{Kind: report.LongTerm, Description: "Give the namespace a LimitRange with default requests and limits so pods that omit them are admitted.",
 				Commands: []string{fmt.Sprintf("kubectl get limitrange %s", w.NS())}},
 		}
-	case "PodSecurity":
-		level, details := m[1], splitTopLevel(m[2])
+	case denialPodSecurity:
+		level, details := m.Get("level"), splitTopLevel(m.Get("details"))
 		var reasons []string
 		var containers []string
 		for _, v := range details {
 			reason, _, _ := strings.Cut(v, " (")
 			reasons = append(reasons, reason)
-			for _, q := range quotedNames.FindAllStringSubmatch(v, -1) {
-				containers = kube.AppendUnique(containers, q[1])
+			for _, q := range submatch.FindAll(quotedNames, v, -1) {
+				containers = kube.AppendUnique(containers, q.Get("name"))
 			}
 		}
 		f.Title = fmt.Sprintf("%s cannot be created: namespace %s enforces PodSecurity %q and the pod template violates it (%s)", what, w.Namespace, level, strings.Join(reasons, ", "))
 		f.Hypothesis = fmt.Sprintf("Pod Security admission (%s) refuses the pod template of %s", level, w.Ref())
-		f.Summary = fmt.Sprintf("Namespace %s enforces the Pod Security Standard %q and the pod template of %s violates it: %s.", w.Namespace, level, w.Ref(), m[2])
+		f.Summary = fmt.Sprintf("Namespace %s enforces the Pod Security Standard %q and the pod template of %s violates it: %s.", w.Namespace, level, w.Ref(), m.Get("details"))
 		target := "pod template"
 		if len(containers) > 0 {
 			target = fmt.Sprintf("container %s", strings.Join(containers, ", "))
@@ -356,8 +397,8 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 				Commands: []string{fmt.Sprintf("kubectl label namespace %s pod-security.kubernetes.io/enforce=baseline --overwrite", w.Namespace)},
 				Risk:     "weakens the isolation of every pod in the namespace"},
 		}
-	case "Webhook":
-		hook, msg := m[1], strings.TrimSpace(m[2])
+	case denialWebhook:
+		hook, msg := m.Get("hook"), strings.TrimSpace(m.Get("msg"))
 		if msg == "" {
 			msg = "no explanation given"
 		}
@@ -372,17 +413,23 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 			{Kind: report.Check, Description: "Find the webhook configuration and the policy behind it.",
 				Commands: []string{"kubectl get validatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name"}},
 		}
-	case "WebhookUnavailable":
-		hook, why := m[1], m[2]
-		svc := webhookHost.FindStringSubmatch(why)
+	case denialWebhookUnavailable:
+		hook, why := m.Get("hook"), m.Get("why")
+		svc, svcFound := submatch.Find(webhookHost, why)
 		f.Title = fmt.Sprintf("%s cannot be created: admission webhook %q is unreachable and fails closed", what, hook)
+		if webhookTimedOut.MatchString(why) {
+			// The backend accepted the call (or the network dropped it) but
+			// never answered: a slow or overloaded webhook, not a missing one.
+			f.Title = fmt.Sprintf("%s cannot be created: admission webhook %q does not answer within its timeout and fails closed", what, hook)
+			f.Contributing = append(f.Contributing, fmt.Sprintf("The call timed out (%s): the webhook's pods may be overloaded or its port blocked between the API server and them; its timeoutSeconds bounds the wait.", webhookTimedOut.FindString(why)))
+		}
 		f.Hypothesis = fmt.Sprintf("Admission webhook %s cannot be called, and its failurePolicy rejects the %s", hook, what)
 		f.Summary = fmt.Sprintf("The API server cannot call admission webhook %q (%s); its failurePolicy is Fail, so every %s of %s is rejected.", hook, kube.FirstLine(why), strings.TrimSuffix(what, "s"), w.Ref())
 		f.Culprit = fmt.Sprintf("admission webhook %s backend", hook)
 		f.Mechanism = "A webhook with failurePolicy: Fail turns its own outage into a refusal of every object it intercepts. " + f.Mechanism
 		checkCmds := []string{"kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o custom-columns=NAME:.metadata.name,WEBHOOKS:.webhooks[*].name,POLICY:.webhooks[*].failurePolicy"}
-		if svc != nil {
-			name, ns, _ := strings.Cut(svc[1], ".")
+		if svcFound {
+			name, ns, _ := strings.Cut(svc.Get("host"), ".")
 			ns, _, _ = strings.Cut(ns, ".")
 			f.Culprit = fmt.Sprintf("admission webhook %s backend service %s/%s", hook, ns, name)
 			checkCmds = append([]string{fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", ns, name), fmt.Sprintf("kubectl get pods -n %s", ns)}, checkCmds...)
@@ -393,8 +440,8 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 				Commands: []string{"kubectl edit validatingwebhookconfiguration <name>"},
 				Risk:     "with Ignore, objects are admitted unchecked while the webhook is down"},
 		}
-	case "ServiceAccount":
-		ns, sa := m[1], m[2]
+	case denialServiceAccount:
+		ns, sa := m.Get("ns"), m.Get("sa")
 		f.Title = fmt.Sprintf("%s cannot be created: ServiceAccount %q does not exist in namespace %s", what, sa, ns)
 		f.Hypothesis = fmt.Sprintf("The pod template of %s names ServiceAccount %s, which does not exist", w.Ref(), sa)
 		f.Summary = fmt.Sprintf("The pod template of %s sets serviceAccountName %q, but namespace %s has no such ServiceAccount, so admission refuses every pod.", w.Ref(), sa, ns)
@@ -422,10 +469,10 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 				Commands: fit("set spec.template.spec.serviceAccountName: <existing>", fmt.Sprintf(`kubectl patch %s %s --type=merge -p '%s'`, w.Ref(), w.NS(), w.PatchTemplate(`{"serviceAccountName":"<existing>"}`))),
 				Risk:     risk("starts a rollout") + "; the pods get that account's permissions"})
 		}
-	case "LimitRange":
-		bound, res, scope, enforced, which, actual := m[1], m[2], m[3], m[4], m[5], m[6]
+	case denialLimitRange:
+		bound, res, scope, enforced, which, actual := m.Get("bound"), m.Get("res"), m.Get("scope"), m.Get("enforced"), m.Get("which"), m.Get("actual")
 		if which == "" {
-			which, actual = m[7], "not set"
+			which, actual = m.Get("unset"), "not set"
 		}
 		f.Title = fmt.Sprintf("%s cannot be created: a LimitRange sets the %s %s per %s to %s, but the %s is %s", what, bound, res, scope, enforced, which, actual)
 		f.Hypothesis = fmt.Sprintf("A LimitRange in namespace %s refuses the resources of %s", w.Namespace, w.Ref())
@@ -438,25 +485,48 @@ func createFinding(c *rule.Pass, d *createDenial, m []string, fails []createFail
 					fit(fmt.Sprintf("set resources.%ss.%s: %s", which, res, enforced), fmt.Sprintf("kubectl set resources %s %s --%ss=%s=%s", w.Ref(), w.NS(), which, res, enforced))...),
 				Risk: risk("starts a rollout") + "; a lower limit may not fit the workload"},
 		}
-	case "NamespaceTerminating":
-		f.Title = fmt.Sprintf("%s cannot be created: namespace %s is being deleted", what, m[1])
-		f.Hypothesis = fmt.Sprintf("Namespace %s is terminating", m[1])
-		f.Summary = fmt.Sprintf("Namespace %s is being deleted; the API server refuses new objects in it, so %s cannot create %s.", m[1], w.Ref(), what)
-		f.Culprit = fmt.Sprintf("namespace/%s (Terminating)", m[1])
+	case denialNamespaceTerminating:
+		ns := m.Get("ns")
+		f.Title = fmt.Sprintf("%s cannot be created: namespace %s is being deleted", what, ns)
+		f.Hypothesis = fmt.Sprintf("Namespace %s is terminating", ns)
+		f.Summary = fmt.Sprintf("Namespace %s is being deleted; the API server refuses new objects in it, so %s cannot create %s.", ns, w.Ref(), what)
+		f.Culprit = fmt.Sprintf("namespace/%s (Terminating)", ns)
+		// The namespace lifecycle admission's own words are what a reader
+		// searches for.
+		f.Contributing = append(f.Contributing, "The API server says: "+shortMsg)
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Find out why the namespace is being deleted and what holds its finalizers.",
-			Commands: []string{fmt.Sprintf("kubectl get namespace %s -o jsonpath='{.status}'", m[1])}}}
-	case "Invalid":
-		f.Title = fmt.Sprintf("%s cannot be created: the API server rejects them as invalid: %s", what, kube.FirstLine(m[1]))
+			Commands: []string{fmt.Sprintf("kubectl get namespace %s -o jsonpath='{.status}'", ns)}}}
+	case denialPriorityClass:
+		// PriorityClasses are cluster-scoped: a chart written for one
+		// cluster (or distribution) often names a class another lacks.
+		class := m.Get("class")
+		f.Title = fmt.Sprintf("%s cannot be created: PriorityClass %q does not exist", what, class)
+		f.Hypothesis = fmt.Sprintf("The pod template of %s names PriorityClass %s, which the cluster does not have", w.Ref(), class)
+		f.Summary = fmt.Sprintf("The pod template of %s sets priorityClassName %q, but no PriorityClass has that name, so admission refuses every pod.", w.Ref(), class)
+		f.Culprit = fmt.Sprintf("pod template of %s priorityClassName: %s (no such PriorityClass)", w.Ref(), class)
+		f.Mechanism = "The Priority admission plugin resolves each new pod's priorityClassName to a cluster-scoped PriorityClass and refuses the pod when none has that name. " + f.Mechanism
+		f.Actions = []report.Action{
+			{Kind: report.Immediate, Description: fmt.Sprintf("Create PriorityClass %s, or point the pod template at one the cluster has.", class),
+				Commands: []string{"kubectl get priorityclasses", fmt.Sprintf("kubectl create priorityclass %s --value=<priority> --description=<why>", class)},
+				Risk:     "a new class's value decides which pods it may preempt"},
+		}
+		if w.Kind != "pod" {
+			f.Actions = append(f.Actions, report.Action{Kind: report.LongTerm, Description: "Or use an existing PriorityClass in the pod template.",
+				Commands: fit("set spec.template.spec.priorityClassName: <existing>", fmt.Sprintf(`kubectl patch %s %s --type=merge -p '%s'`, w.Ref(), w.NS(), w.PatchTemplate(`{"priorityClassName":"<existing>"}`))),
+				Risk:     risk("starts a rollout")})
+		}
+	case denialInvalid:
+		f.Title = fmt.Sprintf("%s cannot be created: the API server rejects them as invalid: %s", what, kube.FirstLine(m.Get("detail")))
 		f.Hypothesis = fmt.Sprintf("The pod template of %s is invalid", w.Ref())
 		f.Summary = fmt.Sprintf("Every %s that %s creates fails validation: %s.", strings.TrimSuffix(what, "s"), w.Ref(), shortMsg)
-		f.Culprit = fmt.Sprintf("pod template of %s: %s", w.Ref(), kube.FirstLine(m[1]))
+		f.Culprit = fmt.Sprintf("pod template of %s: %s", w.Ref(), kube.FirstLine(m.Get("detail")))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Fix the field the validation error names in the pod template.",
 			Commands: fit("fix the field the validation error names", fmt.Sprintf("kubectl edit %s %s", w.Ref(), w.NS())), Risk: risk("starts a rollout")}}
-	case "Forbidden":
-		f.Title = fmt.Sprintf("%s cannot be created: the API server forbids them: %s", what, kube.FirstLine(m[1]))
+	case denialForbidden:
+		f.Title = fmt.Sprintf("%s cannot be created: the API server forbids them: %s", what, kube.FirstLine(m.Get("detail")))
 		f.Hypothesis = fmt.Sprintf("An admission policy forbids the %s of %s", what, w.Ref())
 		f.Summary = fmt.Sprintf("Admission refuses every %s of %s: %s.", strings.TrimSuffix(what, "s"), w.Ref(), shortMsg)
-		f.Culprit = fmt.Sprintf("admission refusal for %s: %s", w.Ref(), kube.FirstLine(m[1]))
+		f.Culprit = fmt.Sprintf("admission refusal for %s: %s", w.Ref(), kube.FirstLine(m.Get("detail")))
 		f.Actions = []report.Action{{Kind: report.Immediate, Description: "Change the pod template (or the policy) so the refusal no longer applies.",
 			Commands: fit("change the pod template so the refusal no longer applies", fmt.Sprintf("kubectl edit %s %s", w.Ref(), w.NS())), Risk: risk("")}}
 	default:

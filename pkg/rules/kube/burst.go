@@ -1,0 +1,89 @@
+package kube
+
+import (
+	"strings"
+	"time"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
+)
+
+// Error bursts: a running container that keeps logging errors is failing
+// at something, even when its probes pass. A burst is a few error-level
+// records in the current instance's recent log; one error line is noise.
+const (
+	BurstErrors = 3
+	BurstWindow = 15 * time.Minute
+)
+
+// Burst is the error-level records of a log's last BurstWindow.
+type Burst struct {
+	N           int
+	First, Last string
+	// Repeated is the record that recurs most (its text with digits
+	// blanked compares equal), and RepeatedN how often: the failing
+	// operation, as opposed to one-off errors around it.
+	Repeated  string
+	RepeatedN int
+}
+
+// ErrorBurst counts the error-level records of a log within BurstWindow of
+// its newest timestamped record (or of now). Only levels the logger
+// declared count: an unlevelled line that says "failed" is not a record of
+// an error.
+func ErrorBurst(text string, now time.Time) Burst {
+	var b Burst
+	if strings.TrimSpace(text) == "" {
+		return b
+	}
+	lg := applog.Parse(text)
+	newest := time.Time{}
+	for _, ev := range lg.Events {
+		if ev.Time.After(newest) {
+			newest = ev.Time
+		}
+	}
+	if newest.IsZero() || newest.After(now) {
+		newest = now
+	}
+	counts := map[string]int{}
+	for _, ev := range lg.Events {
+		if ev.Level < applog.LevelError || ev.Implied {
+			continue
+		}
+		if !ev.Time.IsZero() && newest.Sub(ev.Time) > BurstWindow {
+			continue
+		}
+		b.N++
+		text := ev.Text()
+		if b.First == "" {
+			b.First = text
+		}
+		b.Last = text
+		key := shape(text)
+		counts[key]++
+		if counts[key] > b.RepeatedN {
+			b.Repeated, b.RepeatedN = text, counts[key]
+		}
+	}
+	return b
+}
+
+// shape blanks a record's digits and hex runs (request ids, timestamps,
+// counters) so repetitions of one failure compare equal.
+func shape(s string) string {
+	var sb strings.Builder
+	digit := false
+	for _, r := range s {
+		isDigit := r >= '0' && r <= '9'
+		if isDigit {
+			if !digit {
+				sb.WriteByte('#')
+			}
+			digit = true
+			continue
+		}
+		digit = false
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}

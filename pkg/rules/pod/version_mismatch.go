@@ -1,0 +1,25 @@
+package pod
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+)
+
+// versionImage names the image's side of a version mismatch: the log says
+// what the data or the peer is ("RDB format version 12"), the image tag is
+// what the container brings to it (redis:7.2.8), and the tag is what a fix
+// pins or moves. "" for other classes.
+func versionImage(p *corev1.Pod, container string, dec *logs.Decisive) string {
+	if dec == nil || dec.Pattern.Class != logs.VersionMismatch {
+		return ""
+	}
+	for _, list := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
+		for i := range list {
+			if list[i].Name == container && list[i].Image != "" {
+				return "; the container runs image " + list[i].Image
+			}
+		}
+	}
+	return ""
+}

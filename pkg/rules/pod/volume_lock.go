@@ -1,0 +1,113 @@
+package pod
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+)
+
+// VolumeLock is the rule pod/volume-lock.
+var VolumeLock = &rule.Rule{
+	Meta: rule.Meta{
+		ID:       "pod/volume-lock",
+		Layer:    rule.PodLayer,
+		Requires: []*rule.Rule{CrashLoop},
+		Needs:    append([]rule.Need{rule.Claims}, rule.PodEvidence...),
+		Doc:      "A container that exits because a lock on its data is held, traced to the other pods of the bundle that mount the same claim (a RollingUpdate's old pod still running on a ReadWriteMany or same-node volume).",
+	},
+	Check: checkVolumeLock,
+}
+
+// checkVolumeLock: the lock lives on a volume, so the holder is another
+// pod mounting the same claim. A Deployment's RollingUpdate starts the new
+// pod before the old one stops, and a second replica of one pod template
+// mounts the first one's claim; with a volume both can mount, the first
+// keeps the lock and the other crash-loops. For a pod target the collector
+// reads the pod's siblings (its labels) when its log states a held lock
+// (bundle's claim holders).
+func checkVolumeLock(c *rule.Pass) []rule.Finding {
+	var out []rule.Finding
+	for _, crash := range c.ResultOf(CrashLoop) {
+		podName, ctrName, _ := strings.Cut(crash.Subject, "/")
+		p := kube.PodNamed(c, podName)
+		if p == nil {
+			continue
+		}
+		spec := kube.SpecOf(p, ctrName)
+		dec, _ := logs.LastDecisive(c, p, ctrName)
+		if spec == nil || dec == nil || dec.Pattern.Class != logs.LockHeld && !applog.LockHeld(dec.Line) {
+			continue
+		}
+		for _, m := range spec.VolumeMounts {
+			v := volumeNamed(p, m.Name)
+			if v == nil || m.ReadOnly {
+				continue
+			}
+			claim := claimOf(p, v)
+			if claim == "" {
+				continue
+			}
+			if holder := otherClaimant(c, p, claim); holder != nil {
+				out = append(out, lockFinding(c, p, spec, crash, dec, m, claim, holder))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// otherClaimant is another running pod of the bundle that mounts claim.
+func otherClaimant(c *rule.Pass, p *corev1.Pod, claim string) *corev1.Pod {
+	seen := map[string]bool{p.Name: true}
+	for _, list := range [][]*corev1.Pod{c.B.Pods, c.B.NamespacePods, c.B.Candidates} {
+		for _, o := range list {
+			if seen[o.Name] || o.Namespace != p.Namespace || o.Status.Phase == corev1.PodSucceeded || o.Status.Phase == corev1.PodFailed {
+				continue
+			}
+			seen[o.Name] = true
+			for i := range o.Spec.Volumes {
+				if claimOf(o, &o.Spec.Volumes[i]) == claim {
+					return o
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func lockFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash rule.Finding, dec *logs.Decisive, m corev1.VolumeMount, claim string, holder *corev1.Pod) rule.Finding {
+	f := crash
+	f.Strength, f.Current, f.Confidence = rule.Traced, true, rule.Strong
+	f.Category = crashRoot(crash.Category).Sub("VolumeLock")
+	state := string(holder.Status.Phase)
+	if kube.IsPodReady(holder) {
+		state += ", Ready"
+	}
+	f.Evidence = append(f.Evidence,
+		c.Evidence(fmt.Sprintf("Container %s mounts PVC %s at %s", spec.Name, claim, m.MountPath),
+			fmt.Sprintf("%s .spec.containers[%s].volumeMounts", kube.PodRef(p), spec.Name), containerSpecCmd(p, spec.Name, "volumeMounts")),
+		c.Evidence(fmt.Sprintf("Pod %s (%s) mounts the same claim %s", holder.Name, state, claim),
+			kube.PodRef(holder)+" .spec.volumes", fmt.Sprintf("kubectl get pod %s -n %s -o wide", holder.Name, holder.Namespace)))
+	f.Title = fmt.Sprintf("container %s cannot lock its data on PVC %s: pod %s, which mounts the same claim, holds the lock", spec.Name, claim, holder.Name)
+	f.Hypothesis = fmt.Sprintf("Pod %s still runs with PVC %s mounted and holds the lock on %s; the new pod %s cannot take it", holder.Name, claim, m.MountPath, p.Name)
+	f.Culprit = fmt.Sprintf("pod %s (%s), which mounts PVC %s as %s does: it holds the lock (log: %q)", holder.Name, state, claim, p.Name, dec.Line)
+	f.Mechanism = fmt.Sprintf("The application locks its data directory so that two instances never write it at once. A second pod on the same claim (a RollingUpdate's new pod started before the old one stops, or a second replica of the same template) finds the lock taken and exits. %s", crash.Mechanism)
+	kind, owner := kube.OwnerName(c, p)
+	fix := report.Action{Kind: report.Immediate,
+		Description: fmt.Sprintf("Let only one pod use PVC %s at a time: one replica per claim (a StatefulSet's volumeClaimTemplates give each its own), and for a Deployment's rollouts strategy type Recreate (the old pod stops before the new one starts); deleting pod %s releases the lock now.", claim, holder.Name),
+		Commands:    []string{fmt.Sprintf("kubectl get pods -n %s -o wide", p.Namespace)},
+		Risk:        "Recreate has a short outage on every rollout"}
+	if kind == "deployment" {
+		fix.Commands = append([]string{fmt.Sprintf(`kubectl patch deployment/%s -n %s -p '{"spec":{"strategy":{"type":"Recreate","rollingUpdate":null}}}'`, owner, p.Namespace)}, fix.Commands...)
+	}
+	f.Actions = append([]report.Action{fix}, crash.Actions...)
+	f.Summary = fmt.Sprintf("%s. %s", upperFirst(f.Title), crash.Summary)
+	return f
+}

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package workspace
-
-const nofollow = 0
