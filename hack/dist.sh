@@ -20,6 +20,9 @@
 #   PLATFORMS  space-separated GOOS/GOARCH list, or "host"
 #              (default: linux, darwin and windows on amd64 and arm64)
 #   SOURCE_DATE_EPOCH  archive timestamps (default: the commit time)
+#   TAGS       Go build tags (default none: the krew build, whose only
+#              stores are azblob:// and file://; store_all links s3:// and
+#              gs:// too, as the container image does)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +36,7 @@ VERSION="${VERSION:?VERSION is required, e.g. make dist VERSION=v0.1.0}"
 COMMIT="${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 DIST_DIR="${DIST_DIR:-dist}"
 PLATFORMS="${PLATFORMS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}"
+TAGS="${TAGS:-}"
 
 log() { echo "dist: $*" >&2; }
 die() { echo "dist: error: $*" >&2; exit 1; }
@@ -78,7 +82,7 @@ for platform in $PLATFORMS; do
   # GOFLAGS, GOAMD64 and GOARM64 are pinned so the caller's environment
   # cannot change the bytes.
   CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" GOAMD64=v1 GOARM64=v8.0 GOFLAGS=-mod=readonly \
-    "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$dir/kubectl-triage$exe" ./cmd/kubectl-triage
+    "$GO" build -trimpath -buildvcs=false -tags "$TAGS" -ldflags "$LDFLAGS" -o "$dir/kubectl-triage$exe" ./cmd/kubectl-triage
   cp LICENSE "$dir/LICENSE"
   if [[ "$os" == windows ]]; then
     # kubectl finds it with exec.LookPath, which tries PATHEXT (.bat) on
