@@ -195,9 +195,10 @@ func runVersion(ctx context.Context, path string, args []string) (string, error)
 	cmd := exec.CommandContext(ctx, path, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	setProcessGroup(cmd)
+	exited := setProcessGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	err := cmd.Run()
+	exited()
 	return out.String(), err
 }
 

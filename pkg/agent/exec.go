@@ -358,7 +358,7 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	cmd := exec.CommandContext(rctx, e.path, args...)
 	cmd.Dir = r.Workspace.Dir
 	cmd.Env = e.Env(r)
-	setProcessGroup(cmd)
+	exited := setProcessGroup(cmd)
 	cmd.WaitDelay = e.WaitDelay
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = DefaultWaitDelay
@@ -377,6 +377,7 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	cmd.Stdout = consumer
 
 	if err := cmd.Start(); err != nil {
+		exited()
 		iso.finish(e, log)
 		fmt.Fprintf(log, "kubectl-triage: could not start %s in %s: %v\n", e.path, cmd.Dir, err)
 		return &Outcome{ExitCode: -1}, fmt.Errorf("start %s: %w", e.Def.Binary, err)
@@ -391,6 +392,7 @@ func (e *Exec) Run(ctx context.Context, r *Run) (*Outcome, error) {
 	}
 
 	waitErr := cmd.Wait()
+	exited()
 	consumer.flush()
 
 	out := &Outcome{ExitCode: cmd.ProcessState.ExitCode(), ToolCalls: consumer.tools,
