@@ -23,6 +23,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,9 +37,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/informers"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
+	batchinformers "k8s.io/client-go/informers/batch/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
@@ -114,10 +117,8 @@ func Run(ctx context.Context, opts Options, emit func(*fault.Event)) error {
 	// Stopped before Shutdown waits for the informers (defers run last
 	// first), also when Run fails before ctx is done.
 	informerCtx, stopInformers := context.WithCancel(ctx)
-	factory := informers.NewSharedInformerFactoryWithOptions(opts.Client, 0,
-		informers.WithNamespace(opts.Namespace),
-		informers.WithTransform(stripForCache))
-	defer factory.Shutdown()
+	var running sync.WaitGroup
+	defer running.Wait()
 	defer stopInformers()
 
 	// A permission error during the initial list or watch cancels the
@@ -126,11 +127,13 @@ func Run(ctx context.Context, opts Options, emit func(*fault.Event)) error {
 	defer abortSync(nil)
 	w.abortSync = abortSync
 
-	synced, err := w.register(factory)
+	informers, synced, err := w.register()
 	if err != nil {
 		return err
 	}
-	factory.StartWithContext(informerCtx)
+	for _, inf := range informers {
+		running.Go(func() { inf.RunWithContext(informerCtx) })
+	}
 	if !cache.WaitFor(syncCtx, "", synced...) {
 		if ctx.Err() != nil {
 			return nil
@@ -268,10 +271,21 @@ func warningsOnly(opts metav1.ListOptions) metav1.ListOptions {
 	return opts
 }
 
-// register adds the informers and their handlers to factory, and returns
+// register makes the informers, one per kind (client-go's informer
+// factory would link every API group's informer and lister into the
+// binary, docs/DESIGN.md §10), adds their handlers, and returns them with
 // what tells that each handler has seen its initial list.
-func (w *watcher) register(factory informers.SharedInformerFactory) ([]cache.DoneChecker, error) {
+func (w *watcher) register() ([]cache.SharedIndexInformer, []cache.DoneChecker, error) {
+	var all []cache.SharedIndexInformer
 	var synced []cache.DoneChecker
+	byNamespace := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	made := func(inf cache.SharedIndexInformer) cache.SharedIndexInformer {
+		if err := inf.SetTransform(stripForCache); err != nil {
+			panic(err) // only refused once started
+		}
+		all = append(all, inf)
+		return inf
+	}
 	add := func(resource string, namespaced bool, informer cache.SharedIndexInformer, register func() (cache.ResourceEventHandlerRegistration, error)) error {
 		if err := informer.SetWatchErrorHandlerWithContext(w.watchErrorHandler(resource, namespaced)); err != nil {
 			return fmt.Errorf("watch %s: %w", resource, err)
@@ -284,44 +298,38 @@ func (w *watcher) register(factory informers.SharedInformerFactory) ([]cache.Don
 		return nil
 	}
 
-	w.hints.pods = factory.Core().V1().Pods().Lister()
-	if w.opts.Namespace == "" {
-		w.hints.nodes = factory.Core().V1().Nodes().Lister()
-	}
-	pods := factory.Core().V1().Pods().TypedInformer()
+	client, ns := w.opts.Client, w.opts.Namespace
+	pods := coreinformers.ToPodIndexInformer(made(coreinformers.NewFilteredPodInformer(client, ns, 0, byNamespace, nil)))
+	w.hints.pods = corelisters.NewPodLister(pods.GetIndexer())
 	if err := add("pods", true, pods, func() (cache.ResourceEventHandlerRegistration, error) {
 		return pods.AddTypedEventHandler(stateHandler[*corev1.Pod](w, podKind))
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	deployments := factory.Apps().V1().Deployments().TypedInformer()
+	deployments := appsinformers.ToDeploymentIndexInformer(made(appsinformers.NewFilteredDeploymentInformer(client, ns, 0, byNamespace, nil)))
 	if err := add("deployments.apps", true, deployments, func() (cache.ResourceEventHandlerRegistration, error) {
 		return deployments.AddTypedEventHandler(stateHandler[*appsv1.Deployment](w, deploymentKind))
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	jobs := factory.Batch().V1().Jobs().TypedInformer()
+	jobs := batchinformers.ToJobIndexInformer(made(batchinformers.NewFilteredJobInformer(client, ns, 0, byNamespace, nil)))
 	if err := add("jobs.batch", true, jobs, func() (cache.ResourceEventHandlerRegistration, error) {
 		return jobs.AddTypedEventHandler(stateHandler[*batchv1.Job](w, jobKind))
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if w.opts.Namespace == "" {
-		nodes := factory.Core().V1().Nodes().TypedInformer()
+	if ns == "" {
+		nodes := coreinformers.ToNodeIndexInformer(made(coreinformers.NewFilteredNodeInformer(client, 0, cache.Indexers{}, nil)))
+		w.hints.nodes = corelisters.NewNodeLister(nodes.GetIndexer())
 		if err := add("nodes", false, nodes, func() (cache.ResourceEventHandlerRegistration, error) {
 			return nodes.AddTypedEventHandler(stateHandler[*corev1.Node](w, nodeKind))
 		}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	// Events get an informer of their own: the field selector must not
-	// apply to the factory's other informers.
-	events := coreinformers.ToEventIndexInformer(factory.InformerFor(&corev1.Event{},
-		func(client kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-			return coreinformers.NewFilteredEventInformer(client, w.opts.Namespace, resync,
-				cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-				func(o *metav1.ListOptions) { *o = warningsOnly(*o) })
-		}))
+	// Only Warning events: the field selector is this informer's alone.
+	events := coreinformers.ToEventIndexInformer(made(coreinformers.NewFilteredEventInformer(client, ns, 0, byNamespace,
+		func(o *metav1.ListOptions) { *o = warningsOnly(*o) })))
 	if err := add("events", true, events, func() (cache.ResourceEventHandlerRegistration, error) {
 		return events.AddTypedEventHandler(cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Event]{
 			AddFunc: func(e *corev1.Event, initial bool) {
@@ -339,9 +347,9 @@ func (w *watcher) register(factory informers.SharedInformerFactory) ([]cache.Don
 			},
 		})
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return synced, nil
+	return all, synced, nil
 }
 
 // object is what the state informers hold.
