@@ -11,7 +11,7 @@ import (
 	"net/url"
 	"sync"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -24,7 +24,7 @@ type Client struct {
 	// name clusters (the cluster's name when the context has none).
 	Name string
 	// Flags are the user's connection flags, with this context.
-	Flags     *genericclioptions.ConfigFlags
+	Flags     *kubeflags.ConfigFlags
 	Config    *rest.Config
 	Clientset kubernetes.Interface
 	// Info names the cluster in reports; Info.Namespace is the context's
@@ -75,7 +75,7 @@ func (c *Client) ServerVersion(ctx context.Context) string {
 type Options struct {
 	// Flags are the user's connection flags (their WrapConfigFn makes
 	// every client read-only).
-	Flags *genericclioptions.ConfigFlags
+	Flags *kubeflags.ConfigFlags
 	// Prepare completes a new client before it is cached: the agent's
 	// upstream identity and any credential check. An error leaves nothing
 	// cached, so the next fault for that cluster tries again.
@@ -180,8 +180,8 @@ func (c *Cache) ClusterOf(cluster string) string {
 }
 
 // WithContext copies the user's connection flags with another context.
-func WithContext(f *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
-	c := genericclioptions.NewConfigFlags(true)
+func WithContext(f *kubeflags.ConfigFlags, name string) *kubeflags.ConfigFlags {
+	c := kubeflags.NewConfigFlags(true)
 	c.KubeConfig, c.AuthInfoName, c.ClusterName = f.KubeConfig, nil, nil
 	c.Insecure, c.TLSServerName, c.CAFile, c.CertFile, c.KeyFile = f.Insecure, f.TLSServerName, f.CAFile, f.CertFile, f.KeyFile
 	c.Impersonate, c.ImpersonateUID, c.ImpersonateGroup = f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup
@@ -194,7 +194,7 @@ func WithContext(f *genericclioptions.ConfigFlags, name string) *genericclioptio
 // Info names the cluster for the report: context and cluster from the
 // kubeconfig and the server's host (never its credentials); its version is
 // Client.ServerVersion.
-func Info(flags *genericclioptions.ConfigFlags, namespace string, cfg *rest.Config) bundle.ClusterInfo {
+func Info(flags *kubeflags.ConfigFlags, namespace string, cfg *rest.Config) bundle.ClusterInfo {
 	info := bundle.ClusterInfo{Namespace: namespace}
 	if raw, err := flags.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		info.Context = raw.CurrentContext

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 )
 
 // A kubeconfig with two contexts on loopback ports nothing listens on: the
@@ -40,7 +40,7 @@ func newCache(t *testing.T, prepare func(context.Context, *Client) error, log *b
 	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	flags := genericclioptions.NewConfigFlags(false)
+	flags := kubeflags.NewConfigFlags(false)
 	flags.KubeConfig = &path
 	return New(Options{Flags: flags, Prepare: prepare, Logger: slog.New(slog.NewTextHandler(log, nil))})
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -124,7 +124,7 @@ func (o *AgentFlags) Complete(ctx context.Context) error {
 // Resolve validates the flags and resolves the agent. For an exec agent
 // that checks its CLI, its credentials and the sandbox now, before any
 // workspace is created.
-func (o *AgentFlags) Resolve(flags *genericclioptions.ConfigFlags, getEnv func(string) string, errOut io.Writer) (agent.Agent, error) {
+func (o *AgentFlags) Resolve(flags *kubeflags.ConfigFlags, getEnv func(string) string, errOut io.Writer) (agent.Agent, error) {
 	if o.Timeout <= 0 {
 		return nil, fmt.Errorf("--timeout must be positive, got %s", o.Timeout)
 	}

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 
@@ -210,7 +210,7 @@ func (o *TriageOptions) completeTarget(cmd *cobra.Command, args []string, toComp
 // included, by the returned context's deadline; both are completionTimeout
 // unless --request-timeout sets them. Call it before the flags make a
 // client: the clients they make later keep the first one's timeout.
-func completionContext(ctx context.Context, flags *genericclioptions.ConfigFlags) (context.Context, context.CancelFunc) {
+func completionContext(ctx context.Context, flags *kubeflags.ConfigFlags) (context.Context, context.CancelFunc) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -287,7 +287,7 @@ func triageableTypes(lists []*metav1.APIResourceList) []resourceType {
 // completeNames lists the names of objects of typ (any form the resource
 // builder takes: short name, singular, plural.group) starting with partial,
 // as listNames does. nil on any error, and always for Secrets.
-func completeNames(ctx context.Context, flags *genericclioptions.ConfigFlags, typ, partial string) []string {
+func completeNames(ctx context.Context, flags *kubeflags.ConfigFlags, typ, partial string) []string {
 	mapping, err := restMapping(ctx, flags, typ)
 	if err != nil || mapping.Resource.GroupResource() == (schema.GroupResource{Resource: "secrets"}) {
 		return nil
@@ -298,7 +298,7 @@ func completeNames(ctx context.Context, flags *genericclioptions.ConfigFlags, ty
 // listNames lists the names of the objects of a type starting with partial,
 // in the namespace of -n or the kubeconfig context for namespaced types.
 // Only metadata is fetched. nil on any error.
-func listNames(ctx context.Context, flags *genericclioptions.ConfigFlags, mapping *meta.RESTMapping, partial string) []string {
+func listNames(ctx context.Context, flags *kubeflags.ConfigFlags, mapping *meta.RESTMapping, partial string) []string {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil
@@ -331,7 +331,7 @@ func listNames(ctx context.Context, flags *genericclioptions.ConfigFlags, mappin
 
 // restMapping resolves a type as typed on the command line, short names
 // included, with one discovery round trip at most.
-func restMapping(ctx context.Context, flags *genericclioptions.ConfigFlags, typ string) (*meta.RESTMapping, error) {
+func restMapping(ctx context.Context, flags *kubeflags.ConfigFlags, typ string) (*meta.RESTMapping, error) {
 	disc, err := flags.ToDiscoveryClient()
 	if err != nil {
 		return nil, err
@@ -360,7 +360,7 @@ func restMapping(ctx context.Context, flags *genericclioptions.ConfigFlags, typ 
 }
 
 // kubeconfigNames lists the kubeconfig's contexts, clusters or users.
-func kubeconfigNames(flags *genericclioptions.ConfigFlags, what string) []string {
+func kubeconfigNames(flags *kubeflags.ConfigFlags, what string) []string {
 	raw, err := flags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {
 		return nil

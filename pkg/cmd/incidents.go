@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -141,15 +140,20 @@ func completeIncidentIDs(cmd *cobra.Command, args []string, toComplete string) (
 
 // printRecord prints JSON bytes with a kubectl JSON/YAML printer.
 func printRecord(format string, data []byte, w io.Writer) error {
-	p, err := genericclioptions.NewJSONYamlPrintFlags().ToPrinter(format)
-	if err != nil {
-		return err
+	var p printers.ResourcePrinter
+	switch format {
+	case "json":
+		p = &printers.JSONPrinter{}
+	case "yaml":
+		p = &printers.YAMLPrinter{}
+	default:
+		return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: json, yaml", format)
 	}
 	var buf bytes.Buffer
 	if err := p.PrintObj(&runtime.Unknown{Raw: escapeC1(data), ContentType: runtime.ContentTypeJSON}, &buf); err != nil {
 		return err
 	}
-	_, err = w.Write(escapeHidden(buf.Bytes()))
+	_, err := w.Write(escapeHidden(buf.Bytes()))
 	return err
 }
 

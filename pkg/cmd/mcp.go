@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
@@ -56,7 +56,7 @@ var mcpExample = `  # Claude Code: the assistant launches the server itself
 
 // MCPOptions are the options of `kubectl triage mcp`.
 type MCPOptions struct {
-	configFlags *genericclioptions.ConfigFlags
+	configFlags *kubeflags.ConfigFlags
 	genericiooptions.IOStreams
 	AgentFlags
 
@@ -79,7 +79,7 @@ type MCPOptions struct {
 }
 
 // NewMCPOptions returns options with defaults.
-func NewMCPOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *MCPOptions {
+func NewMCPOptions(flags *kubeflags.ConfigFlags, streams genericiooptions.IOStreams) *MCPOptions {
 	return &MCPOptions{
 		configFlags:   flags,
 		IOStreams:     streams,
@@ -95,7 +95,7 @@ func NewMCPOptions(flags *genericclioptions.ConfigFlags, streams genericiooption
 }
 
 // NewCmdMCP is `kubectl triage mcp`.
-func NewCmdMCP(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+func NewCmdMCP(flags *kubeflags.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewMCPOptions(flags, streams)
 	cmd := &cobra.Command{
 		Use:                   "mcp [flags]",

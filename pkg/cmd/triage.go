@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 
@@ -74,7 +74,7 @@ var triageExample = `  # Why is this pod crash-looping?
 
 // TriageOptions are the options of `kubectl triage TYPE/NAME`.
 type TriageOptions struct {
-	configFlags *genericclioptions.ConfigFlags
+	configFlags *kubeflags.ConfigFlags
 	genericiooptions.IOStreams
 
 	AgentFlags
@@ -95,7 +95,7 @@ type TriageOptions struct {
 }
 
 // NewTriageOptions returns options with defaults.
-func NewTriageOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *TriageOptions {
+func NewTriageOptions(flags *kubeflags.ConfigFlags, streams genericiooptions.IOStreams) *TriageOptions {
 	return &TriageOptions{
 		configFlags: flags,
 		IOStreams:   streams,
@@ -106,7 +106,7 @@ func NewTriageOptions(flags *genericclioptions.ConfigFlags, streams genericioopt
 
 // NewCmdTriage is the root command: `kubectl triage`.
 func NewCmdTriage(streams genericiooptions.IOStreams) *cobra.Command {
-	flags := genericclioptions.NewConfigFlags(true)
+	flags := kubeflags.NewConfigFlags(true)
 	o := NewTriageOptions(flags, streams)
 	// Every client this process builds goes through the read-only transport.
 	flags.WrapConfigFn = func(c *rest.Config) *rest.Config {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
@@ -75,7 +75,7 @@ var watchExample = `  # Triage the faults kubernetes-mcp-server reports
 
 // WatchOptions are the options of `kubectl triage watch`.
 type WatchOptions struct {
-	configFlags *genericclioptions.ConfigFlags
+	configFlags *kubeflags.ConfigFlags
 	genericiooptions.IOStreams
 	AgentFlags
 	LeaderElectFlags
@@ -114,7 +114,7 @@ type WatchOptions struct {
 }
 
 // NewWatchOptions returns options with defaults.
-func NewWatchOptions(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
+func NewWatchOptions(flags *kubeflags.ConfigFlags, streams genericiooptions.IOStreams) *WatchOptions {
 	return &WatchOptions{
 		configFlags:   flags,
 		IOStreams:     streams,
@@ -134,7 +134,7 @@ func NewWatchOptions(flags *genericclioptions.ConfigFlags, streams genericioopti
 }
 
 // NewCmdWatch is `kubectl triage watch`.
-func NewCmdWatch(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+func NewCmdWatch(flags *kubeflags.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewWatchOptions(flags, streams)
 	cmd := &cobra.Command{
 		Use:                   "watch [flags]",

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 )
@@ -112,7 +112,7 @@ func newTree(getenv func(string) string) (*cobra.Command, *values, **config.File
 	config.BindEnv(f, "agent", "AGENT_CLI", "KUBECTL_TRIAGE_AGENT")
 	config.BindEnv(f, "timeout", "AGENT_TIMEOUT")
 	config.ExcludeFromConfig(f, "fault-file", "output")
-	genericclioptions.NewConfigFlags(true).AddFlags(root.PersistentFlags())
+	kubeflags.NewConfigFlags(true).AddFlags(root.PersistentFlags())
 	config.AddFlag(root.PersistentFlags())
 
 	watch := &cobra.Command{Use: "watch", RunE: func(*cobra.Command, []string) error { return nil }}

@@ -70,7 +70,7 @@ func Allowed(method, path string) bool {
 
 // Config returns a copy of cfg whose transport refuses every request that is
 // not a read, before it leaves the process. It is safe to use as
-// genericclioptions.ConfigFlags.WrapConfigFn.
+// kubeflags.ConfigFlags.WrapConfigFn.
 func Config(cfg *rest.Config) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &transport{next: rt} })

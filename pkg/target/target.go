@@ -1,6 +1,6 @@
 // Package target turns the user's TYPE/NAME arguments into the one object to
-// triage, the way kubectl resolves its arguments (cli-runtime's resource
-// builder: short names, kind.group, CRDs).
+// triage, the way kubectl resolves its arguments: through the REST mapper
+// (short names, kind.group, CRDs), then one GET (lookup.go).
 package target
 
 import (
@@ -18,12 +18,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"github.com/kubectl-triage/kubectl-triage/pkg/readonly"
 	"github.com/kubectl-triage/kubectl-triage/pkg/term"
 )
@@ -52,7 +51,7 @@ func (e *UsageError) Error() string { return e.msg }
 
 // Normalize checks the argument forms kubectl triage accepts — TYPE/NAME,
 // TYPE NAME, or a bare NAME meaning a pod (as with `kubectl logs NAME`) — and
-// returns them in the form the resource builder takes. A bare word that is
+// returns them as lookup takes them (TYPE/NAME or TYPE NAME). A bare word that is
 // a built-in resource type (deploy, deployments, sts, svc…) is a type
 // missing its name, as kubectl reads it, not a pod of that name (that is
 // pod/NAME).
@@ -100,15 +99,15 @@ func targetCount(args []string) int {
 // Resolve fetches the single object the arguments name. namespace is the one
 // from -n or the kubeconfig context. Errors read like kubectl's and say what
 // to do.
-func Resolve(getter genericclioptions.RESTClientGetter, namespace string, args []string) (*Target, error) {
+func Resolve(getter kubeflags.RESTClientGetter, namespace string, args []string) (*Target, error) {
 	norm, err := Normalize(args)
 	if err != nil {
 		return nil, err
 	}
 	if name, ok := PodName(args); ok && namespace != "" {
-		// A core pod needs no discovery: it is read as the resource
-		// builder would read it, one GET, without loading the REST
-		// mapper (tens of discovery files) first.
+		// A core pod needs no discovery: it is read as lookup reads
+		// an object, one GET, without loading the REST mapper (tens of
+		// discovery files) first.
 		obj, rc, err := getPod(getter, namespace, name)
 		if err != nil {
 			if apierrors.IsNotFound(err) && rc != nil {
@@ -122,29 +121,15 @@ func Resolve(getter genericclioptions.RESTClientGetter, namespace string, args [
 		}
 		return &Target{Mapping: podMapping, Object: obj}, nil
 	}
-	r := resource.NewBuilder(getter).
-		Unstructured().
-		NamespaceParam(namespace).DefaultNamespace().
-		ResourceTypeOrNameArgs(false, norm...).
-		SingleResourceType().
-		Flatten().
-		Do()
-	infos, err := r.Infos()
+	t, err := lookup(getter, namespace, norm)
 	if err != nil {
 		return nil, resolveError(err, getter, namespace, args, norm)
 	}
-	if len(infos) != 1 {
-		return nil, &UsageError{fmt.Sprintf("kubectl triage takes exactly one resource, but %s matched %d", strings.Join(args, " "), len(infos))}
-	}
-	obj, ok := infos[0].Object.(*unstructured.Unstructured)
-	if !ok {
-		return nil, fmt.Errorf("unexpected object type %T for %s", infos[0].Object, strings.Join(args, " "))
-	}
-	return &Target{Mapping: infos[0].Mapping, Object: obj}, nil
+	return t, nil
 }
 
 // resolveError explains a failed lookup of args (norm as Normalize gave it).
-func resolveError(err error, getter genericclioptions.RESTClientGetter, namespace string, args, norm []string) error {
+func resolveError(err error, getter kubeflags.RESTClientGetter, namespace string, args, norm []string) error {
 	if len(args) == 1 && norm[0] == "pods" && apierrors.IsNotFound(err) {
 		// No pod of that name: the word may be a custom resource's
 		// type, which only discovery knows.
@@ -162,9 +147,9 @@ var podMapping = &meta.RESTMapping{
 	Scope:            meta.RESTScopeNamespace,
 }
 
-// getPod reads one pod as the resource builder reads an object: the
+// getPod reads one pod as lookup reads an object: the
 // server's JSON decoded as unstructured, its errors the REST client's.
-func getPod(getter genericclioptions.RESTClientGetter, namespace, name string) (*unstructured.Unstructured, *rest.RESTClient, error) {
+func getPod(getter kubeflags.RESTClientGetter, namespace, name string) (*unstructured.Unstructured, *rest.RESTClient, error) {
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, nil, err
@@ -194,13 +179,13 @@ func getPod(getter genericclioptions.RESTClientGetter, namespace, name string) (
 
 // servedType reports whether the cluster serves a resource type named word
 // (plural, singular or short name, through the same REST mapper as the
-// resource builder), its singular name and whether it is namespaced.
-func servedType(getter genericclioptions.RESTClientGetter, word string) (singular string, namespaced, ok bool) {
+// lookup), its singular name and whether it is namespaced.
+func servedType(getter kubeflags.RESTClientGetter, word string) (singular string, namespaced, ok bool) {
 	mapper, err := getter.ToRESTMapper()
 	if err != nil {
 		return "", false, false
 	}
-	// As the resource builder reads a type: resource[.version.group].
+	// As lookup reads a type: resource[.version.group].
 	full, gr := schema.ParseResourceArg(strings.ToLower(word))
 	var gvr schema.GroupVersionResource
 	if full != nil {
@@ -227,7 +212,7 @@ func servedType(getter genericclioptions.RESTClientGetter, word string) (singula
 
 // Explain rewrites an error from talking to the cluster into a one-line
 // message that says what went wrong and what to do about it.
-func Explain(err error, getter genericclioptions.RESTClientGetter, namespace string, args []string) error {
+func Explain(err error, getter kubeflags.RESTClientGetter, namespace string, args []string) error {
 	server := "the cluster"
 	if cfg, cerr := getter.ToRESTConfig(); cerr == nil && cfg.Host != "" {
 		server = cfg.Host
@@ -281,7 +266,7 @@ func Explain(err error, getter genericclioptions.RESTClientGetter, namespace str
 // noKubeconfig reports whether the client fell back to client-go's default
 // server because no kubeconfig exists at all: "cannot reach
 // http://localhost:8080" would send the user looking for a cluster there.
-func noKubeconfig(getter genericclioptions.RESTClientGetter, server string) bool {
+func noKubeconfig(getter kubeflags.RESTClientGetter, server string) bool {
 	if server != "http://localhost:8080" {
 		return false
 	}
@@ -299,7 +284,7 @@ func noKubeconfig(getter genericclioptions.RESTClientGetter, server string) bool
 const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 // kubeconfigPlaces says where a kubeconfig was looked for.
-func kubeconfigPlaces(getter genericclioptions.RESTClientGetter) string {
+func kubeconfigPlaces(getter kubeflags.RESTClientGetter) string {
 	files := getter.ToRawKubeConfigLoader().ConfigAccess().GetLoadingPrecedence()
 	if len(files) == 0 {
 		return "none configured"

@@ -118,7 +118,7 @@ func nameNeeded(typed, singular string, namespaced bool) error {
 // PodName is the pod's name when args (as Normalize accepts them) name a
 // core pod, before anything is resolved: pod/NAME, pods NAME, po/NAME or a
 // bare NAME. A custom resource type that happens to be called pod is the
-// resource builder's to find, so only the lowercase built-in spellings
+// REST mapper's to find, so only the lowercase built-in spellings
 // count.
 func PodName(args []string) (string, bool) {
 	norm, err := Normalize(args)

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
@@ -185,7 +185,7 @@ func (e *Engine) Fault(ctx context.Context, c *clusters.Client, ev *fault.Event,
 // ResolveFault finds the event's resource in the cluster. A resource that
 // is gone is not an error: the report says so and works from what the
 // event carried.
-func ResolveFault(flags *genericclioptions.ConfigFlags, defaultNamespace string, ev *fault.Event, p progress.Func) (*target.Target, error) {
+func ResolveFault(flags *kubeflags.ConfigFlags, defaultNamespace string, ev *fault.Event, p progress.Func) (*target.Target, error) {
 	res := *ev.Resource
 	ns := res.Namespace
 	if ns == "" {

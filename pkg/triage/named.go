@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
@@ -19,7 +19,7 @@ import (
 
 // ResolveNamed resolves the resource args name (TYPE/NAME, TYPE NAME or a
 // pod NAME) in namespace ns, the way kubectl resolves its arguments.
-func ResolveNamed(getter genericclioptions.RESTClientGetter, ns string, args []string, p progress.Func) (*target.Target, error) {
+func ResolveNamed(getter kubeflags.RESTClientGetter, ns string, args []string, p progress.Func) (*target.Target, error) {
 	if _, err := target.Normalize(args); err != nil {
 		return nil, err
 	}

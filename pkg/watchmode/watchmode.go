@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"
 	"github.com/kubectl-triage/kubectl-triage/pkg/clusters"
@@ -63,7 +63,7 @@ type Store struct {
 type Config struct {
 	// Flags are the user's connection flags (their WrapConfigFn makes
 	// every client read-only); Prepare completes each cluster's client.
-	Flags   *genericclioptions.ConfigFlags
+	Flags   *kubeflags.ConfigFlags
 	Prepare func(ctx context.Context, c *clusters.Client) error
 
 	Agent          agent.Agent
