@@ -53,40 +53,6 @@ var c6App = []scenario{}
 // diagnose yet.
 var c6AppMisses = []scenario{
 	{
-		// Today: CrashLoop/Exit134/Panic (0.90), the InvalidOperationException
-		// line named, the red herrings skipped. Missing check: an HTTPS
-		// endpoint without a certificate is its own class, traced to the
-		// env var (ASPNETCORE_URLS) whose https:// URL asks for it.
-		//
-		// Red herring: the Marten seeding info and a DataProtection warning
-		// precede the fatal one. ASPNETCORE_URLS asks Kestrel for an https://
-		// endpoint and no certificate is configured or mounted.
-		name:   "real-kestrel-https-no-server-certificate",
-		source: "https://github.com/aspnetrun/run-aspnetcore-microservices/issues/85 (catalog.api: fail: Microsoft.Extensions.Hosting.Internal.Host[11] Hosting failed to start, System.InvalidOperationException: Unable to configure HTTPS endpoint. No server certificate was specified, and the default developer certificate could not be found or is out of date.); the DataProtection warning from https://github.com/dotnet/dotnet-docker/issues/686",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			rcCrashPod(t, c, ns, "catalog-api-84c6d5f7b9-q8kzt", 134, c5Lines(
-				"warn: Microsoft.AspNetCore.DataProtection.KeyManagement.XmlKeyManager[35]",
-				"      No XML encryptor configured. Key {34d9aada-6e7f-4530-81f1-bc4c89010210} may be persisted to storage in unencrypted form.",
-				"info: Marten.Services.MartenActivator[0]",
-				"      Applying initial data Catalog.API.Data.CatalogInitialData",
-				"fail: Microsoft.Extensions.Hosting.Internal.Host[11]",
-				"      Hosting failed to start",
-				"      System.InvalidOperationException: Unable to configure HTTPS endpoint. No server certificate was specified, and the default developer certificate could not be found or is out of date.",
-				"      To generate a developer certificate run 'dotnet dev-certs https'. To trust the certificate (Windows and macOS only) run 'dotnet dev-certs https --trust'.",
-				"      For more information on configuring HTTPS see https://go.microsoft.com/fwlink/?linkid=848054.",
-				"         at Microsoft.AspNetCore.Hosting.ListenOptionsHttpsExtensions.UseHttps(ListenOptions listenOptions, Action`1 configureOptions)",
-				"         at Microsoft.AspNetCore.Hosting.ListenOptionsHttpsExtensions.UseHttps(ListenOptions listenOptions)",
-				"         at Microsoft.AspNetCore.Server.Kestrel.Core.Internal.AddressBinder.AddressesStrategy.BindAsync(AddressBindContext context)",
-				"Unhandled exception. System.InvalidOperationException: Unable to configure HTTPS endpoint. No server certificate was specified, and the default developer certificate could not be found or is out of date.",
-				"To generate a developer certificate run 'dotnet dev-certs https'. To trust the certificate (Windows and macOS only) run 'dotnet dev-certs https --trust'.",
-			), rcImage("catalogapi:latest"), rcPort(8081),
-				c6Env("ASPNETCORE_ENVIRONMENT", "Development", "ASPNETCORE_URLS", "https://+:8081;http://+:8080"))
-			return []string{"pod/catalog-api-84c6d5f7b9-q8kzt"}
-		},
-		category: "CrashLoop/",
-		culprit:  []string{"No server certificate was specified", "ASPNETCORE_URLS"},
-	},
-	{
 		// Today: Probe/Readiness/CommandFailed (0.75), the probe's own
 		// "Cluster is not yet ready" output named, the container's log not
 		// used. Missing correlation: a readiness probe that waits for a

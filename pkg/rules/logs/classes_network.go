@@ -17,6 +17,9 @@ const (
 	Timeout           Class = "Timeout"
 	TLS               Class = "TLS"
 	AuthFailed        Class = "AuthFailed"
+	// NoServerCertificate: the application's own listener is set to serve
+	// TLS and has no certificate to serve; no peer is involved.
+	NoServerCertificate Class = "NoServerCertificate"
 )
 
 var _ = register(Def{
@@ -110,6 +113,20 @@ var _ = register(Def{
 		}
 		return ""
 	},
+})
+
+// A server set to listen with TLS that has no certificate: Kestrel's
+// "No server certificate was specified, and the default developer
+// certificate could not be found", nginx's 'no "ssl_certificate" is
+// defined for the "listen ... ssl" directive', Go crypto/tls's "neither
+// Certificates, GetCertificate, nor GetConfigForClient set in Config". The
+// setting that asks for the TLS listener (an https:// URL in the
+// container's environment) is traced by the pod rules.
+var _ = register(Def{
+	Class: NoServerCertificate,
+	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)no server certificate was specified|no "ssl_certificate" is defined for the "listen|neither Certificates, GetCertificate, nor GetConfigForClient set in Config`),
+		Explains: "the application is set to serve HTTPS (a TLS listener) but has no server certificate for it",
+		Fix:      "Either give the server a certificate and key (a Secret mounted into the container and the server's setting pointed at it: for Kestrel ASPNETCORE_Kestrel__Certificates__Default__Path and __KeyPath, or __Password for a .pfx), or serve plain HTTP inside the cluster and terminate TLS at the Ingress or mesh: drop the https:// URL from the setting that asks for it.", Priority: 86}},
 })
 
 // A login the dependency refused. The first row is the client's view

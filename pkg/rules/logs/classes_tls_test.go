@@ -83,3 +83,37 @@ func TestTLSNotOffered(t *testing.T) {
 		})
 	}
 }
+
+// TestNoServerCertificate: a server whose own TLS listener has no
+// certificate is one class whatever the server (Kestrel, nginx, Go's
+// crypto/tls), and never the client-side TLS class or an unhandled crash.
+func TestNoServerCertificate(t *testing.T) {
+	for _, tt := range []struct {
+		name, source, log string
+		class             Class
+	}{
+		{"kestrel", "https://github.com/aspnetrun/run-aspnetcore-microservices/issues/85",
+			"fail: Microsoft.Extensions.Hosting.Internal.Host[11]\n      Hosting failed to start\n      System.InvalidOperationException: Unable to configure HTTPS endpoint. No server certificate was specified, and the default developer certificate could not be found or is out of date.\n         at Microsoft.AspNetCore.Hosting.ListenOptionsHttpsExtensions.UseHttps(ListenOptions listenOptions)\n" +
+				"Unhandled exception. System.InvalidOperationException: Unable to configure HTTPS endpoint. No server certificate was specified, and the default developer certificate could not be found or is out of date.\n",
+			NoServerCertificate},
+		{"nginx", "nginx's own message (src/http/modules/ngx_http_ssl_module.c)",
+			`2024/03/02 10:11:12 [emerg] 1#1: no "ssl_certificate" is defined for the "listen ... ssl" directive in /etc/nginx/conf.d/default.conf:3` + "\n" +
+				`nginx: [emerg] no "ssl_certificate" is defined for the "listen ... ssl" directive in /etc/nginx/conf.d/default.conf:3` + "\n",
+			NoServerCertificate},
+		{"go crypto/tls", "crypto/tls's own error (src/crypto/tls/common.go)",
+			"2024/03/02 10:11:12 listen: tls: neither Certificates, GetCertificate, nor GetConfigForClient set in Config\n",
+			NoServerCertificate},
+		{"a client's certificate failure", "negative",
+			"x509: certificate signed by unknown authority\n", TLS},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := FindDecisive(tt.log)
+			if d == nil {
+				t.Fatalf("no decisive line (%s)", tt.source)
+			}
+			if d.Pattern.Class != tt.class {
+				t.Errorf("class %s, want %s; line %q (%s)", d.Pattern.Class, tt.class, d.Line, tt.source)
+			}
+		})
+	}
+}

@@ -189,6 +189,13 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 					fmt.Sprintf("%s .spec.containers[%s] env, ports and securityContext", kube.PodRef(p), st.Name),
 					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)))
 			}
+		} else if dec.Pattern.Class == logs.NoServerCertificate {
+			if listener := tlsListener(p, st.Name); listener != "" {
+				detail = " (" + listener + ")"
+				evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s is set to serve TLS on %s", st.Name, listener),
+					fmt.Sprintf("%s .spec.containers[%s].env", kube.PodRef(p), st.Name),
+					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")].env}'`, p.Name, kube.NSFlag(p), st.Name)))
+			}
 		} else if name, value := logs.ConfiguredEndpoint(p, st.Name, dec); name != "" && (dec.Pattern.Class == logs.ConnectionRefused || dec.Pattern.Class == logs.DNS) {
 			// The line names no endpoint: the one the container is
 			// configured to reach is the likeliest.

@@ -57,3 +57,25 @@ func runAsUser(p *corev1.Pod, ctr *corev1.Container) *int64 {
 	}
 	return nil
 }
+
+// tlsListener names the setting that asks a container for a TLS listener,
+// when its log says the listener has no certificate: the first environment
+// value holding an https:// URL (ASPNETCORE_URLS=https://+:8081;http://+:8080,
+// Kestrel__Endpoints__Https__Url). "" when none does (the server's own
+// configuration file says it, which the pod spec does not show).
+func tlsListener(p *corev1.Pod, container string) string {
+	ctr := kube.SpecOf(p, container)
+	if ctr == nil {
+		return ""
+	}
+	for _, e := range ctr.Env {
+		if m, ok := submatch.Find(httpsURLRe, e.Value); ok {
+			return fmt.Sprintf("%s from env %s=%s", m.Get("url"), e.Name, e.Value)
+		}
+	}
+	return ""
+}
+
+// httpsURLRe is an https:// listen URL in an environment value, up to the
+// separator of the next one.
+var httpsURLRe = regexp.MustCompile(`(?i)(?P<url>https://[^;,\s]+)`)

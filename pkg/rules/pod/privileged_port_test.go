@@ -34,3 +34,23 @@ func TestPrivilegedPort(t *testing.T) {
 		})
 	}
 }
+
+// TestTLSListener: the environment value that asks for an https://
+// listener is named with its variable; a plain http:// one is not.
+func TestTLSListener(t *testing.T) {
+	for _, tt := range []struct {
+		env  []corev1.EnvVar
+		want string
+	}{
+		{[]corev1.EnvVar{{Name: "ASPNETCORE_URLS", Value: "https://+:8081;http://+:8080"}}, "https://+:8081 from env ASPNETCORE_URLS=https://+:8081;http://+:8080"},
+		{[]corev1.EnvVar{{Name: "ASPNETCORE_URLS", Value: "http://+:8080;https://+:8443"}}, "https://+:8443 from env ASPNETCORE_URLS=http://+:8080;https://+:8443"},
+		{[]corev1.EnvVar{{Name: "Kestrel__Endpoints__Https__Url", Value: "https://0.0.0.0:5001"}}, "https://0.0.0.0:5001 from env Kestrel__Endpoints__Https__Url=https://0.0.0.0:5001"},
+		{[]corev1.EnvVar{{Name: "ASPNETCORE_URLS", Value: "http://+:8080"}}, ""},
+		{nil, ""},
+	} {
+		p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Env: tt.env}}}}
+		if got := tlsListener(p, "app"); got != tt.want {
+			t.Errorf("tlsListener(%v) = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
