@@ -149,3 +149,28 @@ func sigkillSource(c *rule.Pass, p *corev1.Pod, container string) string {
 	}
 	return ""
 }
+
+// onlyProbeKills: nothing but this probe is left to have killed the
+// container's last run (exit 137 or 143 without OOMKilled) when no event
+// says who did: the pod is not being deleted, evicted or preempted, no
+// Killing event names another cause, and the container has no other probe
+// that restarts it (a liveness and a startup probe together leave it
+// open which one did).
+func onlyProbeKills(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, kind probeKind) bool {
+	st := containerStatusNamed(p, ctr.Name)
+	if st == nil || st.LastTerminationState.Terminated == nil {
+		return false
+	}
+	if t := st.LastTerminationState.Terminated; t.Reason == "OOMKilled" || p.DeletionTimestamp != nil || p.Status.Reason == "Evicted" || p.Status.Reason == "Preempting" {
+		return false
+	}
+	if (ctr.LivenessProbe != nil) == (ctr.StartupProbe != nil) || kind.of(ctr) == nil {
+		return false
+	}
+	for _, e := range c.B.EventsFor(string(p.UID)) {
+		if e.Reason == "Killing" && eventAboutContainer(&e, ctr.Name) {
+			return false
+		}
+	}
+	return true
+}

@@ -222,21 +222,6 @@ func checkProbePort(p *corev1.Pod, ctr *corev1.Container, port *intstr.IntOrStri
 	return pc
 }
 
-// probeContainers are the containers that can carry probes: app containers
-// and sidecars (init containers that keep running).
-func probeContainers(p *corev1.Pod) []*corev1.Container {
-	var out []*corev1.Container
-	for i := range p.Spec.InitContainers {
-		if rp := p.Spec.InitContainers[i].RestartPolicy; rp != nil && *rp == corev1.ContainerRestartPolicyAlways {
-			out = append(out, &p.Spec.InitContainers[i])
-		}
-	}
-	for i := range p.Spec.Containers {
-		out = append(out, &p.Spec.Containers[i])
-	}
-	return out
-}
-
 // checkProbes: a probe that fails, split by what its output says and by
 // comparing its target with the container's ports. Liveness and startup
 // failures explain restarts; readiness failures explain a running
@@ -303,7 +288,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	// Is this probe relevant to what is wrong with the container?
 	if kind.restarts() {
 		killedLikeProbe := restarting && (lastExit == 137 || lastExit == 143)
-		if len(failures) == 0 && len(kills) == 0 && !(ports.Named && restarting) && !(ports.Undeclared && killedLikeProbe) {
+		if len(failures) == 0 && len(kills) == 0 && !(ports.Named && restarting) && !(ports.Undeclared && killedLikeProbe) && !(killedLikeProbe && onlyProbeKills(c, p, ctr, kind)) {
 			return f, false
 		}
 	} else {
@@ -451,6 +436,10 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 		f.Title = fmt.Sprintf("%s probe of container %s %s; %s", lower, ctr.Name, answer.headline(output, target), consequence)
 	}
 	f.Summary = fmt.Sprintf("The %s probe of container %s in pod %s (%s) fails: %s. As a result %s.", lower, ctr.Name, p.Name, target.Desc, explains, consequence)
+	if newest == nil && len(kills) == 0 {
+		// Said, not implied: the failure is inferred from the kill.
+		f.Contributing = append(f.Contributing, fmt.Sprintf("No %s probe failure event is in the bundle (the kubelet's events can lag behind its status, and expire after an hour): that the probe killed the container is inferred from its exit (code %d, not OOMKilled) and the %s, not seen.", lower, lastExit, kind.Field))
+	}
 	if output != "" {
 		f.Summary += fmt.Sprintf(" The kubelet reports: %q.", kube.ProbeVerdict(output))
 	}

@@ -49,6 +49,15 @@ func TestRealMisses(t *testing.T) {
 		{"readiness failing before the status says Running", bundletest.Pod("web", bundletest.Waiting("ContainerCreating", ""), func(p *corev1.Pod) {
 			p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}}, PeriodSeconds: 2}
 		}), nil, "Probe/Readiness", "container app"},
+		// The first kill, triaged before the kubelet's Unhealthy and
+		// Killing events reached the API server: the exit and the probe
+		// in the spec say it, with the inference stated.
+		{"liveness kill before its events", bundletest.Pod("web", func(p *corev1.Pod) {
+			p.Spec.Containers[0].LivenessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/healthy"}}}, PeriodSeconds: 2, FailureThreshold: 1}
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Image: p.Spec.Containers[0].Image, RestartCount: 1, Started: bundletest.BoolPtr(true),
+				State:                corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: bundletest.TS(-1e9)}},
+				LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", StartedAt: bundletest.TS(-12e9), FinishedAt: bundletest.TS(-2e9)}}}}
+		}), nil, "Probe/Liveness", "inferred from its exit"},
 		{"init container's migration line", bundletest.Pod("orders", initFailed), func(*corev1.Pod) []string {
 			return []string{"migrate", "previous", "2026-11-26T07:15:14.9Z ERROR: migration 0042_add_orders_index failed: pq: relation \"orders\" does not exist\n"}
 		}, "InitContainer/CrashLoop/Exit1/Migration", `relation "orders" does not exist`},
@@ -69,7 +78,7 @@ func TestRealMisses(t *testing.T) {
 			if !strings.HasPrefix(r.RootCause.Category, tt.category) {
 				t.Errorf("category %q, want prefix %q (%s)", r.RootCause.Category, tt.category, r.Title)
 			}
-			if !strings.Contains(r.RootCause.Culprit+r.RootCause.Statement, tt.culprit) {
+			if !strings.Contains(r.RootCause.Culprit+r.RootCause.Statement+strings.Join(r.RootCause.Contributing, " "), tt.culprit) {
 				t.Errorf("root cause does not name %q: %+v", tt.culprit, r.RootCause)
 			}
 		})
