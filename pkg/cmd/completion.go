@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/config"
 )

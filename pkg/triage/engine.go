@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"github.com/kubectl-triage/kubectl-triage/pkg/kubeflags"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/agent"

@@ -42,7 +42,7 @@ func TestLoadTransforms(t *testing.T) {
 	}
 
 	for _, c := range []struct {
-		a, b string
+		a, b  string
 		equal bool
 	}{
 		{"started 20m1s ago and has not exited", "started 20m2s ago and has not exited", true},
