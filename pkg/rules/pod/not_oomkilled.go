@@ -156,8 +156,7 @@ func sigkillSource(c *rule.Pass, p *corev1.Pod, container string) string {
 // Killing event names another cause, and the container has no other probe
 // that restarts it (a liveness and a startup probe together leave it
 // open which one did).
-func onlyProbeKills(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, kind probeKind) bool {
-	st := containerStatusNamed(p, ctr.Name)
+func onlyProbeKills(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1.ContainerStatus, kind probeKind) bool {
 	if st == nil || st.LastTerminationState.Terminated == nil {
 		return false
 	}

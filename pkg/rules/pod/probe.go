@@ -286,9 +286,12 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	}
 
 	// Is this probe relevant to what is wrong with the container?
+	inferredKill := false // only the kill, no event, says the probe failed
 	if kind.restarts() {
 		killedLikeProbe := restarting && (lastExit == 137 || lastExit == 143)
-		if len(failures) == 0 && len(kills) == 0 && !(ports.Named && restarting) && !(ports.Undeclared && killedLikeProbe) && !(killedLikeProbe && onlyProbeKills(c, p, ctr, kind)) {
+		unseen := len(failures) == 0 && len(kills) == 0
+		inferredKill = unseen && killedLikeProbe && !ports.Named && !ports.Undeclared && onlyProbeKills(c, p, ctr, st, kind)
+		if unseen && !(ports.Named && restarting) && !(ports.Undeclared && killedLikeProbe) && !inferredKill {
 			return f, false
 		}
 	} else {
@@ -436,7 +439,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 		f.Title = fmt.Sprintf("%s probe of container %s %s; %s", lower, ctr.Name, answer.headline(output, target), consequence)
 	}
 	f.Summary = fmt.Sprintf("The %s probe of container %s in pod %s (%s) fails: %s. As a result %s.", lower, ctr.Name, p.Name, target.Desc, explains, consequence)
-	if newest == nil && len(kills) == 0 {
+	if inferredKill {
 		// Said, not implied: the failure is inferred from the kill.
 		f.Contributing = append(f.Contributing, fmt.Sprintf("No %s probe failure event is in the bundle (the kubelet's events can lag behind its status, and expire after an hour): that the probe killed the container is inferred from its exit (code %d, not OOMKilled) and the %s, not seen.", lower, lastExit, kind.Field))
 	}
