@@ -73,6 +73,7 @@ type ConfigFlags struct {
 	mu         sync.Mutex
 	loader     clientcmd.ClientConfig
 	discovery  discovery.CachedDiscoveryInterface
+	mapper     meta.RESTMapper
 }
 
 // Discovery is paced as kubectl paces it: a cold cache reads every group's
@@ -262,12 +263,32 @@ func defaultCacheDir() string {
 
 // ToRESTMapper maps types as kubectl does: discovered lazily, with short
 // names (deploy, sts, svc) expanded.
+// With persistent flags the mapper is kept: it holds what it has
+// discovered, so a second lookup (an error path's served-type check, a
+// completion) reads nothing again.
 func (f *ConfigFlags) ToRESTMapper() (meta.RESTMapper, error) {
+	if f.persistent {
+		f.mu.Lock()
+		m := f.mapper
+		f.mu.Unlock()
+		if m != nil {
+			return m, nil
+		}
+	}
 	d, err := f.ToDiscoveryClient()
 	if err != nil {
 		return nil, err
 	}
-	return restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(d), d, nil), nil
+	m := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(d), d, nil)
+	if !f.persistent {
+		return m, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mapper == nil {
+		f.mapper = m
+	}
+	return f.mapper, nil
 }
 
 // unsafeHostChars are the characters a server's host may not keep in a
