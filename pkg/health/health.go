@@ -153,6 +153,9 @@ func Run(c *rule.Pass) Reading {
 func pass(format string, a ...any) Result { return Result{Status: Pass, Line: sprintf(format, a...)} }
 func note(format string, a ...any) Result { return Result{Status: Note, Line: sprintf(format, a...)} }
 func fail(format string, a ...any) Result { return Result{Status: Fail, Line: sprintf(format, a...)} }
+
+// failed: the result is a failed check.
+func failed(r Result) bool { return r.Status == Fail }
 func unchecked(format string, a ...any) Result {
 	return Result{Status: Unchecked, Line: sprintf(format, a...)}
 }

@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +20,10 @@ var podStatus = &Check{
 		prefix := c.B.Target.Kind != "Pod"
 		for _, p := range c.B.Pods {
 			warm := warmingUp(c, p)
-			lines := podSymptoms(p, prefix, warm)
+			lines, history := podSymptoms(c, p, prefix, warm)
+			for _, l := range history {
+				out = append(out, note("%s", l))
+			}
 			for _, st := range warm {
 				out = append(out, note("pod %s: container %s started %s ago and is not ready yet, within its readiness window of %s (no restart, no warning)",
 					p.Name, st.name, kube.HumanDuration(st.since), kube.HumanDuration(st.window)))
@@ -33,7 +37,7 @@ var podStatus = &Check{
 				out = append(out, fail("%s", l))
 			}
 		}
-		if len(out) == 0 && len(c.B.Pods) > 0 && allReady(c.B.Pods) {
+		if !slices.ContainsFunc(out, failed) && len(c.B.Pods) > 0 && allReady(c.B.Pods) {
 			out = append(out, pass("%s", podsLine(c.B.Pods, "scheduled and Ready, every container running and ready")))
 		}
 		return out
@@ -188,8 +192,9 @@ func isWarming(ws []warming, name string) bool {
 	return false
 }
 
-func podSymptoms(p *corev1.Pod, prefix bool, warm []warming) []string {
-	var out []string
+// podSymptoms are what is wrong with p now, and its faults that ended (a
+// container that crashed once, long ago, and has run and been ready since).
+func podSymptoms(c *rule.Pass, p *corev1.Pod, prefix bool, warm []warming) (out, history []string) {
 	name := ""
 	if prefix {
 		name = "pod " + p.Name + ": "
@@ -226,8 +231,13 @@ func podSymptoms(p *corev1.Pod, prefix bool, warm []warming) []string {
 			out = append(out, line)
 		}
 		if t := st.LastTerminationState.Terminated; t != nil && t.ExitCode != 0 && !kube.LostByRuntime(st) {
-			out = append(out, fmt.Sprintf("%s%s %s last terminated with exit code %d (%s) at %s",
-				name, kind, st.Name, t.ExitCode, t.Reason, t.FinishedAt.UTC().Format(time.RFC3339)))
+			line := fmt.Sprintf("%s%s %s last terminated with exit code %d (%s) at %s",
+				name, kind, st.Name, t.ExitCode, t.Reason, t.FinishedAt.UTC().Format(time.RFC3339))
+			if kube.RecoveredOnce(st, c.Now) {
+				history = append(history, line+fmt.Sprintf(", and has run and been ready since %s: history, not a current fault", kube.Since(c, st.State.Running.StartedAt.Time)))
+			} else {
+				out = append(out, line)
+			}
 		}
 		if t := st.State.Terminated; t != nil && t.ExitCode != 0 {
 			out = append(out, fmt.Sprintf("%s%s %s terminated with exit code %d (%s)", name, kind, st.Name, t.ExitCode, t.Reason))
@@ -236,12 +246,8 @@ func podSymptoms(p *corev1.Pod, prefix bool, warm []warming) []string {
 			out = append(out, fmt.Sprintf("%sContainer %s is running but not ready", name, st.Name))
 		}
 	}
-	return out
+	return out, history
 }
-
-// restartWindow is how far back a restart still describes the present: a
-// container that exited cleanly and was restarted within it is cycling.
-const restartWindow = time.Hour
 
 // podRestarts catches what podStatus cannot see: a long-running container
 // (restartPolicy Always) that exits 0 and is restarted, which the kubelet
@@ -260,14 +266,14 @@ var podRestarts = &Check{
 				name = "pod " + p.Name + ": "
 			}
 			for _, cs := range kube.AllStatuses(p) {
-				if t := cs.Status.LastTerminationState.Terminated; t != nil && c.Now.Sub(t.FinishedAt.Time) <= restartWindow {
+				if t := cs.Status.LastTerminationState.Terminated; t != nil && c.Now.Sub(t.FinishedAt.Time) <= kube.RestartWindow {
 					restarted = true
 				}
 			}
 			always := p.Spec.RestartPolicy == "" || p.Spec.RestartPolicy == corev1.RestartPolicyAlways
 			for _, st := range p.Status.ContainerStatuses {
 				t := st.LastTerminationState.Terminated
-				if !always || t == nil || t.ExitCode != 0 || st.RestartCount == 0 || c.Now.Sub(t.FinishedAt.Time) > restartWindow {
+				if !always || t == nil || t.ExitCode != 0 || st.RestartCount == 0 || c.Now.Sub(t.FinishedAt.Time) > kube.RestartWindow {
 					continue
 				}
 				out = append(out, fail("%sContainer %s exited with code 0 (%s) at %s and was restarted (%d restarts): its process ends although the pod must keep it running",

@@ -53,7 +53,7 @@ func TestWarmingUp(t *testing.T) {
 			if got := warmingPodTarget(c); got != tt.want {
 				t.Errorf("warming pod target = %v, want %v", got, tt.want)
 			}
-			if lines := podSymptoms(p, false, warmingUp(c, p)); (len(lines) == 0) != tt.want {
+			if lines, _ := podSymptoms(c, p, false, warmingUp(c, p)); (len(lines) == 0) != tt.want {
 				t.Errorf("symptoms %q", lines)
 			}
 		})

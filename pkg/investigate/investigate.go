@@ -97,6 +97,9 @@ func Assess(b *bundle.Bundle, opts Options) Assessment {
 
 	best := rank(rankable(c, findings))
 	switch {
+	case best != nil && best.Recovered && symptoms.healthy:
+		applyHealthy(r, c, symptoms.reading)
+		addHistory(r, best)
 	case best != nil:
 		applyFinding(r, best, symptoms)
 		if best.Resting && symptoms.healthy {
@@ -320,6 +323,18 @@ func applyHealthy(r *report.Report, c *rule.Pass, h health.Reading) {
 	}
 	r.RootCause.Contributing = append(r.RootCause.Contributing, unchecked...)
 	r.Complete(report.RootCauseIdentified)
+}
+
+// addHistory makes a healthy report name the fault that ended (a Recovered
+// finding, docs/DESIGN.md §7): its headline, evidence and the steps that
+// keep it from happening again, which safefix marks as such.
+func addHistory(r *report.Report, f *rule.Finding) {
+	r.Title = "healthy now; " + f.Title
+	r.Summary += " " + f.Summary
+	r.RootCause.Statement = "No current fault: the resource is healthy. In the past: " + f.Title + "."
+	r.RootCause.Culprit = f.Culprit
+	r.RootCause.Evidence = slices.Clone(f.Evidence)
+	r.Actions = slices.Clone(f.Actions)
 }
 
 // applyResting makes a healthy report of a resting-state finding (its

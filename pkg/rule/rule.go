@@ -140,6 +140,12 @@ type Finding struct {
 	// it is the root cause and no health check failed, the report is
 	// healthy, the finding its explanation (docs/DESIGN.md §7).
 	Resting bool
+	// Recovered marks a history finding about a fault that ended and did
+	// not come back: one crash beyond the restart window, the container
+	// running and ready since. When it is the root cause and no health
+	// check failed, the report is healthy and names the fault as history
+	// (docs/DESIGN.md §7); a fault that recurred stays the root cause.
+	Recovered bool
 }
 
 // SubjectPod is the pod part of the finding's subject ("pod/container").

@@ -55,8 +55,9 @@ type Meta struct {
 	// Target is the triaged object, as workspace.Open wants it.
 	Target fault.Resource `json:"target"`
 	// Category is the prefix the root cause's category must have, and
-	// Culprit what the root cause must name; Healthy instead for a
-	// healthy target.
+	// Culprit what the root cause must name; Healthy instead of a
+	// Category for a healthy target, whose Culprit, if any, is the fault
+	// it names as history.
 	Category string   `json:"category,omitempty"`
 	Culprit  []string `json:"culprit,omitempty"`
 	Healthy  bool     `json:"healthy,omitempty"`
@@ -163,15 +164,15 @@ func (s Scenario) Check(rep *report.Report) []string {
 		if !rep.Healthy {
 			miss = append(miss, fmt.Sprintf("want a healthy report, got %q (%s)", rep.Title, rep.RootCause.Category))
 		}
-	} else {
-		if !strings.HasPrefix(rep.RootCause.Category, m.Category) {
-			miss = append(miss, fmt.Sprintf("root cause category %q, want prefix %q; title %q", rep.RootCause.Category, m.Category, rep.Title))
-		}
-		section := report.Sections(rep.Markdown())["root cause"]
-		for _, c := range m.Culprit {
-			if !strings.Contains(section, c) {
-				miss = append(miss, fmt.Sprintf("the Root cause section does not name %q", c))
-			}
+	} else if !strings.HasPrefix(rep.RootCause.Category, m.Category) {
+		miss = append(miss, fmt.Sprintf("root cause category %q, want prefix %q; title %q", rep.RootCause.Category, m.Category, rep.Title))
+	}
+	// A healthy report may have culprits too: the fault it names as
+	// history.
+	section := report.Sections(rep.Markdown())["root cause"]
+	for _, c := range m.Culprit {
+		if !strings.Contains(section, c) {
+			miss = append(miss, fmt.Sprintf("the Root cause section does not name %q", c))
 		}
 	}
 	if m.State != "" && !strings.Contains(rep.Markdown(), "State: "+m.State) {

@@ -79,6 +79,21 @@ func AllStatuses(p *corev1.Pod) []ContainerStatus {
 // out at 5 minutes, so a loop restarts at least that often.
 const restartedRecently = 10 * time.Minute
 
+// RestartWindow is how far back a restart still describes the present: a
+// container that exited cleanly and was restarted within it is cycling,
+// and one that crashed once before it and has run since has recovered.
+const RestartWindow = time.Hour
+
+// RecoveredOnce: the container crashed once, longer than RestartWindow
+// ago, and has run and been ready since: the fault ended (a first start
+// that lost a race with a dependency, a volume fixed in place). A second
+// crash makes it a pattern, which stays a fault.
+func RecoveredOnce(st corev1.ContainerStatus, now time.Time) bool {
+	t := st.LastTerminationState.Terminated
+	return t != nil && st.RestartCount <= 1 && st.Ready && st.State.Running != nil &&
+		!t.FinishedAt.IsZero() && now.Sub(t.FinishedAt.Time) > RestartWindow
+}
+
 // JustRestarted: the container runs again after a termination, started
 // within restartedRecently of now: between two crashes of a loop (the
 // kubelet restarted it and it has not died again yet), not recovered.

@@ -3,7 +3,6 @@ package pod
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -152,8 +151,12 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		dec = logs.ForExit(dec, term.ExitCode)
 	}
 
+	// because is what made it exit, for the past-tense headline of a
+	// crash that has ended.
+	because := "the logs collected do not say why"
 	switch {
 	case term != nil && term.ExitCode == 0:
+		because = "its command returned"
 		f.Category = rule.CrashLoop.Sub("Exit0")
 		f.Title = fmt.Sprintf("container %s exits successfully (code 0) and is restarted: its command does not keep running", st.Name)
 		f.Hypothesis = fmt.Sprintf("Container %s's main process returns instead of running forever", st.Name)
@@ -202,6 +205,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			detail = fmt.Sprintf(" (%s, from env %s)", value, name)
 		}
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
+		because = what + detail
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)
 		f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting%s because %s%s. Its log says: %q.", st.Name, p.Name, kube.ExitSuffix(term), what, detail, dec.Line)
 		f.Mechanism = "The container's process fails at startup and exits; the kubelet restarts it with growing back-off (CrashLoopBackOff)."
@@ -247,6 +251,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Last error-like log line: %q", dec.Line),
 				fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(fromPrev)), kube.LogsCmd(p, st.Name, fromPrev)))
 			f.Summary = fmt.Sprintf("Container %s of pod %s keeps exiting with %s; its last error line is %q.", st.Name, p.Name, meaning, dec.Line)
+			because = fmt.Sprintf("its last error line is %q", dec.Line)
 			f.Confidence = rule.Plausible
 		} else if line, lp := logs.LastWords(c, p, st.Name); line != "" && (term == nil || term.ExitCode < 128) {
 			// No error-like line: the last words are still what the
@@ -284,8 +289,18 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 	if !f.Current && term != nil && st.State.Running != nil {
 		// History: it runs again and has for a while. Say when it crashed
 		// (a fault that ended reads as history, with its date).
-		f.Title += fmt.Sprintf(" — history: it last crashed at %s and has run since %s", kube.Since(c, term.FinishedAt.Time), kube.Stamp(st.State.Running.StartedAt.Time))
-		f.Summary = fmt.Sprintf("In the past: %s Container %s has run again since %s.", f.Summary, st.Name, kube.Stamp(st.State.Running.StartedAt.Time))
+		// The headline is in the past tense: it no longer crashes.
+		times := "last crashed"
+		if st.RestartCount <= 1 {
+			times = "crashed once"
+		}
+		f.Title = fmt.Sprintf("history: container %s %s%s at %s: %s; it has run since %s", st.Name, times, kube.ExitSuffix(term), kube.Since(c, term.FinishedAt.Time), because, kube.Stamp(st.State.Running.StartedAt.Time))
+		f.Summary = fmt.Sprintf("In the past: container %s of pod %s exited%s at %s: %s.", st.Name, p.Name, kube.ExitSuffix(term), kube.Stamp(term.FinishedAt.Time), because)
+		if dec != nil && !strings.Contains(because, dec.Line) {
+			f.Summary += fmt.Sprintf(" Its log said: %q.", dec.Line)
+		}
+		f.Summary += fmt.Sprintf(" It has run again since %s.", kube.Stamp(st.State.Running.StartedAt.Time))
+		f.Recovered = kube.RecoveredOnce(st, c.Now)
 	}
 	return f
 }
@@ -312,5 +327,5 @@ func probeKilled(c *rule.Pass, p *corev1.Pod, container string) string {
 // ago was a stop from outside (a SIGTERM, a node restart).
 func oneCleanRestartLongAgo(c *rule.Pass, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated) bool {
 	return term != nil && term.ExitCode == 0 && st.RestartCount <= 1 && st.State.Running != nil && st.Ready &&
-		!term.FinishedAt.IsZero() && c.Now.Sub(term.FinishedAt.Time) > time.Hour
+		!term.FinishedAt.IsZero() && c.Now.Sub(term.FinishedAt.Time) > kube.RestartWindow
 }
