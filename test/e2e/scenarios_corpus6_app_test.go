@@ -49,45 +49,6 @@ func c6Repeat(n int, step time.Duration, layout, record string) string {
 // c6App are the batch's scenarios still to be captured.
 var c6App = []scenario{
 	{
-		// Healthy: the first start four days ago lost the race with MongoDB
-		// (connection refused on first connect) and exited; the restart
-		// connected and it has served since.
-		name:    "real-healthy-wekan-restarted-once-mongo-first-connect",
-		source:  "https://github.com/wekan/wekan/issues/3568 (container failing on first start; after a restart everything works; DeprecationWarning: Buffer() is deprecated, SyncedCron and Presence started lines); the first-connect error as in https://github.com/nosqlclient/nosqlclient/issues/456",
-		healthy: true,
-		culprit: []string{"crashed once", "ECONNREFUSED"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			image := "wekanteam/wekan:v4.93"
-			last := &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", StartedAt: minutesAgo(4*24*60 + 1), FinishedAt: minutesAgo(4*24*60 - 1), ContainerID: "containerd://w0"}
-			c.CreatePod(t, simplePod("wekan-5c9d8b7f6-r4tnm", func(p *corev1.Pod) {
-				p.Namespace = ns
-				p.Spec.Containers[0].Image = image
-				p.Status = rcReadyStatus(image, 1, last)
-				p.Status.ContainerStatuses[0].State.Running.StartedAt = minutesAgo(4*24*60 - 2)
-			}))
-			c.SetLogs(ns, "wekan-5c9d8b7f6-r4tnm", "app", true, c5Lines(
-				`{"error":{"name":"MongoNetworkError","message":"failed to connect to server [mongodb:27017] on first connect [MongoNetworkError: connect ECONNREFUSED 10.96.14.7:27017]"},"level":"error","message":"uncaughtException: failed to connect to server [mongodb:27017] on first connect [MongoNetworkError: connect ECONNREFUSED 10.96.14.7:27017]"}`,
-			))
-			c.SetLogs(ns, "wekan-5c9d8b7f6-r4tnm", "app", false, c5Lines(
-				"(node:1) [DEP0005] DeprecationWarning: Buffer() is deprecated due to security and usability issues. Please use the Buffer.alloc(), Buffer.allocUnsafe(), or Buffer.from() methods instead.",
-				"Presence started serverId=C4NbD9s97ufyTq73P",
-				`{"line":"87","file":"percolate_synced-cron.js","message":"SyncedCron: Scheduled \"notification_cleanup\" next run @Fri Feb 12 2021 14:40:04 GMT+0000 (Coordinated Universal Time)","time":{"$date":1613140804770},"level":"info"}`,
-			))
-			return []string{"pod/wekan-5c9d8b7f6-r4tnm"}
-		},
-	},
-}
-
-// c6AppMisses are the batch's scenarios the builtin investigator does not
-// diagnose yet.
-var c6AppMisses = []scenario{
-	{
-		// Today: Probe/Readiness/CommandFailed (0.75), the probe's own
-		// "Cluster is not yet ready" output named, the container's log not
-		// used. Missing correlation: a readiness probe that waits for a
-		// state the container's log reports otherwise (cluster health
-		// YELLOW while the probe waits for green) names that log line.
-		//
 		// One Elasticsearch node: its indices' replica shards can never be
 		// assigned, the cluster stays yellow, and the chart's readiness probe
 		// waits for green.
@@ -121,3 +82,7 @@ var c6AppMisses = []scenario{
 		culprit:  []string{"wait_for_status=green", "YELLOW"},
 	},
 }
+
+// c6AppMisses are the batch's scenarios the builtin investigator does not
+// diagnose yet.
+var c6AppMisses = []scenario{}

@@ -88,6 +88,16 @@ func FirstLine(s string) string {
 	return s
 }
 
+// Shorten cuts s to at most n runes, ending in "..." when cut: a probe's
+// script or a log record quoted in a headline.
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}
+
 func Stamp(t time.Time) string {
 	if t.IsZero() {
 		return "-"

@@ -13,3 +13,20 @@ func TestHumanDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestShorten(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"a longer script line", 10, "a longe..."},
+		{"héllo wörld, ünïcode", 8, "héllo..."}, // cut on runes, never inside one
+	} {
+		if got := Shorten(tt.in, tt.n); got != tt.want {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -133,7 +133,7 @@ func describeProbe(pr *corev1.Probe) probeTarget {
 		port := intstr.FromInt32(pr.GRPC.Port)
 		return probeTarget{"grpc", &port, fmt.Sprintf("gRPC health check on port %d", pr.GRPC.Port)}
 	case pr.Exec != nil:
-		return probeTarget{Handler: "exec", Desc: fmt.Sprintf("exec %q", strings.Join(pr.Exec.Command, " "))}
+		return probeTarget{Handler: "exec", Desc: fmt.Sprintf("exec %q", kube.Shorten(strings.Join(pr.Exec.Command, " "), 100))}
 	}
 	return probeTarget{Desc: "a probe with no handler"}
 }
@@ -356,6 +356,10 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	if answer == nil && class != nil && target.Handler != "exec" && name != probeTimeout && name != probePortMismatch && name != probeNamedPortMissing {
 		answer = probeStartupReason(c, p, ctr)
 	}
+	// A state the probe waits for, and the one the log reports (probe_state.go).
+	if answer == nil && (target.Handler == "exec" || name == probeUnhealthy || name == probeHTTPStatus) {
+		answer = probeStateReason(c, p, ctr, pr, output)
+	}
 	if answer != nil {
 		name, explains, config = answer.class, answer.explain(), answer.class == probeHostRejected
 	}
@@ -375,8 +379,11 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	}
 	if answer != nil {
 		at := "at the probe's requests"
-		if answer.class == probeStartupFailed {
+		switch answer.class {
+		case probeStartupFailed:
 			at = "of the application's failed start-up"
+		case probeStateNotReached:
+			at = "with the application's last state change"
 		}
 		evidence = append(evidence, c.Evidence(fmt.Sprintf("Log line %s: %q", at, answer.line),
 			fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), ctr.Name, kube.Instance(answer.prev)), kube.LogsCmd(p, ctr.Name, answer.prev)))
@@ -491,6 +498,9 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 		fix = answer.fix(c, p, ctr, kind)
 	case probeStartupFailed:
 		f.Culprit = fmt.Sprintf("log line of %s container %s, whose start-up failed: %s", kube.PodRef(p), ctr.Name, answer.line)
+		fix = answer.fix(c, p, ctr, kind)
+	case probeStateNotReached:
+		f.Culprit = fmt.Sprintf("log line of %s container %s with its state: %s", kube.PodRef(p), ctr.Name, answer.line)
 		fix = answer.fix(c, p, ctr, kind)
 	case probePathNotFound, probeAuthRequired, probeHTTPStatus:
 		f.Culprit = fmt.Sprintf("%s container %s %s.path (%s)", kube.PodRef(p), ctr.Name, probePath, pr.HTTPGet.Path)

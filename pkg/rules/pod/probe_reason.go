@@ -66,6 +66,8 @@ type probeAnswer struct {
 	volume   string // for a directory: the volume mounted over it
 	subject  string // what the fix changes
 	causeFix string // the cause's own fix, when the log's class has one
+	want     string // for a state: the one the probe waits for,
+	asks     string // and the probe's words that ask for it
 }
 
 // probeLogReason reads the container's log for the lines written while the
@@ -176,6 +178,8 @@ func (a *probeAnswer) headline(output string, target probeTarget) string {
 	switch a.class {
 	case probeStartupFailed:
 		return a.startupHeadline(output, target)
+	case probeStateNotReached:
+		return a.stateHeadline(target)
 	case probeHostRejected:
 		return fmt.Sprintf("gets %s from %s: the application rejects the pod IP the kubelet sends as Host", code, target.Desc)
 	case probeAuthzDenied:
@@ -194,6 +198,8 @@ func (a *probeAnswer) fix(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, ki
 	switch a.class {
 	case probeStartupFailed:
 		return a.startupFix(p, ctr)
+	case probeStateNotReached:
+		return a.stateFix(p, ctr, kind)
 	case probeHostRejected:
 		return ContainerPatch(c, p, ctr.Name, map[string]any{kind.Field: map[string]any{"httpGet": map[string]any{
 			"httpHeaders": []any{map[string]any{"name": "Host", "value": "<a host the application allows, e.g. localhost>"}}}}},
