@@ -63,15 +63,38 @@ type ContainerStatus struct {
 	Init   bool
 }
 
+// AllStatuses are p's init and regular containers' statuses, less those of
+// native sidecars stopped because the pod finished: the kubelet stops a
+// sidecar (an init container with restartPolicy Always) once the regular
+// containers have exited, and its exit code then (137, 143, 1) is the
+// teardown's, not a failure
+// (https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/#sidecar-containers-and-pod-lifecycle).
 func AllStatuses(p *corev1.Pod) []ContainerStatus {
 	var out []ContainerStatus
 	for _, s := range p.Status.InitContainerStatuses {
+		if SidecarTornDown(p, s) {
+			continue
+		}
 		out = append(out, ContainerStatus{s, true})
 	}
 	for _, s := range p.Status.ContainerStatuses {
 		out = append(out, ContainerStatus{s, false})
 	}
 	return out
+}
+
+// SidecarTornDown: s is a native sidecar's status, terminated, in a pod
+// that has finished (Succeeded or Failed).
+func SidecarTornDown(p *corev1.Pod, s corev1.ContainerStatus) bool {
+	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed || s.State.Terminated == nil {
+		return false
+	}
+	for _, c := range p.Spec.InitContainers {
+		if c.Name == s.Name {
+			return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		}
+	}
+	return false
 }
 
 // restartedRecently bounds how long a container may have run since its
