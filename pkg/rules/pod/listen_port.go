@@ -22,7 +22,7 @@ var ListenPort = &rule.Rule{
 		Layer:    rule.PodLayer,
 		Requires: []*rule.Rule{Probe},
 		Needs:    rule.PodEvidence,
-		Doc:      "A failing probe checks a port other than the one the application logs that it listens on.",
+		Doc:      "A failing probe checks a port other than the one the application logs that it listens on, or the right port where the application listens on loopback only.",
 	},
 	Check: checkListenPort,
 }
@@ -80,6 +80,14 @@ func checkListenPort(c *rule.Pass) []rule.Finding {
 		}
 		pr := kind.of(ctr)
 		port, field := probePort(ctr, pr)
+		// The right port on the wrong interface: the kubelet connects to
+		// the pod IP (loopback_listen.go).
+		if port != 0 {
+			if lb := logs.LoopbackListen(c, p, ctrName, strconv.Itoa(int(port))); lb != nil {
+				out = append(out, loopbackFinding(c, p, ctr, pf, kind, port, lb))
+				continue
+			}
+		}
 		ll := logs.Listening(c, p, ctrName)
 		if port == 0 || ll == nil || slices.Contains(ll.Ports, strconv.Itoa(int(port))) {
 			continue
