@@ -37,7 +37,7 @@ func checkNoSpace(c *rule.Pass) []rule.Finding {
 		if mount == nil {
 			continue
 		}
-		if f := noSpaceFinding(c, p, spec, crash, mount, path, sure); f != nil {
+		if f := noSpaceFinding(c, p, spec, crash, mount, path, sure, dec.Line); f != nil {
 			out = append(out, *f)
 		}
 	}
@@ -110,7 +110,7 @@ func runningNoSpace(c *rule.Pass) []rule.Finding {
 				Summary:   fmt.Sprintf("Container %s of pod %s keeps running, but its writes fail: %q.", st.Name, p.Name, dec.Line),
 				Mechanism: "The filesystem the process writes to is full: every write fails with ENOSPC while the process keeps running (and may stay Ready), so the pod looks healthy while it loses or refuses data.",
 			}
-			f := noSpaceFinding(c, p, spec, base, mount, path, sure)
+			f := noSpaceFinding(c, p, spec, base, mount, path, sure, dec.Line)
 			if f == nil {
 				continue
 			}
@@ -180,7 +180,9 @@ func claimOf(p *corev1.Pod, v *corev1.Volume) string {
 	return ""
 }
 
-func noSpaceFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash rule.Finding, m *corev1.VolumeMount, path string, sure bool) *rule.Finding {
+// line is the log's failing write, which the root cause quotes: the path
+// and the error the fix is checked against.
+func noSpaceFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash rule.Finding, m *corev1.VolumeMount, path string, sure bool, line string) *rule.Finding {
 	v := volumeNamed(p, m.Name)
 	if v == nil {
 		return nil
@@ -253,6 +255,7 @@ func noSpaceFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash r
 	default:
 		return nil
 	}
+	f.Contributing = append([]string{fmt.Sprintf("The failing write, in container %s's log: %q.", spec.Name, line)}, f.Contributing...)
 	f.Summary = fmt.Sprintf("%s: %s. %s", upperFirst(f.Title), why, crash.Summary)
 	f.Actions = append([]report.Action{fix}, crash.Actions...)
 	return &f
