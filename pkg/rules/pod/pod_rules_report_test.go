@@ -399,6 +399,19 @@ func TestContainerRules(t *testing.T) {
 			wantCulprit:  []string{"volumeMount config", `subPath "app.yaml"`},
 		},
 		{
+			// The older runc wording (https://github.com/SaraAlert/SaraAlert/issues/331):
+			// the rootfs named, quotes escaped, the target the longest
+			// mountPath it ends with.
+			name: "directory mounted onto a file, older runc wording",
+			bundle: bundletest.PodBundle(bundletest.Pod("api", bundletest.RuntimeWaiting("RunContainerError", `oci runtime error: container_linux.go:247: starting container process caused "process_linux.go:359: container init caused \"rootfs_linux.go:54: mounting \\\"/var/lib/kubelet/pods/uid/volumes/kubernetes.io~configmap/nginx-conf\\\" to rootfs \\\"/var/lib/docker/aufs/mnt/0c1f\\\" at \\\"/var/lib/docker/aufs/mnt/0c1f/etc/nginx/nginx.conf\\\" caused \\\"not a directory\\\"\""`),
+				func(p *corev1.Pod) {
+					p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/etc"}, {Name: "nginx-conf", MountPath: "/etc/nginx/nginx.conf"}}
+					p.Spec.Volumes = []corev1.Volume{{Name: "nginx-conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "nginx-conf"}}}}}
+				})),
+			wantCategory: "RunContainerError/MountTypeMismatch",
+			wantCulprit:  []string{"volumeMount nginx-conf (ConfigMap nginx-conf)", "/etc/nginx/nginx.conf", `"not a directory"`},
+		},
+		{
 			name:         "mount failure of another kind",
 			bundle:       bundletest.PodBundle(bundletest.Pod("api", bundletest.RuntimeWaiting("RunContainerError", `error mounting "/var/lib/kubelet/x" to rootfs at "/data": permission denied`))),
 			wantCategory: "RunContainerError/MountFailed",

@@ -78,7 +78,15 @@ var runtimeFailures = []runtimeFailure{
 
 var execNameRe = regexp.MustCompile(`exec:? "?(?P<cmd>[^"\s:]+)"?:`)
 
-var mountTargetRe = regexp.MustCompile(`to rootfs at "(?P<target>[^"]*)"`)
+// mountTargetRe is the mount's target in runc's wording, the current one
+// (`error mounting "src" to rootfs at "/etc/x"`) and the older one that
+// names the rootfs and escapes its quotes (`mounting \"src\" to rootfs
+// \"/var/lib/docker/.../merged\" at \"/var/lib/docker/.../merged/etc/x\"
+// caused \"not a directory\"`); mountCauseRe is what the kernel said.
+var (
+	mountTargetRe = regexp.MustCompile(`to rootfs (?:\\*"[^"\\]*\\*" )?at \\*"(?P<target>[^"\\]+)\\*"`)
+	mountCauseRe  = regexp.MustCompile(`(?i)(?P<cause>not a directory|is a directory)`)
+)
 
 // checkRuntimeError: the runtime cannot create or start the container's
 // process: CreateContainerError and RunContainerError while waiting, or a
@@ -177,10 +185,18 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 			detail = " (at " + target + ")"
 		}
 		f.Culprit = fmt.Sprintf("%s container %s volumeMounts", kube.PodRef(p), st.Name)
+		cause := ""
+		if m, ok := submatch.Find(mountCauseRe, message); ok {
+			cause = fmt.Sprintf(": the runtime says %q", m.Get("cause"))
+		}
 		if spec != nil {
+			best := ""
 			for _, vm := range spec.VolumeMounts {
-				if target != "" && strings.HasSuffix(target, vm.MountPath) {
-					f.Culprit = fmt.Sprintf("%s container %s volumeMount %s at %s (subPath %q)", kube.PodRef(p), st.Name, vm.Name, vm.MountPath, vm.SubPath)
+				// The longest mountPath the target ends with is the mount.
+				if target != "" && strings.HasSuffix(target, vm.MountPath) && len(vm.MountPath) > len(best) {
+					best = vm.MountPath
+					f.Culprit = fmt.Sprintf("%s container %s volumeMount %s (subPath %q)%s", kube.PodRef(p), st.Name, strings.TrimPrefix(volumeOver(p, spec, vm.MountPath), "volume "), vm.SubPath, cause)
+					detail = fmt.Sprintf(" (at %s%s)", vm.MountPath, cause)
 				}
 			}
 		}
