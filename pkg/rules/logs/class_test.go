@@ -168,6 +168,7 @@ func TestClassificationOrder(t *testing.T) {
 		"ConnectionRefused 80", "DNS 80",
 		"FileMode 79",
 		"PrivilegedPort 78",
+		"AddressFamily 77",
 		"PermissionDenied 75", "AddressInUse 75",
 		"InvalidConfig 72",
 		"OutOfMemory 70",

@@ -18,6 +18,9 @@ const (
 	FileMode         Class = "FileMode"
 	PrivilegedPort   Class = "PrivilegedPort"
 	AddressInUse     Class = "AddressInUse"
+	// AddressFamily: a listen on an address of a family the pod's network
+	// does not have (IPv6's [::] where the node has IPv6 disabled).
+	AddressFamily Class = "AddressFamily"
 )
 
 // The API server's and client-go's exact wording: "pods is forbidden: User
@@ -109,6 +112,28 @@ var _ = register(Def{
 	Signals: []applog.Signal{applog.SigAddrInUse},
 	Subject: portSubject,
 })
+
+// A listen (or bind) the kernel refuses with EAFNOSUPPORT: ClickHouse's
+// "Listen [::]:8123 failed: ... Address family for hostname not supported",
+// nginx's "socket() [::]:80 failed (97: Address family not supported by
+// protocol)", Go's "listen tcp6 [::]:8080: socket: address family not
+// supported by protocol". The setting that names the address is traced by
+// the pod rules (listen_family.go).
+var _ = register(Def{
+	Class: AddressFamily,
+	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)address family (?:for hostname )?not supported|EAFNOSUPPORT`),
+		Explains: "the application listens on an address of a family the pod's network does not have: an IPv6 address such as [::] where the node has IPv6 disabled",
+		Fix:      "Listen on an address of the family the cluster has, 0.0.0.0 for IPv4, in the setting that names the IPv6 one (or enable IPv6 on the nodes).", Priority: 77}},
+	Subject: func(line string) string {
+		if m := ipv6AddrRe.FindString(line); m != "" {
+			return m
+		}
+		return ""
+	},
+})
+
+// ipv6AddrRe is a bracketed IPv6 address with its port, "[::]:8123".
+var ipv6AddrRe = regexp.MustCompile(`\[[0-9a-fA-F:]*:[0-9a-fA-F:]*\](?::\d{1,5})?`)
 
 // unprivilegedPorts: the line names the ports it binds, all from 1024 up.
 func unprivilegedPorts(line string) bool {

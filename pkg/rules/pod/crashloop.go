@@ -204,6 +204,14 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			// configured to reach is the likeliest.
 			detail = fmt.Sprintf(" (%s, from env %s)", value, name)
 		}
+		if dec.Pattern.Class == logs.AddressFamily {
+			if setting := ipv6Setting(c, p, st.Name); setting != "" {
+				detail = fmt.Sprintf(" (%s, set by %s)", dec.Subject, setting)
+				evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s is set to listen on an IPv6 address by %s", st.Name, setting),
+					fmt.Sprintf("%s .spec.containers[%s] env, args and mounted ConfigMaps", kube.PodRef(p), st.Name),
+					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)))
+			}
+		}
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
 		because = what + detail
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)

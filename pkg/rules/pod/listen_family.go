@@ -1,0 +1,71 @@
+package pod
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+)
+
+// ipv6WildcardRe is an IPv6 wildcard or loopback address set as a listen
+// value: "<listen_host>::</listen_host>", "listen [::]:80;", "HOST=::",
+// "--bind=[::]:8080", "address: '::'".
+var ipv6WildcardRe = regexp.MustCompile(`\[::1?\](?::\d{1,5})?|(?:^|[\s>="':])::1?(?:$|[\s<"',;])`)
+
+// ipv6Setting is where container's spec or a ConfigMap it mounts sets an
+// IPv6 listen address: an env var, an arg, or a mounted ConfigMap key's
+// line. "" when none does (the image's own configuration).
+func ipv6Setting(c *rule.Pass, p *corev1.Pod, container string) string {
+	ctr := kube.SpecOf(p, container)
+	if ctr == nil {
+		return ""
+	}
+	for _, e := range ctr.Env {
+		if ipv6WildcardRe.MatchString(" " + e.Value + " ") {
+			return fmt.Sprintf("env %s=%s", e.Name, e.Value)
+		}
+	}
+	for _, a := range append(append([]string{}, ctr.Command...), ctr.Args...) {
+		if ipv6WildcardRe.MatchString(" " + a + " ") {
+			return fmt.Sprintf("arg %s", a)
+		}
+	}
+	for _, m := range ctr.VolumeMounts {
+		v := volumeNamed(p, m.Name)
+		if v == nil || v.ConfigMap == nil {
+			continue
+		}
+		for _, cm := range c.B.ConfigMaps {
+			if cm.Namespace != p.Namespace || cm.Name != v.ConfigMap.Name {
+				continue
+			}
+			keys := make([]string, 0, len(cm.Data))
+			for k := range cm.Data {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if m.SubPath != "" && m.SubPath != k {
+					continue
+				}
+				for _, line := range strings.Split(cm.Data[k], "\n") {
+					if ipv6WildcardRe.MatchString(line) && !isComment(line) {
+						return fmt.Sprintf("ConfigMap %s key %s, mounted at %s: %s", cm.Name, k, m.MountPath, strings.TrimSpace(line))
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// isComment: a configuration line that is a comment (#, //, ;, <!-- -->).
+func isComment(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, ";") || strings.HasPrefix(t, "<!--")
+}
