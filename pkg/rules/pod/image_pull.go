@@ -37,6 +37,8 @@ const (
 	pullPlatform             pullClass = "Platform"
 	pullNotFound             pullClass = "NotFound"
 	pullUntrustedCertificate pullClass = "UntrustedCertificate"
+	pullPlainHTTP            pullClass = "PlainHTTP"
+	pullShortName            pullClass = "ShortName"
 	pullUnreachable          pullClass = "Unreachable"
 	pullUnknown              pullClass = "Unknown"
 )
@@ -91,12 +93,34 @@ var pullFailures = []pullFailure{
 		"image %s does not exist in its registry (wrong tag or repository)",
 		"The registry has no manifest for this repository and tag: the tag was never pushed, was deleted, or the name is misspelled.",
 		"Point the pod template at a tag that exists (check the registry or your CI's last pushed tag), or push the missing tag.", rule.Strong, false},
+	// A registry that speaks plain HTTP to a runtime that was not told so:
+	// the runtime's TLS hello is answered with an HTTP response. Go's
+	// net/http wording, the same in containerd ("failed to do request: Head
+	// https://…"), CRI-O ("pinging container registry …: Get \"https://…/v2/\"")
+	// and dockerd ("Error response from daemon: Get https://…/v2/").
+	{pullPlainHTTP, regexp.MustCompile(`(?i)server gave HTTP response to HTTPS client`),
+		"registry %[3]s answers in plain HTTP, but the node's container runtime pulls image %[1]s from it over HTTPS",
+		"The runtime pulls over HTTPS unless its configuration names the registry as plain-HTTP (insecure); this registry serves plain HTTP, so the runtime's TLS request gets an HTTP answer and the pull fails before any image is asked for. Every node whose runtime lacks that setting fails the same way.",
+		"Configure registry %[1]s as a plain-HTTP (insecure) registry in the container runtime on every node, then restart the runtime: containerd 1.5+ /etc/containerd/certs.d/%[1]s/hosts.toml with server = \"http://%[1]s\" and [host.\"http://%[1]s\"] (config_path set for the CRI registry; kind: containerdConfigPatches); CRI-O /etc/containers/registries.conf [[registry]] location = \"%[1]s\" insecure = true; Docker /etc/docker/daemon.json \"insecure-registries\": [\"%[1]s\"]. Or serve the registry over TLS with a certificate the nodes trust.", rule.Strong, true},
 	// Before Unreachable: the registry answered, but the node's runtime
-	// does not trust its certificate (a private CA not installed on nodes).
-	{pullUntrustedCertificate, regexp.MustCompile(`(?i)x509: certificate signed by unknown authority|x509: certificate is not (valid|trusted)|x509: certificate is valid for|tls: failed to verify certificate`),
+	// does not trust its certificate (a private CA not installed on nodes),
+	// it names another host or no IP SAN for an address
+	// (https://github.com/cri-o/cri-o/issues/2193), or it has expired.
+	{pullUntrustedCertificate, regexp.MustCompile(`(?i)x509: certificate signed by unknown authority|x509: certificate is not (valid|trusted)|x509: certificate is valid for|x509: cannot validate certificate for|x509: certificate has expired|tls: failed to verify certificate`),
 		"the node's container runtime does not trust the TLS certificate of the registry serving image %s",
-		"The runtime reached the registry, but rejected its certificate: it is signed by a CA the node does not trust (a private or self-signed registry CA that is not installed in the runtime's trust store) or names another host.",
-		"Install the registry's CA certificate for the container runtime on every node (containerd: /etc/containerd/certs.d/<registry>/ca.crt; Docker: /etc/docker/certs.d/<registry>/ca.crt), or serve the registry with a certificate from a CA the nodes trust.", rule.Strong, true},
+		"The runtime reached the registry, but rejected its certificate: it is signed by a CA the node does not trust (a private or self-signed registry CA that is not installed in the runtime's trust store), names another host (or, for a registry addressed by IP, holds no IP SAN), or has expired.",
+		"Install the registry's CA certificate for the container runtime on every node (containerd: /etc/containerd/certs.d/<registry>/ca.crt; Docker: /etc/docker/certs.d/<registry>/ca.crt), or serve the registry with a valid certificate from a CA the nodes trust, naming the host (or IP) the image reference uses.", rule.Strong, true},
+	// CRI-O (containers/image) resolves a reference without a registry
+	// ("nginx", "kicbase/echo-server:1.0") through registries.conf only:
+	// with no alias and no unqualified-search registry it refuses it
+	// (https://github.com/kubernetes/minikube/pull/19395), and since CRI-O
+	// 1.34 a short name that several search registries could serve is
+	// refused as ambiguous (https://github.com/k8snetworkplumbingwg/multus-cni/issues/1471).
+	// containerd and dockerd complete it to docker.io themselves.
+	{pullShortName, regexp.MustCompile(`(?i)short-name "[^"]*" did not resolve to an alias|short name mode is enforcing|no registries configured while trying to pull an unqualified image`),
+		"image reference %s names no registry and the node's runtime (CRI-O) does not resolve short names to one",
+		"The image reference has no registry host. containerd and Docker complete it to docker.io; CRI-O resolves it only through /etc/containers/registries.conf (an alias, or unqualified-search registries), and refuses it when none is configured or, with short-name-mode enforcing, when several search registries could serve it.",
+		"Fully qualify the image in the pod template (%[1]s), or add an alias or unqualified-search-registries entry to /etc/containers/registries.conf on the nodes.", rule.Strong, true},
 	{pullUnreachable, regexp.MustCompile(`(?i)no such host|i/o timeout|connection refused|network is unreachable|TLS handshake timeout|dial tcp|x509:|certificate signed by unknown authority|context deadline exceeded|server misbehaving`),
 		"the node cannot reach the registry serving image %s",
 		"The kubelet's pull failed at the network or TLS level before the registry could answer: DNS, firewall/egress policy, proxy, or an untrusted registry certificate.",
@@ -105,7 +129,7 @@ var pullFailures = []pullFailure{
 
 // pullDetailRe is the runtime's own words for a certificate or platform
 // mismatch, quoted in the mechanism so the report names it.
-var pullDetailRe = regexp.MustCompile(`(?i)x509: [^"\n]*|tls: failed to verify certificate[^"\n]*|no match(ing manifest)? for platform[^"\n]*|(?:write [^"\n:]*: )?no space left on device`)
+var pullDetailRe = regexp.MustCompile(`(?i)x509: [^"\n]*|tls: failed to verify certificate[^"\n]*|no match(ing manifest)? for platform[^"\n]*|(?:write [^"\n:]*: )?no space left on device|(?:(?:Head|Get) "?https://[^\s"]+"?: )?http: server gave HTTP response to HTTPS client|short-name "[^"]*" did not resolve to an alias and no unqualified-search registries are defined(?: in "[^"]*")?|short name mode is enforcing, but image name \S+ returns ambiguous list|no registries configured while trying to pull an unqualified image`)
 
 // checkImagePull: a container stuck pulling its image, split by why.
 func checkImagePull(c *rule.Pass) []rule.Finding {
@@ -114,7 +138,7 @@ func checkImagePull(c *rule.Pass) []rule.Finding {
 		for _, cs := range kube.AllStatuses(p) {
 			st := cs.Status
 			w := st.State.Waiting
-			if w == nil || (w.Reason != "ImagePullBackOff" && w.Reason != "ErrImagePull" && w.Reason != "InvalidImageName" && w.Reason != "ErrImageNeverPull") {
+			if w == nil || (w.Reason != "ImagePullBackOff" && w.Reason != "ErrImagePull" && w.Reason != "InvalidImageName" && w.Reason != "ErrImageNeverPull" && w.Reason != "ImageInspectError") {
 				continue
 			}
 			image := st.Image
@@ -137,10 +161,34 @@ func checkImagePull(c *rule.Pass) []rule.Finding {
 						fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=%s", kube.NSFlag(p), p.Name, e.Reason)))
 				}
 			}
+			// CRI-O refuses a short name already when the kubelet inspects
+			// the image (ImageInspectError); other inspection errors are
+			// the runtime's, not the pull's.
+			if w.Reason == "ImageInspectError" && classify(text) != pullShortName {
+				continue
+			}
 			out = append(out, pullFinding(c, p, st, image, text, evidence))
 		}
 	}
 	return out
+}
+
+// pullRow is the first row of pullFailures that reads text, nil if none.
+func pullRow(text string) *pullFailure {
+	for i := range pullFailures {
+		if pullFailures[i].re.MatchString(text) {
+			return &pullFailures[i]
+		}
+	}
+	return nil
+}
+
+// classify is the class of the pull error text.
+func classify(text string) pullClass {
+	if r := pullRow(text); r != nil {
+		return r.Class
+	}
+	return pullUnknown
 }
 
 func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, text string, evidence []string) rule.Finding {
@@ -150,13 +198,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 		Subject: p.Name + "/" + st.Name, Evidence: evidence,
 		Culprit: fmt.Sprintf("%s container %s image %s", kube.PodRef(p), st.Name, image),
 	}
-	var match *pullFailure
-	for i := range pullFailures {
-		if pullFailures[i].re.MatchString(text) {
-			match = &pullFailures[i]
-			break
-		}
-	}
+	match := pullRow(text)
 	setImage := fmt.Sprintf("kubectl set image %s/%s %s %s=<registry/repository:existing-tag>", kind, owner, kube.NSFlag(p), st.Name)
 	if match == nil {
 		f.Category = f.Category.Sub(string(pullUnknown))
@@ -171,9 +213,27 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 	}
 	f.Category = f.Category.Sub(string(match.Class))
 	why := fmt.Sprintf(match.Title, image)
-	if match.Class == pullNoSpace {
+	fixText := match.Fix
+	switch match.Class {
+	case pullNoSpace:
 		why = fmt.Sprintf(match.Title, image, kube.OrDash(p.Spec.NodeName))
 		f.Culprit = fmt.Sprintf("node/%s image filesystem full (no space left on device) pulling image %s for %s", kube.OrDash(p.Spec.NodeName), image, kube.PodRef(p))
+	case pullPlainHTTP:
+		host := plainHTTPHost(text, image)
+		why = fmt.Sprintf(match.Title, image, "", host)
+		fixText = fmt.Sprintf(match.Fix, host)
+		f.Culprit = fmt.Sprintf("registry %s serves plain HTTP, not configured as insecure in the nodes' container runtime (http: server gave HTTP response to HTTPS client) for image %s of %s", host, image, kube.PodRef(p))
+		if servedOverTLS(host) {
+			// A public registry serves only HTTPS: the plain answer comes
+			// from something between the node and it.
+			f.Category = f.Category.Sub("Intercepted")
+			why = fmt.Sprintf("something between the node and %s (a proxy, a captive portal, a DNS entry pointing elsewhere) answers the runtime's HTTPS request in plain HTTP", host)
+			fixText = fmt.Sprintf("Find what answers for %s from the node: the container runtime's HTTP_PROXY/HTTPS_PROXY settings (its systemd unit's Environment), a transparent proxy or captive portal on the node's network, or /etc/hosts and DNS entries for %[1]s; the public registry itself only speaks HTTPS, so do not configure it as insecure.", host)
+			f.Culprit = fmt.Sprintf("the path from node/%s to %s: a plain HTTP answer to the runtime's HTTPS request (http: server gave HTTP response to HTTPS client) pulling image %s for %s", kube.OrDash(p.Spec.NodeName), host, image, kube.PodRef(p))
+		}
+	case pullShortName:
+		fixText = fmt.Sprintf(match.Fix, qualified(image))
+		f.Culprit = fmt.Sprintf("%s container %s image %s (no registry host; the runtime resolves no short name)", kube.PodRef(p), st.Name, image)
 	}
 	f.Title = fmt.Sprintf("container %s cannot start: %s", st.Name, why)
 	f.Hypothesis = fmt.Sprintf("Image pull fails because %s", why)
@@ -182,12 +242,28 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 	if m := pullDetailRe.FindString(text); m != "" && match.Quote {
 		f.Mechanism = match.Mech + " The runtime said: " + m + ". The kubelet retries with growing back-off (ImagePullBackOff)."
 	}
+	if f.Category == rule.ImagePull.Sub(string(pullPlainHTTP), "Intercepted") {
+		f.Mechanism = "The runtime asked the registry over HTTPS and got a plain HTTP answer; a public registry serves only HTTPS, so the answer came from elsewhere: a proxy the runtime is configured to use, a transparent proxy or captive portal on the node's network, or a name resolved to another host. The runtime said: " + pullDetailRe.FindString(text) + ". The kubelet retries with growing back-off (ImagePullBackOff)."
+	}
 	if match.Class == pullNeverPull {
 		f.Mechanism = match.Mech + " The kubelet checks again at every pod sync; the container cannot start until the image is there."
 	}
 	f.Confidence = match.Conf
-	fix := report.Action{Kind: report.Immediate, Description: match.Fix}
+	fix := report.Action{Kind: report.Immediate, Description: fixText}
 	switch match.Class {
+	case pullShortName:
+		set := fmt.Sprintf("kubectl set image %s/%s %s %s=%s", kind, owner, kube.NSFlag(p), st.Name, qualified(image))
+		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{set}, fmt.Sprintf("set the image of container %s to %s", st.Name, qualified(image)), kube.PodRun(p))
+		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout with the qualified image (the same image, if docker.io is where it was meant to come from)")
+	case pullPlainHTTP:
+		node := kube.OrDash(p.Spec.NodeName)
+		fix.Commands = []string{fmt.Sprintf("kubectl get node %s -o jsonpath='{.status.nodeInfo.containerRuntimeVersion}'", node),
+			fmt.Sprintf("kubectl debug node/%s -it --image=busybox:1.36 -- chroot /host sh -c 'ls /etc/containerd/certs.d/ /etc/containers/registries.conf.d/ 2>/dev/null; cat /etc/docker/daemon.json 2>/dev/null'", node)}
+		fix.Risk = "restarting the container runtime on a node briefly stops it from starting containers (running ones are kept); plain HTTP sends image layers and any registry credentials unencrypted"
+		if strings.HasSuffix(string(f.Category), "/Intercepted") {
+			fix.Commands[1] = fmt.Sprintf("kubectl debug node/%s -it --image=busybox:1.36 -- chroot /host sh -c 'systemctl show containerd crio docker --property=Environment 2>/dev/null; grep -i %s /etc/hosts'", node, strings.SplitN(plainHTTPHost(text, image), ":", 2)[0])
+			fix.Risk = "changing the runtime's proxy settings needs a runtime restart, which briefly stops it from starting containers"
+		}
 	case pullNotFound, pullInvalidName:
 		fix.Commands = kube.TemplateCommands(kind, owner, p.Namespace, []string{setImage}, fmt.Sprintf("set the image of container %s to <registry/repository:existing-tag>", st.Name), kube.PodRun(p))
 		fix.Risk = kube.PendingTemplateRisk(kind, "starts a rollout with the new image")
