@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
@@ -81,6 +82,27 @@ func TestJobFailed(t *testing.T) {
 			WantCategory: "Job/BackoffLimitExceeded/Evicted",
 			WantTitle:    []string{"ephemeral-storage"},
 			Isolated:     true,
+		},
+		{
+			// The kubelet's admission, wording as in
+			// https://github.com/Project-HAMi/HAMi/issues/71 (HAMi's device
+			// plugin gone): the node is the cause, the Job gave up on it.
+			Name: "backoff limit: every pod rejected by one node's device plugin",
+			Bundle: bundletest.WorkloadBundle("Job", "report", func(b *bundle.Bundle) {
+				b.Jobs = []*batchv1.Job{bundletest.NewJob("report", "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4)}
+				rejected := func(p *corev1.Pod) {
+					p.Spec.NodeName = "node-1"
+					p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("4")}
+					p.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: "UnexpectedAdmissionError",
+						Message: "Pod was rejected: Allocate failed due to rpc error: code = Unavailable desc = error reading from server: EOF, which is unexpected"}
+				}
+				b.Pods = []*corev1.Pod{jobPod("report-aaaaa", rejected), jobPod("report-bbbbb", rejected)}
+			}),
+			WantCategory: "Node/Rejected/UnexpectedAdmissionError/DevicePlugin",
+			WantCulprit:  []string{"node/node-1 nvidia.com/gpu", "error reading from server: EOF"},
+			WantTitle:    []string{"both failed pods of job/report were rejected by node node-1"},
+			WantText:     []string{"kubectl cordon node-1", "must be run again", "gRPC Unavailable"},
+			WantRule:     "Job/BackoffLimitExceeded",
 		},
 		{
 			Name: "pod failure policy",

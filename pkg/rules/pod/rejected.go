@@ -18,8 +18,8 @@ var Rejected = &rule.Rule{
 	Meta: rule.Meta{
 		ID:    "pod/rejected",
 		Layer: rule.PodLayer,
-		Needs: rule.PodEvidence,
-		Doc:   "A pod the kubelet rejected at admission (OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity…): Failed before any container ran.",
+		Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
+		Doc:   "A pod the kubelet rejected at admission (OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity, a device plugin's failed allocation…): Failed before any container ran; the node is the cause.",
 	},
 	Check: checkRejected,
 }
@@ -28,15 +28,39 @@ var Rejected = &rule.Rule{
 // (pkg/kubelet/lifecycle/predicate.go).
 var rejectedResourceRe = regexp.MustCompile(`Node didn't have enough resource: (?P<resource>\S+), requested: (?P<requested>\d+), used: (?P<used>\d+), capacity: (?P<capacity>\d+)`)
 
+// oldRejectedRe is the rejection as kubelets before "Pod was rejected: "
+// wrote it, "Pod " + the admit handler's message; read only before an
+// admit handler's own wording, since other Failed pods' messages start
+// with "Pod " too (DeadlineExceeded's "Pod was active on the node longer
+// than specified deadline").
+var oldRejectedRe = regexp.MustCompile(`^Pod ((?:Allocate|Update plugin resources|GeneralPredicates) failed due to |Node didn't have enough resource: |Predicate \S+ failed)`)
+
+// rejectedMessage is the admit handler's message of a pod the kubelet
+// rejected (pkg/kubelet/kubelet.go rejectPod: "Pod was rejected: " +
+// message, phase Failed).
+func rejectedMessage(p *corev1.Pod) (string, bool) {
+	if p.Status.Phase != corev1.PodFailed || p.Status.Reason == "" || p.Status.Reason == "Evicted" {
+		return "", false
+	}
+	if msg, ok := strings.CutPrefix(p.Status.Message, "Pod was rejected: "); ok {
+		return msg, true
+	}
+	if oldRejectedRe.MatchString(p.Status.Message) {
+		return strings.TrimPrefix(p.Status.Message, "Pod "), true
+	}
+	return "", false
+}
+
 // checkRejected: the kubelet re-runs the scheduler's resource and
-// placement checks when it admits a pod; a pod that fails them is set
-// Failed with "Pod was rejected: ..." and never retried. Rejections for a
+// placement checks, and allocates devices, when it admits a pod; a pod
+// that fails them is set Failed and never retried on that node. The
+// cause is the node's, whichever workload gave up on it. Rejections for a
 // node condition (MemoryPressure, DiskPressure) are the node rules'.
 func checkRejected(c *rule.Pass) []rule.Finding {
 	var out []rule.Finding
 	for _, p := range c.B.Pods {
-		msg, ok := strings.CutPrefix(p.Status.Message, "Pod was rejected: ")
-		if p.Status.Phase != corev1.PodFailed || !ok || p.Status.Reason == "" || p.Status.Reason == "Evicted" || strings.HasPrefix(msg, "The node had condition") {
+		msg, ok := rejectedMessage(p)
+		if !ok || strings.HasPrefix(msg, "The node had condition") {
 			continue
 		}
 		out = append(out, rejectedFinding(c, p, p.Status.Reason, msg))
@@ -47,9 +71,11 @@ func checkRejected(c *rule.Pass) []rule.Finding {
 func rejectedFinding(c *rule.Pass, p *corev1.Pod, reason, msg string) rule.Finding {
 	node := kube.OrDash(p.Spec.NodeName)
 	f := rule.Finding{Verdict: report.Validated, Confidence: rule.Strong, Strength: rule.Explained, Subject: p.Name,
-		// A rejected pod of a workload has been replaced: history, unless
-		// the pod itself is the target.
-		Current:  c.B.Target.Kind == "Pod" && c.B.Target.Name == p.Name,
+		// A rejected pod of a workload that a later pod replaced (one the
+		// kubelet admitted) is history, unless the pod itself is the
+		// target; while every later pod is rejected too (a Job that gave
+		// up on them), the rejection is the present state.
+		Current:  c.B.Target.Kind == "Pod" && c.B.Target.Name == p.Name || !replaced(c, p),
 		Category: rule.Node.Sub("Rejected", reason),
 		Evidence: []string{c.Evidence(fmt.Sprintf("Pod phase Failed, reason %s: %s", reason, p.Status.Message),
 			kube.PodRef(p)+" .status.reason/.status.message",
@@ -74,6 +100,12 @@ func rejectedFinding(c *rule.Pass, p *corev1.Pod, reason, msg string) rule.Findi
 	f.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Delete the rejected pod so it is recreated and scheduled again (its controller does this by itself); if the pod sets spec.nodeName, drop it and let the scheduler choose a node with room.",
 		Commands:    []string{fmt.Sprintf("kubectl describe node %s", node), fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NSFlag(p))}}}
+	if reason == unexpectedAdmission {
+		if d, ok := readDeviceRejection(p, msg); ok {
+			deviceFinding(c, p, d, &f)
+		}
+	}
+	sameNode(c, p, &f)
 	return f
 }
 
