@@ -348,6 +348,9 @@ func pendingClaimFinding(c *rule.Pass, cc claimCase) *rule.Finding {
 			f.Culprit = fmt.Sprintf("%s .spec.accessModes %s on StorageClass %s (provisioner %s does not support %s)", pvcRef(pvc), accessModesText(pvc.Spec.AccessModes), className, prov, r.Mode)
 			f.Actions = accessModeActions(pvc, r, className)
 		}
+		if needsSelectedNode(failed.Message, sc) {
+			bindingModeFinding(&f, pvc, sc, prov, failed)
+		}
 		return &f
 	}
 	if ext := ev.last["ExternalProvisioning"]; ext != nil {
