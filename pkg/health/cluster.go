@@ -253,22 +253,21 @@ func warmingPodTarget(c *rule.Pass) bool {
 	return true
 }
 
-// selfRepairing are the API server's own repair-loop notices: it found an
-// allocation out of step and is fixing it itself. Nothing for a human to do,
-// so they are not symptoms.
-var selfRepairing = map[string]bool{"ClusterIPNotAllocated": true, "PortNotAllocated": true}
-
 var recentWarnings = &Check{
 	ID: "object/warnings", Fallback: true,
-	Doc: "For any kind: no warning event of the last hour that still describes the present (a probe that failed before the pod became Ready does not).",
+	Doc: "For any kind: no warning event of the last hour that still describes the present (a probe that failed before the pod became Ready does not); a warning declared harmless (benignWarnings) is noted.",
 	Run: func(c *rule.Pass) []Result {
 		var out []Result
 		for _, e := range kube.WarningEvents(c.B) {
-			if c.Now.Sub(bundle.EventTime(&e)) > kube.RecentWarning || (selfRepairing[e.Reason] && strings.Contains(e.Message, "repairing")) ||
-				ReadySince(c.B, e) {
+			if c.Now.Sub(bundle.EventTime(&e)) > kube.RecentWarning || ReadySince(c.B, e) {
 				continue
 			}
-			out = append(out, fail("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), kube.FirstLine(e.Message)))
+			line := fmt.Sprintf("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), kube.FirstLine(e.Message))
+			if why := benignReason(c.B, e); why != "" {
+				out = append(out, note("%s (harmless: %s)", line, why))
+				continue
+			}
+			out = append(out, fail("%s", line))
 		}
 		return out
 	},
