@@ -81,7 +81,7 @@ var serviceType = &Check{
 
 var ingressBackends = &Check{
 	ID: "ingress/backends", Kinds: []string{"Ingress"},
-	Doc: "Every backend of the Ingress is a Service that exists, exposes the port and has a ready endpoint; an Ingress no controller has given an address is noted.",
+	Doc: "Every backend of the Ingress is a Service that exists, exposes the port and has a ready endpoint, of a type its controller accepts (a controller's warning that a backend must be NodePort or LoadBalancer, matched to a backend that is neither); an Ingress no controller has given an address is noted.",
 	Run: func(c *rule.Pass) []Result {
 		ing := kube.TargetOf(c, "Ingress", c.B.Ingresses)
 		if ing == nil {
@@ -89,6 +89,9 @@ var ingressBackends = &Check{
 		}
 		var out []Result
 		backends := network.BackendsOf(ing)
+		for _, r := range network.BackendTypeRefusals(c, ing) {
+			out = append(out, fail("Ingress %s %s routes to service %s of type %s, which its controller refuses (it needs NodePort or LoadBalancer): %s", ing.Name, r.Backend.Where, r.Service.Name, network.ServiceTypeOf(r.Service), kube.FirstLine(r.Event.Message)))
+		}
 		for _, be := range backends {
 			svc := network.ServiceNamed(c, ing.Namespace, be.Service)
 			switch {

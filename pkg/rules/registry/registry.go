@@ -82,6 +82,7 @@ var Rules = []*rule.Rule{
 	network.ServiceTargetPort,
 	network.ServiceListenPort,
 	network.IngressBackends,
+	network.IngressBackendType,
 	network.IngressClass,
 	network.IngressTLS,
 	network.PolicyBlocks,
