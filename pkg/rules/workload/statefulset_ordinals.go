@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
@@ -17,11 +18,11 @@ import (
 var StatefulSetOrdinals = &rule.Rule{
 	Meta: rule.Meta{
 		ID:       "workload/statefulset-ordinals",
-		Kinds:    []string{"StatefulSet"},
+		Kinds:    []string{"StatefulSet", "Pod"}, // a Pod: the deadlock from its side
 		Layer:    rule.WorkloadLayer,
 		Requires: PodLevel,
 		Needs:    append([]rule.Need{rule.Claims}, Needs...),
-		Doc:      "A StatefulSet whose ordered rollout is blocked by one ordinal.",
+		Doc:      "A StatefulSet whose ordered rollout is blocked by one ordinal; from a pod target, the blocking pod waiting for the peers OrderedReady holds back.",
 	},
 	Check: checkStatefulSetOrdinals,
 }
@@ -41,7 +42,10 @@ func ordinalOf(set, pod string) (int32, bool) {
 // unready pod blocks every higher ordinal.
 func checkStatefulSetOrdinals(c *rule.Pass) []rule.Finding {
 	s := kube.TargetOf(c, "StatefulSet", c.B.StatefulSets)
-	if s == nil || s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
+	if s == nil {
+		return podSideDeadlock(c)
+	}
+	if s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
 		return nil
 	}
 	want := kube.ReplicasOf(s.Spec.Replicas)
@@ -77,6 +81,59 @@ func checkStatefulSetOrdinals(c *rule.Pass) []rule.Finding {
 		}
 	}
 	return []rule.Finding{ordinalFinding(c, s, blocker, pods[blocker], missing)}
+}
+
+// podSideDeadlock is the peer deadlock seen from a pod target: the pod is
+// its StatefulSet's highest ordinal created, not Ready, while ordinals above
+// it are wanted and its log waits for them. The bundle of a pod holds its
+// StatefulSet but not its siblings, so which pods exist is read from the
+// StatefulSet's status: OrderedReady creates them in order. Only the
+// deadlock is said from this side; any other reason the pod is not Ready
+// is its own finding's.
+func podSideDeadlock(c *rule.Pass) []rule.Finding {
+	if c.B.Target.Kind != "Pod" {
+		return nil
+	}
+	var p *corev1.Pod
+	for _, x := range c.B.Pods {
+		if x.Name == c.B.Target.Name && x.Namespace == c.B.Target.Namespace {
+			p = x
+		}
+	}
+	if p == nil || kube.IsPodReady(p) {
+		return nil
+	}
+	ref := metav1.GetControllerOf(p)
+	if ref == nil || ref.Kind != "StatefulSet" {
+		return nil
+	}
+	var s *appsv1.StatefulSet
+	for _, x := range c.B.StatefulSets {
+		if x.UID == ref.UID && x.Namespace == p.Namespace {
+			s = x
+		}
+	}
+	if s == nil || s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
+		return nil
+	}
+	want := kube.ReplicasOf(s.Spec.Replicas)
+	start := int32(0)
+	if s.Spec.Ordinals != nil {
+		start = s.Spec.Ordinals.Start
+	}
+	n, ok := ordinalOf(s.Name, p.Name)
+	if !ok || s.Status.Replicas >= want || n != start+s.Status.Replicas-1 {
+		return nil
+	}
+	var missing []string
+	for i := n + 1; i < start+want; i++ {
+		missing = append(missing, fmt.Sprintf("%s-%d", s.Name, i))
+	}
+	f := ordinalFinding(c, s, n, p, missing)
+	if !strings.HasSuffix(string(f.Category), "/PeerDeadlock") {
+		return nil
+	}
+	return []rule.Finding{f}
 }
 
 func ordinalFinding(c *rule.Pass, s *appsv1.StatefulSet, ordinal int32, p *corev1.Pod, missing []string) rule.Finding {

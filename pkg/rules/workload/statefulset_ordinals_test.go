@@ -91,3 +91,50 @@ func TestStatefulSetPeerDeadlock(t *testing.T) {
 		})
 	}
 }
+
+// TestStatefulSetPeerDeadlockFromPod: the same deadlock triaged from the
+// blocking pod, whose bundle holds its StatefulSet but not its siblings:
+// which ordinals exist is read from the StatefulSet's status. RabbitMQ's
+// "Waiting for Mnesia tables" naming its peer
+// (https://github.com/bitnami/charts/issues/8056). A pod that is not the
+// highest created ordinal, or a Parallel StatefulSet, is not said.
+func TestStatefulSetPeerDeadlockFromPod(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	yes, two := true, int32(2)
+	log := "2021-11-03 10:01:02.123 [warning] <0.235.0> Waiting for Mnesia tables for 30000 ms, 8 retries left\n" +
+		"2021-11-03 10:01:02.124 [info] <0.235.0> Error while waiting for Mnesia tables: {timeout_waiting_for_tables,['rabbit@rabbitmq-1.rabbitmq-headless.mq.svc.cluster.local'],[rabbit_durable_queue]}\n"
+	for _, tt := range []struct {
+		name     string
+		created  int32
+		policy   appsv1.PodManagementPolicyType
+		wantSaid bool
+	}{
+		{"highest ordinal created waits for the next", 1, appsv1.OrderedReadyPodManagement, true},
+		{"every ordinal created", 2, appsv1.OrderedReadyPodManagement, false},
+		{"parallel", 1, appsv1.ParallelPodManagement, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "rabbitmq", Namespace: "mq", UID: "s1"},
+				Spec:   appsv1.StatefulSetSpec{Replicas: &two, ServiceName: "rabbitmq-headless", PodManagementPolicy: tt.policy},
+				Status: appsv1.StatefulSetStatus{Replicas: tt.created}}
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "rabbitmq-0", Namespace: "mq", UID: "p0",
+				OwnerReferences: []metav1.OwnerReference{{Kind: "StatefulSet", Name: "rabbitmq", UID: "s1", Controller: &yes}}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "rabbitmq", Image: "bitnami/rabbitmq:3.9.8"}}},
+				Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "rabbitmq",
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: "rabbitmq-0", Namespace: "mq", UID: "p0"},
+				StatefulSets: []*appsv1.StatefulSet{s}, Pods: []*corev1.Pod{p},
+				Logs: []bundle.ContainerLog{{Namespace: "mq", Pod: "rabbitmq-0", Container: "rabbitmq", Text: log}}}
+			fs := ruletest.Run(StatefulSetOrdinals, b, now)
+			if !tt.wantSaid {
+				if len(fs) != 0 {
+					t.Fatalf("got %+v, want nothing", fs)
+				}
+				return
+			}
+			if len(fs) != 1 || string(fs[0].Category) != "StatefulSet/OrdinalBlocked/PeerDeadlock" || !strings.Contains(fs[0].Title, "rabbitmq-1") {
+				t.Fatalf("got %+v, want the peer deadlock naming rabbitmq-1", fs)
+			}
+		})
+	}
+}
