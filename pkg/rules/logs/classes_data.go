@@ -14,7 +14,39 @@ const (
 	SQL             Class = "SQL"
 	DataDirNotEmpty Class = "DataDirNotEmpty"
 	LockHeld        Class = "LockHeld"
+	// StoredState: the configuration names an identity (a data center, a
+	// cluster ID) other than the one the data on the volume was written
+	// with, and the application refuses to start on it.
+	StoredState Class = "StoredState"
 )
+
+// A configured identity against the one stored with the data: Cassandra's
+// SystemKeyspace.checkHealth ("Cannot start node if snitch's data center
+// (dc2) differs from previous data center (dc1)", also for the rack),
+// Kafka's InconsistentClusterIdException ("The Cluster ID X doesn't match
+// stored clusterId Some(Y) in meta.properties"). Above MissingEnv: a stored
+// "$(VAR)" is a reference an earlier spec left unexpanded, not a variable
+// unset now.
+var _ = register(Def{
+	Class: StoredState,
+	Patterns: []Pattern{{re: storedStateRe,
+		Explains: "the configuration names another identity than the one the data on its volume was written with (a data center, a rack, a cluster ID), and the application refuses to start on that data",
+		Fix:      "Configure the identity the stored data was written with, or, when that data is disposable, start from an empty volume (Cassandra: decommission and rebootstrap the node, or -Dcassandra.ignore_dc=true / ignore_rack; Kafka: the broker's meta.properties cluster.id).", Priority: 91}},
+	Subject: func(line string) string {
+		m, ok := submatch.Find(storedStateRe, line)
+		if !ok {
+			return ""
+		}
+		for _, g := range [][2]string{{"configured", "stored"}, {"configured2", "stored2"}, {"configured3", "stored3"}} {
+			if st := m.Get(g[1]); st != "" || m.Get(g[0]) != "" {
+				return "configured " + m.Get(g[0]) + ", stored with the data " + st
+			}
+		}
+		return ""
+	},
+})
+
+var storedStateRe = regexp.MustCompile(`(?i)data center \((?P<configured>.+?)\) differs from previous data center \((?P<stored>.+?)\)(?:\.|\s|$)|rack \((?P<configured2>.+?)\) differs from previous rack \((?P<stored2>.+?)\)(?:\.|\s|$)|Cluster ID (?P<configured3>\S+) doesn't match stored clusterId Some\((?P<stored3>[^)]*)\)`)
 
 // Another process holds the lock on the data files (InnoDB's "Unable to
 // lock ./ibdata1 error: 11", Prometheus' "lock DB directory"): on a volume,

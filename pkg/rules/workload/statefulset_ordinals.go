@@ -216,10 +216,21 @@ func ordinalFinding(c *rule.Pass, s *appsv1.StatefulSet, ordinal int32, p *corev
 // awaitedPeers are the missing ordinals whose stable DNS names
 // (<pod>.<serviceName>) the blocking pod's log names: it waits for peers
 // the controller creates only once it is Ready (a clustered server that
-// needs a quorum before its readiness probe passes).
+// needs a quorum before its readiness probe passes). Only a pod whose
+// containers run waits: one that crash-loops has a cause of its own.
 func awaitedPeers(c *rule.Pass, s *appsv1.StatefulSet, p *corev1.Pod, missing []string) []string {
 	if len(missing) == 0 {
 		return nil
+	}
+	// A pod crash-looping on a cause of its own is not waiting for peers.
+	for _, st := range p.Status.ContainerStatuses {
+		if st.State.Running == nil {
+			return nil
+		}
+	}
+	self := p.Name + "."
+	if s.Spec.ServiceName != "" {
+		self += s.Spec.ServiceName
 	}
 	var out []string
 	for _, m := range missing {
@@ -227,10 +238,18 @@ func awaitedPeers(c *rule.Pass, s *appsv1.StatefulSet, p *corev1.Pod, missing []
 		if s.Spec.ServiceName != "" {
 			host += s.Spec.ServiceName
 		}
+	logs:
 		for _, l := range c.B.Logs {
-			if l.Namespace == p.Namespace && l.Pod == p.Name && strings.Contains(l.Text, host) {
-				out = append(out, m)
-				break
+			if l.Namespace != p.Namespace || l.Pod != p.Name {
+				continue
+			}
+			for _, line := range strings.Split(l.Text, "\n") {
+				// A line that names the pod itself too is a member list
+				// (Cassandra's seeds), not a wait for one peer.
+				if strings.Contains(line, host) && !strings.Contains(line, self) {
+					out = append(out, m)
+					break logs
+				}
 			}
 		}
 	}

@@ -138,3 +138,40 @@ func TestStatefulSetPeerDeadlockFromPod(t *testing.T) {
 		})
 	}
 }
+
+// TestStatefulSetPeerListIsNoWait: a log line listing the members, the pod
+// itself among them (Cassandra's seeds), and a pod that crash-loops on its
+// own cause, are no wait for a peer.
+func TestStatefulSetPeerListIsNoWait(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	yes, three := true, int32(3)
+	seeds := "INFO  09:40:12 Node configuration:[cluster_name=Kong; seed_provider=org.apache.cassandra.locator.SimpleSeedProvider{seeds=cassandra-0.cassandra,cassandra-1.cassandra,cassandra-2.cassandra}]\n"
+	for _, tt := range []struct {
+		name  string
+		state corev1.ContainerState
+	}{
+		{"running, seed list", corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}},
+		{"crash-looping", corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			log := seeds
+			if tt.state.Waiting != nil {
+				log += "WARN  09:40:13 Cannot reach cassandra-1.cassandra.shop.svc.cluster.local\n"
+			}
+			s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "cassandra", Namespace: "shop", UID: "s1"},
+				Spec: appsv1.StatefulSetSpec{Replicas: &three, ServiceName: "cassandra"}, Status: appsv1.StatefulSetStatus{Replicas: 1}}
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "cassandra-0", Namespace: "shop", UID: "p0",
+				OwnerReferences: []metav1.OwnerReference{{Kind: "StatefulSet", Name: "cassandra", UID: "s1", Controller: &yes}}},
+				Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "cassandra", Image: "cassandra:2.2.8"}}},
+				Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "cassandra", State: tt.state}}}}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "StatefulSet", Name: "cassandra", Namespace: "shop", UID: "s1"},
+				StatefulSets: []*appsv1.StatefulSet{s}, Pods: []*corev1.Pod{p},
+				Logs: []bundle.ContainerLog{{Namespace: "shop", Pod: "cassandra-0", Container: "cassandra", Text: log}}}
+			for _, f := range ruletest.Run(StatefulSetOrdinals, b, now) {
+				if strings.HasSuffix(string(f.Category), "/PeerDeadlock") {
+					t.Errorf("read as a peer deadlock: %s", f.Title)
+				}
+			}
+		})
+	}
+}
