@@ -75,7 +75,11 @@ type Event struct {
 	// exception line ending a Python traceback, the "panic:" line of Go.
 	Trace    Trace
 	Headline string
-	Raw      []string // the input lines, without the timestamp prefix
+	// Hint: the record only points elsewhere ("For more details run the
+	// same command passing the '--verbose' option", "Run with
+	// --stacktrace"): never a decisive line, whatever its level (hint.go).
+	Hint bool
+	Raw  []string // the input lines, without the timestamp prefix
 }
 
 // Text is the event in one line: the crash headline, or the message and the
@@ -90,6 +94,8 @@ func (e *Event) Text() string {
 		return msg
 	case msg == "":
 		return err
+	case strings.HasSuffix(msg, ":"): // "error authenticating:" and its value
+		return msg + " " + err
 	}
 	return msg + ": " + err
 }

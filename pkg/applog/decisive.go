@@ -68,6 +68,9 @@ func (l *Log) Decisive(opt Options) []Decisive {
 	counts := map[string]int{}
 	for i := range l.Events {
 		ev := &l.Events[i]
+		if ev.Hint {
+			continue
+		}
 		text := ev.Text()
 		full := text
 		if ev.Message != "" && !strings.Contains(full, ev.Message) {

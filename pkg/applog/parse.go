@@ -47,6 +47,7 @@ func Parse(text string) *Log {
 		ev.Time = times[i]
 		ev.Line, ev.Lines = i, end-i
 		ev.Raw = p.lines[i:end]
+		ev.Hint = ev.Trace == "" && isHint(ev.Text())
 		counts[ev.Format]++
 		log.Events = append(log.Events, ev)
 		i = end
@@ -126,7 +127,16 @@ func (p *parser) event(i int) (int, Event) {
 		}
 		break
 	}
+	values := map[string]string(nil)
 	if end > i+1 {
+		values = multilineValues(p.lines[i:end])
+	}
+	for _, k := range valueErrKeys {
+		if v := values[k]; v != "" && ev.Error == "" {
+			ev.Error = valueLine(v)
+		}
+	}
+	if end > i+1 && values == nil {
 		ev.Trace, ev.Headline = traceHeadline(p.lines[i:end])
 		if h := wholeHeadline(p.lines[i:end], ev.Headline, r.level); h != "" {
 			ev.Headline = h

@@ -57,10 +57,12 @@ func parseLine(line string) record {
 // ---- JSON ----
 
 // Field names of the common JSON loggers, most specific first. The message
-// of Serilog's compact format is @m (rendered) or @mt (template).
+// of Serilog's compact format is @m (rendered) or @mt (template);
+// hashicorp/go-hclog's JSON format (Vault, Consul, Nomad) writes @level and
+// @message (intlogger.go jsonMapEntry).
 var (
-	jsonLevelKeys = []string{"level", "lvl", "severity", "log.level", "@l", "loglevel", "log_level", "levelname", "levelName", "Level", "LEVEL", "Severity", "level_name"}
-	jsonMsgKeys   = []string{"msg", "message", "@m", "@mt", "Message", "MESSAGE", "event", "textPayload", "log"}
+	jsonLevelKeys = []string{"level", "lvl", "severity", "log.level", "@l", "@level", "loglevel", "log_level", "levelname", "levelName", "Level", "LEVEL", "Severity", "level_name"}
+	jsonMsgKeys   = []string{"msg", "message", "@m", "@mt", "@message", "Message", "MESSAGE", "event", "textPayload", "log"}
 	jsonErrKeys   = []string{"error", "err", "error.message", "@x", "exception", "Exception", "exc_info", "thrown", "error_message", "errorMessage", "reason"}
 	jsonStackKeys = []string{"stacktrace", "stack", "stack_trace", "error.stack_trace", "exc_info", "@x", "exception", "Exception", "errorVerbose"}
 )
@@ -82,6 +84,9 @@ func parseJSON(line string) (record, bool) {
 				break
 			}
 		}
+	}
+	if r.level == LevelUnknown {
+		r.level = mongoSeverity(obj)
 	}
 	// Serilog's compact JSON omits @l for Information.
 	if _, serilog := obj["@t"]; serilog && r.level == LevelUnknown {
@@ -218,11 +223,14 @@ func errText(v any) string {
 			}
 		}
 		msg := text(v["message"])
-		if msg == "" {
-			msg = text(v["localizedMessage"])
+		for _, k := range []string{"localizedMessage", "errmsg"} {
+			if msg == "" {
+				msg = text(v[k])
+			}
 		}
 		name := text(v["type"])
-		for _, k := range []string{"name", "class"} {
+		// MongoDB writes a Status as {"code":…,"codeName":…,"errmsg":…}.
+		for _, k := range []string{"name", "class", "codeName"} {
 			if name == "" {
 				name = text(v[k])
 			}

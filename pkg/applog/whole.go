@@ -287,6 +287,9 @@ func joinItems(parts []string) string {
 func errLine(s string) string {
 	first := firstLine(s)
 	if !listHeaderRe.MatchString(first) {
+		if listedLater(s) {
+			return valueLine(s)
+		}
 		return first
 	}
 	parts := []string{first}

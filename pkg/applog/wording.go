@@ -155,17 +155,46 @@ func withAddressFields(msg, err string, obj map[string]any) string {
 	return msg + " (" + strings.Join(extra, " ") + ")"
 }
 
-// liftFields reads tracing-subscriber's JSON format, which nests the event's
-// message and fields under "fields" ({"level":"ERROR","fields":{"message":
-// …,"error":…},"target":…}): they become top-level keys unless taken.
+// liftFields reads the formats that nest the event's fields under one key:
+// tracing-subscriber's JSON ({"level":"ERROR","fields":{"message":…,
+// "error":…},"target":…}) and MongoDB's structured log since 4.4
+// ({"s":"F","c":"CONTROL","msg":…,"attr":{"error":…}},
+// https://www.mongodb.com/docs/manual/reference/log-messages/): they become
+// top-level keys unless taken.
 func liftFields(obj map[string]any) {
-	fields, ok := obj["fields"].(map[string]any)
-	if !ok {
-		return
-	}
-	for k, v := range fields {
-		if _, taken := obj[k]; !taken {
-			obj[k] = v
+	for _, key := range []string{"fields", "attr"} {
+		fields, ok := obj[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		for k, v := range fields {
+			if _, taken := obj[k]; !taken {
+				obj[k] = v
+			}
 		}
 	}
+}
+
+// mongoSeverity reads MongoDB's severity field "s" (F fatal, E error, W
+// warning, I informational, D1–D5 debug; the log-messages page above). A
+// one-letter key is read only in MongoDB's own record shape, with its
+// component "c" and context "ctx", so another program's "s" is left alone.
+func mongoSeverity(obj map[string]any) Level {
+	s, ok := obj["s"].(string)
+	if !ok || obj["c"] == nil || obj["ctx"] == nil {
+		return LevelUnknown
+	}
+	switch s {
+	case "F":
+		return LevelFatal
+	case "E":
+		return LevelError
+	case "W":
+		return LevelWarn
+	case "I":
+		return LevelInfo
+	case "D", "D1", "D2", "D3", "D4", "D5":
+		return LevelDebug
+	}
+	return LevelUnknown
 }

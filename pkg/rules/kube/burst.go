@@ -47,7 +47,7 @@ func ErrorBurst(text string, now time.Time) Burst {
 	}
 	counts := map[string]int{}
 	for _, ev := range lg.Events {
-		if ev.Level < applog.LevelError || ev.Implied {
+		if ev.Level < applog.LevelError || ev.Implied || ev.Hint {
 			continue
 		}
 		if !ev.Time.IsZero() && newest.Sub(ev.Time) > BurstWindow {

@@ -159,7 +159,7 @@ func TestClassificationOrder(t *testing.T) {
 		"VersionMismatch 89", "VersionMismatch#1 89", "VersionMismatch#2 89", "VersionMismatch#3 89", "VersionMismatch#4 89", "VersionMismatch#5 89", "VersionMismatch#6 89",
 		"Forbidden 88",
 		"NoSpace 87",
-		"NoServerCertificate 86",
+		"NoServerCertificate 86", "NoServerCertificate#1 86",
 		"DataDirNotEmpty 86",
 		"MissingFile 85",
 		"MissingModule 84", "LockHeld 84", "TLS#1 84",

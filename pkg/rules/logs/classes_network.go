@@ -121,12 +121,18 @@ var _ = register(Def{
 // defined for the "listen ... ssl" directive', Go crypto/tls's "neither
 // Certificates, GetCertificate, nor GetConfigForClient set in Config". The
 // setting that asks for the TLS listener (an https:// URL in the
-// container's environment) is traced by the pod rules.
+// container's environment) is traced by the pod rules. Keycloak's
+// production mode (`start`) serves HTTPS only unless told otherwise:
+// "Key material not provided to setup HTTPS" (its StartCommandTest
+// failNoTls, https://github.com/keycloak/keycloak/issues/12803).
 var _ = register(Def{
 	Class: NoServerCertificate,
 	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)no server certificate was specified|no "ssl_certificate" is defined for the "listen|neither Certificates, GetCertificate, nor GetConfigForClient set in Config`),
 		Explains: "the application is set to serve HTTPS (a TLS listener) but has no server certificate for it",
-		Fix:      "Either give the server a certificate and key (a Secret mounted into the container and the server's setting pointed at it: for Kestrel ASPNETCORE_Kestrel__Certificates__Default__Path and __KeyPath, or __Password for a .pfx), or serve plain HTTP inside the cluster and terminate TLS at the Ingress or mesh: drop the https:// URL from the setting that asks for it.", Priority: 86}},
+		Fix:      "Either give the server a certificate and key (a Secret mounted into the container and the server's setting pointed at it: for Kestrel ASPNETCORE_Kestrel__Certificates__Default__Path and __KeyPath, or __Password for a .pfx), or serve plain HTTP inside the cluster and terminate TLS at the Ingress or mesh: drop the https:// URL from the setting that asks for it.", Priority: 86},
+		{re: regexp.MustCompile(`Key material not provided to setup HTTPS`),
+			Explains: "Keycloak started in production mode (start), which serves HTTPS, without a certificate and key",
+			Fix:      "Either give Keycloak a certificate and key (a Secret mounted into the container, with KC_HTTPS_CERTIFICATE_FILE and KC_HTTPS_CERTIFICATE_KEY_FILE pointing at them), or, with TLS terminated at the Ingress or proxy, enable plain HTTP (KC_HTTP_ENABLED=true, and the proxy setting so Keycloak trusts its headers: KC_PROXY_HEADERS=xforwarded from Keycloak 25, KC_PROXY=edge before); start-dev is for development only.", Priority: 86}},
 })
 
 // A login the dependency refused. The first row is the client's view

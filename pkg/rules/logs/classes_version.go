@@ -22,6 +22,9 @@ type versionSide struct {
 	say func(m submatch.Match, line string) string
 }
 
+// mongoFCVRe is the featureCompatibilityVersion document mongod quotes.
+var mongoFCVRe = regexp.MustCompile(`featureCompatibilityVersion\\?", version: \\?"(?P<have>[\d.]+)`)
+
 // versionSides, in the Def's row order. Each wording is the program's own
 // (the source named above each).
 var versionSides = []versionSide{
@@ -62,7 +65,12 @@ var versionSides = []versionSide{
 	// PROBLEM: Found an invalid featureCompatibilityVersion document") and
 	// on files too new for it.
 	{regexp.MustCompile(`UPGRADE PROBLEM: .{0,300}featureCompatibilityVersion|too recent to start up on the existing data files`),
-		func(submatch.Match, string) string {
+		func(_ submatch.Match, line string) string {
+			// The document it found: { _id: "featureCompatibilityVersion",
+			// version: "4.4" }.
+			if m, ok := submatch.Find(mongoFCVRe, line); ok {
+				return "data files at MongoDB featureCompatibilityVersion " + m.Get("have") + ", which this mongod cannot run on"
+			}
 			return "data files of another MongoDB featureCompatibilityVersion than this mongod"
 		}},
 	// Docker Engine API version negotiation (moby api/server/middleware

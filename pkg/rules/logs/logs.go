@@ -65,7 +65,7 @@ func FindDecisive(text string) *Decisive {
 	var best, bestWarn *Decisive
 	for i := len(log.Events) - 1; i >= 0; i-- {
 		ev := &log.Events[i]
-		if ev.Level >= applog.LevelTrace && ev.Level <= applog.LevelInfo {
+		if ev.Level >= applog.LevelTrace && ev.Level <= applog.LevelInfo || ev.Hint {
 			continue
 		}
 		line := strings.TrimSpace(ev.Text())

@@ -138,6 +138,21 @@ func TestFindDecisiveRealCorpus(t *testing.T) {
 				`{"timestamp":"2024-06-11T08:00:01.005877Z","level":"ERROR","fields":{"message":"failed to bind listener","addr":"0.0.0.0:8080","error":"Address already in use (os error 98)"},"target":"ingest::server"}` + "\n" +
 				"Error: Address already in use (os error 98)\n",
 			"AddressInUse", "8080"},
+		// MongoDB's structured log: severity "s", the error under "attr".
+		{"mongodb-fcv-too-old", "https://github.com/mongodb/mongodb-kubernetes-operator/issues/1478",
+			`{"t":{"$date":"2024-03-26T09:14:03.912+00:00"},"s":"F",  "c":"CONTROL",  "id":20573,   "ctx":"initandlisten","msg":"Wrong mongod version","attr":{"error":"UPGRADE PROBLEM: Found an invalid featureCompatibilityVersion document (ERROR: Location4926900: Invalid featureCompatibilityVersion document in admin.system.version: { _id: \"featureCompatibilityVersion\", version: \"4.4\" }."}}` + "\n" +
+				`{"t":{"$date":"2024-03-26T09:14:03.950+00:00"},"s":"I",  "c":"CONTROL",  "id":23138,   "ctx":"initandlisten","msg":"Shutting down","attr":{"exitCode":62}}` + "\n",
+			"VersionMismatch", "featureCompatibilityVersion 4.4"},
+		{"mongodb-listener-status-object", "https://github.com/barrowclift/hacker-news-cleanser/issues/2",
+			`{"t":{"$date":"2021-02-03T13:17:50.652-05:00"},"s":"E",  "c":"STORAGE",  "id":20568,   "ctx":"initandlisten","msg":"Error setting up listener","attr":{"error":{"code":9001,"codeName":"SocketException","errmsg":"Address already in use"}}}` + "\n" +
+				`{"t":{"$date":"2021-02-03T13:17:50.653-05:00"},"s":"I",  "c":"CONTROL",  "id":20565,   "ctx":"initandlisten","msg":"Now exiting"}` + "\n",
+			"AddressInUse", "Address already in use"},
+		// The hint after the error is not the line (applog hint.go).
+		{"keycloak-production-no-tls", "https://github.com/keycloak/keycloak/issues/12803",
+			"2022-06-29 04:32:07,232 ERROR [org.keycloak.quarkus.runtime.cli.ExecutionExceptionHandler] (main) ERROR: Failed to start server in (production) mode\n" +
+				"2022-06-29 04:32:07,232 ERROR [org.keycloak.quarkus.runtime.cli.ExecutionExceptionHandler] (main) ERROR: Key material not provided to setup HTTPS. Please configure your keys/certificates or start the server in development mode.\n" +
+				"2022-06-29 04:32:07,232 ERROR [org.keycloak.quarkus.runtime.cli.ExecutionExceptionHandler] (main) For more details run the same command passing the '--verbose' option. Also you can use '--help' to see the details about the usage of the particular command.\n",
+			"NoServerCertificate", "Key material not provided to setup HTTPS"},
 	}
 	// What the finding's title names in parentheses (SubjectOf).
 	subjects := map[string]string{

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
@@ -80,29 +81,40 @@ func initRunningFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 		Culprit: fmt.Sprintf("%s init container %s (running %v, not finished)", kube.PodRef(p), st.Name, age),
 	}
 	cur, _ := c.B.LogsFor(p.Name, st.Name)
-	line, endpoint := waitLine(cur)
+	w := waitLine(cur)
 	what := ""
 	switch {
-	case endpoint != "":
-		what = ", waiting for " + endpoint
+	case w.endpoint != "":
+		what = ", waiting for " + w.endpoint
 		f.Confidence = rule.Likely
-	case line != "":
+	case w.repeats > 1:
+		what = fmt.Sprintf(", retrying an error its log repeats (%d times)", w.repeats)
+		f.Confidence = rule.Plausible
+	case w.line != "":
 		f.Confidence = rule.Plausible
 	}
 	f.Title = fmt.Sprintf("init container %s has been running for %v without finishing%s: pod %s stays %s and its app containers never start", st.Name, age, what, p.Name, status)
 	f.Summary = fmt.Sprintf("Pod %s is stuck in %s: init container %s started %v ago and has not exited.", p.Name, status, st.Name, age)
-	if line != "" {
-		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Its latest log line: %q", line),
+	if w.line != "" {
+		said := fmt.Sprintf("Its latest log line: %q", w.line)
+		if w.repeats > 1 {
+			said = fmt.Sprintf("Its log repeats this error (%d times, still being logged): %q", w.repeats, w.line)
+			f.Mechanism += " This one keeps retrying the error its log repeats: until that error is fixed it never exits."
+		}
+		f.Evidence = append(f.Evidence, c.Evidence(said,
 			fmt.Sprintf("logs of %s init container %s (current instance)", kube.PodRef(p), st.Name), kube.LogsCmd(p, st.Name, false)))
-		f.Summary += fmt.Sprintf(" Its log says: %q.", line)
-		f.Culprit = fmt.Sprintf("%s init container %s: %s", kube.PodRef(p), st.Name, line)
+		f.Summary += fmt.Sprintf(" Its log says: %q.", w.line)
+		f.Culprit = fmt.Sprintf("%s init container %s: %s", kube.PodRef(p), st.Name, w.line)
 	}
 	check := report.Action{Kind: report.Immediate, Commands: []string{kube.LogsCmd(p, st.Name, false)}}
-	if endpoint != "" {
-		host, _, _ := strings.Cut(endpoint, ":")
-		check.Description = fmt.Sprintf("Make %s reachable from the pod (the Service %s exists in namespace %s with ready endpoints, or the address is right), or fix the address the init container waits for.", endpoint, host, p.Namespace)
+	switch {
+	case w.endpoint != "":
+		host, _, _ := strings.Cut(w.endpoint, ":")
+		check.Description = fmt.Sprintf("Make %s reachable from the pod (the Service %s exists in namespace %s with ready endpoints, or the address is right), or fix the address the init container waits for.", w.endpoint, host, p.Namespace)
 		check.Commands = append(check.Commands, fmt.Sprintf("kubectl get service,endpointslices %s | grep %s", kube.NSFlag(p), host))
-	} else {
+	case w.repeats > 1:
+		check.Description = fmt.Sprintf("Fix what the error init container %s keeps retrying names (the credentials, role or address it is refused), then let it finish; it retries on its own.", st.Name)
+	default:
 		check.Description = fmt.Sprintf("Find out what init container %s waits for or hangs on (its command and log), and make it available or let the container exit.", st.Name)
 		check.Commands = append(check.Commands, fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.initContainers[?(@.name=="%s")].command}'`, p.Name, kube.NSFlag(p), st.Name))
 	}
@@ -110,28 +122,42 @@ func initRunningFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, 
 	return f
 }
 
-// waitLine returns the most telling of the last lines of a running init
-// container's log: the latest wait-loop line (and the endpoint it names),
-// else the latest line.
-func waitLine(l *bundle.ContainerLog) (line, endpoint string) {
+// waited is what a running init container's log says it waits on.
+type waited struct {
+	line     string // the record to quote
+	endpoint string // the host:port a wait-loop line names
+	repeats  int    // how often the record's error repeats (0: not an error)
+}
+
+// waitLine returns the most telling of the last records of a running init
+// container's log (read by the log component, so a record's continuation
+// lines are its own, never a line of their own): the latest wait-loop line
+// naming an endpoint, else the error the log keeps repeating (a login
+// refused on every retry), else the latest record.
+func waitLine(l *bundle.ContainerLog) waited {
+	var w waited
 	if l == nil || l.Error != "" {
-		return "", ""
+		return w
 	}
-	lines := strings.Split(strings.TrimRight(l.Text, "\n"), "\n")
-	for i := len(lines) - 1; i >= 0 && i >= len(lines)-20; i-- {
-		_, text := logs.SplitTimestamp(lines[i])
-		text = strings.TrimSpace(text)
-		if text == "" {
+	lg := applog.Parse(l.Text)
+	for i := len(lg.Events) - 1; i >= 0 && i >= len(lg.Events)-20; i-- {
+		ev := &lg.Events[i]
+		text := strings.TrimSpace(ev.Text())
+		if text == "" || ev.Hint {
 			continue
 		}
-		if line == "" {
-			line = text
+		if w.line == "" {
+			w.line = text
 		}
 		if waitLineRe.MatchString(text) {
 			if ep := logs.EndpointIn(text); ep != "" {
-				return text, ep
+				return waited{line: text, endpoint: ep}
 			}
 		}
 	}
-	return line, ""
+	// A retry loop's error: declared by its logger and still repeating.
+	if ds := lg.Decisive(applog.Options{Running: true, Max: 1}); len(ds) > 0 && ds[0].Repeats > 1 && ds[0].Event.Level >= applog.LevelError && !ds[0].Event.Implied {
+		return waited{line: strings.TrimSpace(ds[0].Text), repeats: ds[0].Repeats}
+	}
+	return w
 }
