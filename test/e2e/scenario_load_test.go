@@ -149,9 +149,13 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 		captured := u.DeepCopy()
 		prepare(u, ns, uids, shift)
 		var out *unstructured.Unstructured
-		if kind == "Service" {
+		switch kind {
+		case "Service":
 			out = createService(t, c, u, ips)
-		} else {
+		case "Pod":
+			ensureServiceAccount(t, c, u)
+			out = createOrReplace(t, c, u)
+		default:
 			out = createOrReplace(t, c, u)
 		}
 		uids[old] = out.GetUID()
@@ -464,45 +468,6 @@ func shiftTimes(v any, d time.Duration) any {
 		}
 	}
 	return v
-}
-
-// createOrReplace creates u with its status; an object the namespace or
-// cluster already has (the default ServiceAccount, a node an earlier
-// scenario created) is replaced.
-func createOrReplace(t *testing.T, c *testcluster.Cluster, u *unstructured.Unstructured) *unstructured.Unstructured {
-	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), r)
-		}
-	}()
-	obj := u.DeepCopy()
-	if exists(t, c, obj) {
-		c.Replace(t, obj)
-		return obj
-	}
-	c.Create(t, obj)
-	if u.GetKind() == "Node" {
-		deleteNodeAtEnd(t, c, u.GetName())
-		// Admission taints a new Node not-ready; the captured taints are
-		// what the node controllers had left, so they replace them.
-		again := u.DeepCopy()
-		c.Replace(t, again)
-		return again
-	}
-	return obj
-}
-
-func exists(t *testing.T, c *testcluster.Cluster, u *unstructured.Unstructured) bool {
-	t.Helper()
-	err := c.Get(u.DeepCopy())
-	if err == nil {
-		return true
-	}
-	if !apierrors.IsNotFound(err) {
-		t.Fatalf("get %s %s: %v", u.GetKind(), u.GetName(), err)
-	}
-	return false
 }
 
 // createEvent records a captured event about the object it names, now
