@@ -176,6 +176,9 @@ func merge(fs []rule.Finding) []rule.Finding {
 	}
 	for key, i := range index {
 		if names := pods[key]; len(names) > 1 {
+			// One crash in each of several pods is a pattern, not a
+			// recovery.
+			out[i].Recovered = false
 			out[i].Contributing = append(out[i].Contributing, fmt.Sprintf("The same cause is seen in %d pods of this workload: %s.", len(names), strings.Join(names, ", ")))
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle/bundletest"
+	"github.com/kubectl-triage/kubectl-triage/pkg/report"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
 // TestRecoveredCrash: one crash beyond the restart window, running and
@@ -19,14 +21,18 @@ func TestRecoveredCrash(t *testing.T) {
 	tests := []struct {
 		name     string
 		restarts int32
+		code     int32
 		ago      time.Duration
 		ready    bool
 		state    string // healthy, historical, or "" for anything but healthy
 	}{
-		{"once, days ago, ready since", 1, 72 * time.Hour, true, "healthy"},
-		{"twice, days ago", 2, 72 * time.Hour, true, "historical"},
-		{"once, within the restart window", 1, 40 * time.Minute, true, "historical"},
-		{"once, days ago, not ready", 1, 72 * time.Hour, false, ""},
+		{"once, days ago, ready since", 1, 1, 72 * time.Hour, true, "healthy"},
+		{"twice, days ago", 2, 1, 72 * time.Hour, true, "historical"},
+		{"once, within the restart window", 1, 1, 40 * time.Minute, true, "historical"},
+		{"once, days ago, not ready", 1, 1, 72 * time.Hour, false, ""},
+		// A SIGKILL under the pod's 64Mi limit may be an OOM kill the
+		// runtime did not record: the limit still stands.
+		{"a SIGKILL under a memory limit, days ago", 1, 137, 72 * time.Hour, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +41,7 @@ func TestRecoveredCrash(t *testing.T) {
 					Name: "app", Image: p.Spec.Containers[0].Image, RestartCount: tt.restarts, Ready: tt.ready,
 					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: bundletest.TS(-tt.ago + time.Second)}},
 					LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-						ExitCode: 1, Reason: "Error", StartedAt: bundletest.TS(-tt.ago - time.Minute), FinishedAt: bundletest.TS(-tt.ago)}},
+						ExitCode: tt.code, Reason: "Error", StartedAt: bundletest.TS(-tt.ago - time.Minute), FinishedAt: bundletest.TS(-tt.ago)}},
 				}}
 				cond := corev1.ConditionFalse
 				if tt.ready {
@@ -62,7 +68,7 @@ func TestRecoveredCrash(t *testing.T) {
 				t.Fatalf("state %s, want %s: %q (%s)", got, tt.state, r.Title, r.RootCause.Category)
 			}
 			md := r.Markdown()
-			if !strings.Contains(md, "ECONNREFUSED") {
+			if tt.code == 1 && !strings.Contains(md, "ECONNREFUSED") {
 				t.Errorf("the report does not quote the crash's log line:\n%s", md)
 			}
 			if strings.Contains(r.Title, "crashes") {
@@ -72,5 +78,19 @@ func TestRecoveredCrash(t *testing.T) {
 				t.Errorf("the healthy report does not name the crash as history: %q", r.RootCause.Statement)
 			}
 		})
+	}
+}
+
+// TestRecoveredAcrossPodsIsAPattern: the same one-off crash in several
+// pods of a workload, merged into one finding, is no recovery.
+func TestRecoveredAcrossPodsIsAPattern(t *testing.T) {
+	f := rule.Finding{Rule: "pod/crashloop", Category: "CrashLoop/Exit2", Verdict: report.Validated, Hypothesis: "h", Recovered: true}
+	a, b := f, f
+	a.Subject, b.Subject = "web-1/app", "web-2/app"
+	if got := merge([]rule.Finding{a, b}); len(got) != 1 || got[0].Recovered {
+		t.Errorf("merged %+v, want one finding that is not Recovered", got)
+	}
+	if got := merge([]rule.Finding{a}); len(got) != 1 || !got[0].Recovered {
+		t.Errorf("one pod's one-off crash: %+v, want Recovered", got)
 	}
 }

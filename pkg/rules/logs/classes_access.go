@@ -121,7 +121,10 @@ var _ = register(Def{
 // the pod rules (listen_family.go).
 var _ = register(Def{
 	Class: AddressFamily,
-	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)address family (?:for hostname )?not supported|EAFNOSUPPORT`),
+	// Only a listen, a bind or nginx's socket(): an outgoing connection's
+	// EAFNOSUPPORT (Node's "connect EAFNOSUPPORT ::1:6379", Go's "dial
+	// tcp …") is a client's problem with an address, not a listen setting.
+	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)\b(?:listen|bind|socket\(\))[^\n]*?(?:address family (?:for hostname )?not supported|EAFNOSUPPORT)`),
 		Explains: "the application listens on an address of a family the pod's network does not have: an IPv6 address such as [::] where the node has IPv6 disabled",
 		Fix:      "Listen on an address of the family the cluster has, 0.0.0.0 for IPv4, in the setting that names the IPv6 one (or enable IPv6 on the nodes).", Priority: 77}},
 	Subject: func(line string) string {

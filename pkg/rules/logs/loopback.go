@@ -27,9 +27,11 @@ type Loopback struct {
 var loopbackAddrRe = regexp.MustCompile(`(?i)(?:^|[\s"'=(\[/,])(?:(?:https?|tcp)://)?(?P<addr>(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1):(?P<port>\d{2,5}))\b`)
 
 // listenSettingRe is a setting that names a listen address: a flag, a
-// variable or a config key with listen, bind or addr in its name
+// variable or a config key with listen or bind in its name
 // (--listen-address, --web.listen-address, HttpListenAddr, BIND_ADDRESS).
-var listenSettingRe = regexp.MustCompile(`(?i)(?:listen|bind|addr)[\w.-]*"?\s*[:=]\s*"?`)
+// A bare ADDR is a client's (VAULT_ADDR, CONSUL_HTTP_ADDR): where it
+// connects, not where it listens.
+var listenSettingRe = regexp.MustCompile(`(?i)(?:listen|bind)[\w.-]*"?\s*[:=]\s*"?`)
 
 // LoopbackListen is where container says it listens on port on loopback
 // only: its log (a listen record, or a logged config key naming a listen

@@ -33,6 +33,8 @@ func TestLoopbackListen(t *testing.T) {
 		{name: "all interfaces", log: " * Running on all addresses (0.0.0.0)\n * Running on http://127.0.0.1:5000\n * Running on http://10.244.0.7:5000\n", port: "5000"},
 		{name: "another port", log: " * Running on http://127.0.0.1:5000\n", port: "8080"},
 		{name: "an outgoing connection", log: "connecting to database at 127.0.0.1:5432\nListening on :8080\n", port: "5432"},
+		// vault-helm sets the server's own client address on every pod.
+		{name: "a client's address variable", env: []corev1.EnvVar{{Name: "VAULT_ADDR", Value: "https://127.0.0.1:8200"}}, port: "8200"},
 		{name: "a proxy's upstream", args: []string{"--upstream=http://127.0.0.1:8081/", "--secure-listen-address=0.0.0.0:8443"}, port: "8081"},
 	}
 	for _, tt := range tests {

@@ -308,7 +308,9 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			f.Summary += fmt.Sprintf(" Its log said: %q.", dec.Line)
 		}
 		f.Summary += fmt.Sprintf(" It has run again since %s.", kube.Stamp(st.State.Running.StartedAt.Time))
-		f.Recovered = kube.RecoveredOnce(st, c.Now)
+		// A SIGKILL under a memory limit may be an OOM kill the runtime did
+		// not record: that limit still stands, so it is no recovery.
+		f.Recovered = kube.RecoveredOnce(st, c.Now) && !(term.ExitCode == 137 && memoryLimit(p, st.Name) != "")
 	}
 	return f
 }

@@ -93,7 +93,7 @@ func probeStateReason(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pr *co
 	switch {
 	case state == "":
 		return nil
-	case want != "" && strings.EqualFold(want, state):
+	case want != "" && (strings.EqualFold(want, state) || colourAtLeast(state, want)):
 		return nil // it reached the state; something else fails the probe
 	case want == "" && !notServingStates[low]:
 		return nil
@@ -112,6 +112,17 @@ func probeStateReason(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pr *co
 	}
 	ans.want, ans.asks = want, asks
 	return ans
+}
+
+// healthColours rank the cluster health API's states: waiting for yellow is
+// satisfied by green (wait_for_status waits for that status or better).
+var healthColours = map[string]int{"red": 0, "yellow": 1, "green": 2}
+
+// colourAtLeast: state is a health colour at least as good as want.
+func colourAtLeast(state, want string) bool {
+	s, ok1 := healthColours[strings.ToLower(state)]
+	w, ok2 := healthColours[strings.ToLower(want)]
+	return ok1 && ok2 && s >= w
 }
 
 // awaitedState is the state the probe waits for and the words that ask for

@@ -39,6 +39,9 @@ func TestProbeStateNotReached(t *testing.T) {
 			esHealth("RED", "YELLOW"), "StateNotReached", []string{"green", "YELLOW", "number_of_replicas"}},
 		{"elasticsearch exec waits for green, cluster green", exec, "Cluster is not yet ready",
 			esHealth("YELLOW", "GREEN"), "CommandFailed", nil},
+		// wait_for_status waits for that status or better.
+		{"waits for yellow, cluster green", corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c", `curl -sf "localhost:9200/_cluster/health?wait_for_status=yellow&timeout=1s"`}}}, "Cluster is not yet ready",
+			esHealth("YELLOW", "GREEN"), "CommandFailed", nil},
 		// OpenSearch's AllocationService logs the same change; its health
 		// API answers 408 when wait_for_status times out.
 		{"opensearch http waits for green, cluster red", osHTTP, "HTTP probe failed with statuscode: 408",
