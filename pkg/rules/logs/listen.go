@@ -6,7 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
@@ -23,22 +22,15 @@ type Listen struct {
 // on; nil when it does not say. A record about a port it could not bind is
 // not one it listens on.
 func Listening(c *rule.Pass, p *corev1.Pod, container string) *Listen {
-	cur, prev := c.B.LogsFor(p.Name, container)
-	for _, l := range []struct {
-		entry *bundle.ContainerLog
-		prev  bool
-	}{{cur, false}, {prev, true}} {
-		if l.entry == nil || l.entry.Error != "" {
-			continue
-		}
-		log := applog.Parse(l.entry.Text)
+	for _, l := range Readable(c, p, container) {
+		log := l.Log
 		for i := len(log.Events) - 1; i >= 0; i-- {
 			text := log.Events[i].Text()
 			if failedBind(text) {
 				continue
 			}
 			if ports := applog.Extract(text).Listen; len(ports) > 0 {
-				return &Listen{Ports: ports, Line: strings.TrimSpace(text), Previous: l.prev}
+				return &Listen{Ports: ports, Line: strings.TrimSpace(text), Previous: l.Previous}
 			}
 		}
 	}

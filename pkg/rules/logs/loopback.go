@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
-	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
@@ -39,15 +38,8 @@ var listenSettingRe = regexp.MustCompile(`(?i)(?:listen|bind)[\w.-]*"?\s*[:=]\s*
 // http://127.0.0.1:3000", a JSON config's "HttpListenAddr":"localhost:4050"),
 // else its args and env. nil when nothing says so.
 func LoopbackListen(c *rule.Pass, p *corev1.Pod, container, port string) *Loopback {
-	cur, prev := c.B.LogsFor(p.Name, container)
-	for _, l := range []struct {
-		entry *bundle.ContainerLog
-		prev  bool
-	}{{cur, false}, {prev, true}} {
-		if l.entry == nil || l.entry.Error != "" {
-			continue
-		}
-		log := applog.Parse(l.entry.Text)
+	for _, l := range Readable(c, p, container) {
+		log := l.Log
 		var found *Loopback
 		for i := len(log.Events) - 1; i >= 0; i-- {
 			for _, raw := range log.Events[i].Raw {
@@ -63,7 +55,7 @@ func LoopbackListen(c *rule.Pass, p *corev1.Pod, container, port string) *Loopba
 					return nil
 				}
 				if addr := loopbackIn(raw, port); addr != "" && found == nil && (listensIn(raw) || listenSetting(raw, addr)) {
-					found = &Loopback{Addr: addr, Line: strings.TrimSpace(raw), Previous: l.prev}
+					found = &Loopback{Addr: addr, Line: strings.TrimSpace(raw), Previous: l.Previous}
 				}
 			}
 		}

@@ -336,6 +336,5 @@ func probeKilled(c *rule.Pass, p *corev1.Pod, container string) string {
 // command that returns is restarted again within seconds; one restart weeks
 // ago was a stop from outside (a SIGTERM, a node restart).
 func oneCleanRestartLongAgo(c *rule.Pass, st corev1.ContainerStatus, term *corev1.ContainerStateTerminated) bool {
-	return term != nil && term.ExitCode == 0 && st.RestartCount <= 1 && st.State.Running != nil && st.Ready &&
-		!term.FinishedAt.IsZero() && c.Now.Sub(term.FinishedAt.Time) > kube.RestartWindow
+	return term != nil && term.ExitCode == 0 && kube.RecoveredOnce(st, c.Now)
 }

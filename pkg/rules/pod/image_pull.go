@@ -214,6 +214,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 	f.Category = f.Category.Sub(string(match.Class))
 	why := fmt.Sprintf(match.Title, image)
 	fixText := match.Fix
+	intercepted := false // a plain HTTP answer from between the node and a public registry
 	switch match.Class {
 	case pullNoSpace:
 		why = fmt.Sprintf(match.Title, image, kube.OrDash(p.Spec.NodeName))
@@ -226,6 +227,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 		if servedOverTLS(host) {
 			// A public registry serves only HTTPS: the plain answer comes
 			// from something between the node and it.
+			intercepted = true
 			f.Category = f.Category.Sub("Intercepted")
 			why = fmt.Sprintf("something between the node and %s (a proxy, a captive portal, a DNS entry pointing elsewhere) answers the runtime's HTTPS request in plain HTTP", host)
 			fixText = fmt.Sprintf("Find what answers for %s from the node: the container runtime's HTTP_PROXY/HTTPS_PROXY settings (its systemd unit's Environment), a transparent proxy or captive portal on the node's network, or /etc/hosts and DNS entries for %[1]s; the public registry itself only speaks HTTPS, so do not configure it as insecure.", host)
@@ -242,7 +244,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 	if m := pullDetailRe.FindString(text); m != "" && match.Quote {
 		f.Mechanism = match.Mech + " The runtime said: " + m + ". The kubelet retries with growing back-off (ImagePullBackOff)."
 	}
-	if f.Category == rule.ImagePull.Sub(string(pullPlainHTTP), "Intercepted") {
+	if intercepted {
 		f.Mechanism = "The runtime asked the registry over HTTPS and got a plain HTTP answer; a public registry serves only HTTPS, so the answer came from elsewhere: a proxy the runtime is configured to use, a transparent proxy or captive portal on the node's network, or a name resolved to another host. The runtime said: " + pullDetailRe.FindString(text) + ". The kubelet retries with growing back-off (ImagePullBackOff)."
 	}
 	if match.Class == pullNeverPull {
@@ -260,7 +262,7 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 		fix.Commands = []string{fmt.Sprintf("kubectl get node %s -o jsonpath='{.status.nodeInfo.containerRuntimeVersion}'", node),
 			fmt.Sprintf("kubectl debug node/%s -it --image=busybox:1.36 -- chroot /host sh -c 'ls /etc/containerd/certs.d/ /etc/containers/registries.conf.d/ 2>/dev/null; cat /etc/docker/daemon.json 2>/dev/null'", node)}
 		fix.Risk = "restarting the container runtime on a node briefly stops it from starting containers (running ones are kept); plain HTTP sends image layers and any registry credentials unencrypted"
-		if strings.HasSuffix(string(f.Category), "/Intercepted") {
+		if intercepted {
 			fix.Commands[1] = fmt.Sprintf("kubectl debug node/%s -it --image=busybox:1.36 -- chroot /host sh -c 'systemctl show containerd crio docker --property=Environment 2>/dev/null; grep -i %s /etc/hosts'", node, strings.SplitN(plainHTTPHost(text, image), ":", 2)[0])
 			fix.Risk = "changing the runtime's proxy settings needs a runtime restart, which briefly stops it from starting containers"
 		}

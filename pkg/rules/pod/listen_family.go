@@ -40,10 +40,7 @@ func ipv6Setting(c *rule.Pass, p *corev1.Pod, container string) string {
 		if v == nil || v.ConfigMap == nil {
 			continue
 		}
-		for _, cm := range c.B.ConfigMaps {
-			if cm.Namespace != p.Namespace || cm.Name != v.ConfigMap.Name {
-				continue
-			}
+		if cm := c.B.ConfigMap(p.Namespace, v.ConfigMap.Name); cm != nil {
 			keys := make([]string, 0, len(cm.Data))
 			for k := range cm.Data {
 				keys = append(keys, k)

@@ -137,12 +137,7 @@ func listenPortFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pf ru
 	}
 	fix := ContainerPatch(c, p, ctr.Name, map[string]any{kind.Field: map[string]any{t.Handler: handler}},
 		fmt.Sprintf("Point the %s at port %d, where the application listens (or make the application listen on %d); keep containerPort and the Service's targetPort on the same port.", probe, want, port), "")
-	actions := []report.Action{fix}
-	for _, a := range pf.Actions {
-		if a.Kind != report.Immediate { // the probe rule's own fix aims at the declared port
-			actions = append(actions, a)
-		}
-	}
-	f.Actions = actions
+	// The probe rule's own fix aims at the declared port.
+	f.Actions = append([]report.Action{fix}, withoutImmediate(pf.Actions)...)
 	return f
 }

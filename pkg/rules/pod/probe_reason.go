@@ -8,11 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
@@ -92,15 +92,8 @@ func probeLogReason(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pr *core
 	}
 	period := time.Duration(defaultIfZero(pr.PeriodSeconds, 10)) * time.Second
 	from, to = from.Add(-2*period), to.Add(2*period)
-	cur, prev := c.B.LogsFor(p.Name, ctr.Name)
-	for _, l := range []struct {
-		entry *bundle.ContainerLog
-		prev  bool
-	}{{cur, false}, {prev, true}} {
-		if l.entry == nil || l.entry.Error != "" {
-			continue
-		}
-		log := applog.Parse(l.entry.Text)
+	for _, l := range logs.Readable(c, p, ctr.Name) {
+		log := l.Log
 		for i := len(log.Events) - 1; i >= 0; i-- {
 			ev := &log.Events[i]
 			if !ev.Time.IsZero() && (ev.Time.Before(from) || ev.Time.After(to)) {
@@ -113,7 +106,7 @@ func probeLogReason(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pr *core
 					if !r.re.MatchString(raw) {
 						continue
 					}
-					ans := &probeAnswer{probeReason: r, line: strings.TrimSpace(kube.FirstLine(raw)), prev: l.prev}
+					ans := &probeAnswer{probeReason: r, line: strings.TrimSpace(kube.FirstLine(raw)), prev: l.Previous}
 					if len(ans.line) > 300 {
 						ans.line = ans.line[:297] + "..."
 					}

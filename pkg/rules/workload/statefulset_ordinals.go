@@ -94,12 +94,7 @@ func podSideDeadlock(c *rule.Pass) []rule.Finding {
 	if c.B.Target.Kind != "Pod" {
 		return nil
 	}
-	var p *corev1.Pod
-	for _, x := range c.B.Pods {
-		if x.Name == c.B.Target.Name && x.Namespace == c.B.Target.Namespace {
-			p = x
-		}
-	}
+	p := kube.PodNamed(c, c.B.Target.Name)
 	if p == nil || kube.IsPodReady(p) {
 		return nil
 	}
@@ -130,7 +125,7 @@ func podSideDeadlock(c *rule.Pass) []rule.Finding {
 		missing = append(missing, fmt.Sprintf("%s-%d", s.Name, i))
 	}
 	f := ordinalFinding(c, s, n, p, missing)
-	if !strings.HasSuffix(string(f.Category), "/PeerDeadlock") {
+	if f.Category != peerDeadlock {
 		return nil
 	}
 	return []rule.Finding{f}
@@ -256,12 +251,15 @@ func awaitedPeers(c *rule.Pass, s *appsv1.StatefulSet, p *corev1.Pod, missing []
 	return out
 }
 
+// peerDeadlock is the category of a blocking pod that waits for its peers.
+var peerDeadlock = rule.StatefulSet.Sub("OrdinalBlocked", "PeerDeadlock")
+
 // deadlockFinding: the blocking pod waits for the very peers OrderedReady
 // holds back until it is Ready. No fix of the pod alone ends it; the
 // StatefulSet must start its pods in parallel (and its headless Service
 // publish unready addresses, so the peers resolve before they are Ready).
 func deadlockFinding(c *rule.Pass, s *appsv1.StatefulSet, f *rule.Finding, name, blocked string, peers []string) {
-	f.Category = rule.StatefulSet.Sub("OrdinalBlocked", "PeerDeadlock")
+	f.Category = peerDeadlock
 	f.Strength, f.Confidence, f.Context = rule.Traced, rule.Strong, false
 	f.Hypothesis = fmt.Sprintf("%s waits for peers %s, which OrderedReady creates only once %s is Ready", name, strings.Join(peers, ", "), name)
 	f.Title = fmt.Sprintf("statefulset %s is deadlocked: %s is not Ready until it reaches its peers %s, and with OrderedReady %s are created only once %s is Ready", s.Name, name, strings.Join(peers, ", "), blocked, name)
