@@ -69,9 +69,9 @@ func manualCronRun(b *bundle.Bundle, e corev1.Event) string {
 	return ""
 }
 
-// benignReason says why a warning event is harmless, or "" when it is not
+// Harmless says why a warning event is harmless, or "" when it is not
 // a declared harmless case.
-func benignReason(b *bundle.Bundle, e corev1.Event) string {
+func Harmless(b *bundle.Bundle, e corev1.Event) string {
 	for _, w := range benignWarnings {
 		if w.reason == e.Reason {
 			if why := w.harmless(b, e); why != "" {

@@ -263,7 +263,7 @@ var recentWarnings = &Check{
 				continue
 			}
 			line := fmt.Sprintf("Warning %s on %s/%s ×%d: %s", e.Reason, strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), kube.FirstLine(e.Message))
-			if why := benignReason(c.B, e); why != "" {
+			if why := Harmless(c.B, e); why != "" {
 				out = append(out, note("%s (harmless: %s)", line, why))
 				continue
 			}

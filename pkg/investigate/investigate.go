@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/health"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
@@ -320,7 +322,11 @@ func applyHealthy(r *report.Report, c *rule.Pass, h health.Reading) {
 		Mechanism: "Every health check that applies to it passed (see Ruled out); nothing needs fixing.",
 		Category:  string(rule.Healthy),
 	}
-	if warn := kube.WarningEvents(c.B); len(warn) > 0 {
+	// A warning declared harmless is a note under Ruled out, not a
+	// contributing factor: the API server's own repair loop emits one at
+	// random for a service created between two of its passes.
+	warn := slices.DeleteFunc(kube.WarningEvents(c.B), func(e corev1.Event) bool { return health.Harmless(c.B, e) != "" })
+	if len(warn) > 0 {
 		r.RootCause.Contributing = append(r.RootCause.Contributing,
 			fmt.Sprintf("%d older warning event(s) exist but do not describe the current state.", len(warn)))
 	}

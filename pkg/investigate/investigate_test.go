@@ -222,8 +222,19 @@ func TestSelfRepairingWarningsAreNotSymptoms(t *testing.T) {
 			}},
 		}
 	}
-	if r := investigate.Investigate(mk("ClusterIPNotAllocated", "Cluster IP [IPv4]: 10.0.0.146 is not allocated; repairing"), investigate.Options{Now: bundletest.Now}); !r.Healthy {
+	r := investigate.Investigate(mk("ClusterIPNotAllocated", "Cluster IP [IPv4]: 10.0.0.146 is not allocated; repairing"), investigate.Options{Now: bundletest.Now})
+	if !r.Healthy {
 		t.Errorf("a self-repairing notice made the target unhealthy: %q", r.Title)
+	}
+	// Nor is it an "older warning" factor: the real API server emits it at
+	// random, and the verdict must not depend on its timing.
+	if len(r.RootCause.Contributing) != 0 {
+		t.Errorf("a harmless notice listed as a contributing factor: %q", r.RootCause.Contributing)
+	}
+	old := mk("SyncFailed", "backend returned 503")
+	old.Events[0].FirstTimestamp, old.Events[0].LastTimestamp = bundletest.TS(-3*time.Hour), bundletest.TS(-3*time.Hour)
+	if r := investigate.Investigate(old, investigate.Options{Now: bundletest.Now}); !r.Healthy || len(r.RootCause.Contributing) != 1 {
+		t.Errorf("an old ordinary warning: want healthy with it named as a factor, got %q %q", r.Title, r.RootCause.Contributing)
 	}
 	if r := investigate.Investigate(mk("SyncFailed", "backend returned 503"), investigate.Options{Now: bundletest.Now}); r.Healthy {
 		t.Errorf("an ordinary recent warning must still count")
