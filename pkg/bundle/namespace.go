@@ -105,6 +105,9 @@ func PodSeverity(p *corev1.Pod) int {
 	worst := 0
 	statuses := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
 	for _, cs := range statuses {
+		if SidecarTornDown(p, cs) {
+			continue
+		}
 		s := 0
 		switch {
 		case cs.State.Waiting != nil && cs.State.Waiting.Reason != "ContainerCreating" && cs.State.Waiting.Reason != "PodInitializing":
@@ -125,6 +128,23 @@ func PodSeverity(p *corev1.Pod) int {
 		worst = max(worst, 2)
 	}
 	return worst
+}
+
+// SidecarTornDown: s is a native sidecar's status (an init container
+// with restartPolicy Always), terminated in a pod that has finished, and
+// it never restarted: the kubelet stopped it because the regular
+// containers exited, so its exit code is the teardown's. A sidecar that
+// restarted crashed while the pod ran, which stays visible.
+func SidecarTornDown(p *corev1.Pod, s corev1.ContainerStatus) bool {
+	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed || s.State.Terminated == nil || s.RestartCount > 0 {
+		return false
+	}
+	for _, c := range p.Spec.InitContainers {
+		if c.Name == s.Name {
+			return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+		}
+	}
+	return false
 }
 
 // WorkloadOf names the workload a pod belongs to from its controller

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 )
 
@@ -72,7 +73,7 @@ type ContainerStatus struct {
 func AllStatuses(p *corev1.Pod) []ContainerStatus {
 	var out []ContainerStatus
 	for _, s := range p.Status.InitContainerStatuses {
-		if SidecarTornDown(p, s) {
+		if bundle.SidecarTornDown(p, s) {
 			continue
 		}
 		out = append(out, ContainerStatus{s, true})
@@ -81,20 +82,6 @@ func AllStatuses(p *corev1.Pod) []ContainerStatus {
 		out = append(out, ContainerStatus{s, false})
 	}
 	return out
-}
-
-// SidecarTornDown: s is a native sidecar's status, terminated, in a pod
-// that has finished (Succeeded or Failed).
-func SidecarTornDown(p *corev1.Pod, s corev1.ContainerStatus) bool {
-	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed || s.State.Terminated == nil {
-		return false
-	}
-	for _, c := range p.Spec.InitContainers {
-		if c.Name == s.Name {
-			return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
-		}
-	}
-	return false
 }
 
 // restartedRecently bounds how long a container may have run since its

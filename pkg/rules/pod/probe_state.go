@@ -33,10 +33,19 @@ var awaitedStateRes = []*regexp.Regexp{
 // "Cluster health status changed from [RED] to [YELLOW]" (Elasticsearch's
 // AllocationService), "state changed from X to Y", "status changed to Y",
 // "readiness state changed to: REFUSING_TRAFFIC".
+//
+// The words before the change must name the application's own serving
+// state (its health, readiness, availability, the cluster or the server):
+// "job status changed to failed" or "connection state changed to CLOSED"
+// is about something else.
 var reportedStateRes = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\b(?:health|status|state)\b[^\n]{0,40}?\bchanged\s+from\s+\[?[A-Za-z_-]+\]?\s+to\s+\[?(?P<state>[A-Za-z_-]+)\]?`),
-	regexp.MustCompile(`(?i)\b(?:health|status|state)\b[^\n]{0,40}?\b(?:changed|transitioned|switched)\s+to:?\s+\[?(?P<state>[A-Za-z_-]+)\]?`),
+	regexp.MustCompile(`(?i)(?P<subject>\b(?:health|status|state)\b[^\n]{0,40}?)\bchanged\s+from\s+\[?[A-Za-z_-]+\]?\s+to\s+\[?(?P<state>[A-Za-z_-]+)\]?`),
+	regexp.MustCompile(`(?i)(?P<subject>\b(?:health|status|state)\b[^\n]{0,40}?)\b(?:changed|transitioned|switched)\s+to:?\s+\[?(?P<state>[A-Za-z_-]+)\]?`),
 }
+
+// servingSubjectRe: the words of a state line that make it the
+// application's serving state, searched just before the change.
+var servingSubjectRe = regexp.MustCompile(`(?i)\b(?:health|readiness|liveness|availability|cluster|server|service|application|node)\b`)
 
 // notServingStates are states that mean an application does not serve,
 // for a probe that names no state of its own (an HTTP health path that
@@ -83,10 +92,20 @@ func probeStateReason(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pr *co
 	for i := range log.Events {
 		text := log.Events[i].Text()
 		for _, re := range reportedStateRes {
-			if m, ok := submatch.Find(re, text); ok {
-				line, state = strings.TrimSpace(kube.FirstLine(text)), m.Get("state")
-				break
+			loc := re.FindStringSubmatchIndex(text)
+			if loc == nil {
+				continue
 			}
+			// The subject is read in the words just before the change
+			// ("Cluster health status", "Spring readiness state"), not
+			// anywhere in a structured record's other fields.
+			subj, st := 2*re.SubexpIndex("subject"), 2*re.SubexpIndex("state")
+			got := text[loc[st]:loc[st+1]]
+			if !servingSubjectRe.MatchString(text[max(0, loc[subj]-40):loc[st]]) || !sameKindOfState(want, got) {
+				continue
+			}
+			line, state = strings.TrimSpace(kube.FirstLine(text)), got
+			break
 		}
 	}
 	low := strings.ToLower(state)
@@ -112,6 +131,15 @@ func probeStateReason(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, pr *co
 	}
 	ans.want, ans.asks = want, asks
 	return ans
+}
+
+// sameKindOfState: a state line answers the probe's awaited state only
+// when both are of one kind: waiting for a health colour is answered by a
+// colour, not by some component's "state changed to RUNNING".
+func sameKindOfState(want, state string) bool {
+	_, wantColour := healthColours[strings.ToLower(want)]
+	_, isColour := healthColours[strings.ToLower(state)]
+	return want == "" || wantColour == isColour
 }
 
 // healthColours rank the cluster health API's states: waiting for yellow is

@@ -52,6 +52,14 @@ func TestProbeStateNotReached(t *testing.T) {
 			"2026-11-21 14:50:01.120  INFO 1 --- [main] c.k.p.SpringReadinessStateListener : Spring readiness state changed to: REFUSING_TRAFFIC\n", "StateNotReached", []string{"REFUSING_TRAFFIC"}},
 		{"spring readiness accepting traffic", springHTTP, "HTTP probe failed with statuscode: 503",
 			"2026-11-21 14:50:01.120  INFO 1 --- [main] c.k.p.SpringReadinessStateListener : Spring readiness state changed to: ACCEPTING_TRAFFIC\n", "Unhealthy", nil},
+		// Another subject's state is not the application's serving state.
+		{"a job's status is not the server's", springHTTP, "HTTP probe failed with statuscode: 503",
+			"2026-11-21 14:50:01.120  INFO 1 --- [sched] c.e.Jobs : job 42 status changed to FAILED\n", "Unhealthy", nil},
+		{"a connection's state is not the server's", springHTTP, "HTTP probe failed with statuscode: 503",
+			"2026-11-21 14:50:01.120  WARN 1 --- [pool] c.e.Pool : connection state changed from OPEN to DOWN\n", "Unhealthy", nil},
+		// Waiting for a colour is answered by a colour only.
+		{"waits for green, a component's state is no colour", exec, "Cluster is not yet ready",
+			esHealth("RED", "GREEN") + `{"type": "server", "level": "INFO", "message": "node state changed to [STOPPED] for plugin repository-s3"}` + "\n", "CommandFailed", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -241,7 +241,7 @@ func awaitedPeers(c *rule.Pass, s *appsv1.StatefulSet, p *corev1.Pod, missing []
 			for _, line := range strings.Split(l.Text, "\n") {
 				// A line that names the pod itself too is a member list
 				// (Cassandra's seeds), not a wait for one peer.
-				if strings.Contains(line, host) && !strings.Contains(line, self) {
+				if namesHost(line, host) && !namesHost(line, self) {
 					out = append(out, m)
 					break logs
 				}
@@ -249,6 +249,27 @@ func awaitedPeers(c *rule.Pass, s *appsv1.StatefulSet, p *corev1.Pod, missing []
 		}
 	}
 	return out
+}
+
+// namesHost reports whether line names host as a whole DNS label
+// sequence: "web-1.web" in "dial web-1.web:7000", not in
+// "myweb-1.web".
+func namesHost(line, host string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], host)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at == 0 || !isLabelByte(line[at-1]) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+func isLabelByte(b byte) bool {
+	return b == '-' || b == '.' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // peerDeadlock is the category of a blocking pod that waits for its peers.

@@ -175,3 +175,23 @@ func TestStatefulSetPeerListIsNoWait(t *testing.T) {
 		})
 	}
 }
+
+// TestNamesHost: a peer's DNS name counts only as a whole name, not as
+// the tail of another pod's.
+func TestNamesHost(t *testing.T) {
+	for _, tt := range []struct {
+		line, host string
+		want       bool
+	}{
+		{"dial tcp: lookup web-1.web on 10.96.0.10:53: no such host", "web-1.web", true},
+		{"{timeout_waiting_for_tables,['rabbit@rabbitmq-1.rabbitmq-headless.mq.svc']}", "rabbitmq-1.rabbitmq-headless", true},
+		{"web-1.web:7000 unreachable", "web-1.web", true},
+		{"connecting to myweb-1.web:7000", "web-1.web", false},
+		{"connecting to db.web-1.web:7000", "web-1.web", false},
+		{"myweb-1.web and then web-1.web", "web-1.web", true},
+	} {
+		if got := namesHost(tt.line, tt.host); got != tt.want {
+			t.Errorf("namesHost(%q, %q) = %v, want %v", tt.line, tt.host, got, tt.want)
+		}
+	}
+}
