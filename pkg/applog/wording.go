@@ -35,6 +35,11 @@ var moreSignals = []signalRule{
 	// port below 1024 as non-root); Kestrel's own "Failed to bind to
 	// address http://+:80: Permission denied" too.
 	{SigBindDenied, 45, []string{"socketexception (13)", "failed to bind"}, regexp.MustCompile(`SocketException \(13\): Permission denied|Failed to bind to address \S+: (?i:permission denied|access denied)`)},
+	// An HTTP API's 403 quoted with its status (Vault's api client "Code:
+	// 403. Errors: * permission denied", "status code 403", "HTTP/1.1 403"):
+	// the API refuses the client's identity, whatever file-like words the
+	// server's message uses.
+	{SigUnauthorized, 40, []string{"403"}, regexp.MustCompile(`\b(?:Code|[Ss]tatus(?: [Cc]ode)?|HTTP(?:/[\d.]+)?)[:=]?\s*403\b|\b403 Forbidden\b`)},
 	// Prisma's P1001 (prisma-engines user-facing-errors DatabaseNotReachable):
 	// "Can't reach database server at `host:5432`".
 	{SigRefused, 36, []string{"can't reach", "cannot reach"}, regexp.MustCompile(`(?i)(?:can't|cannot) reach database server at`)},

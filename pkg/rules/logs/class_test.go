@@ -165,7 +165,7 @@ func TestClassificationOrder(t *testing.T) {
 		"MissingModule 84", "LockHeld 84", "TLS#1 84",
 		"TLS 83",
 		"Migration 82",
-		"SQL 81", "AuthFailed 81", "AuthFailed#1 81", "AuthFailed#2 81", "AuthFailed#3 81", "AuthFailed#4 81", "AuthFailed#5 81",
+		"SQL 81", "AuthFailed 81", "AuthFailed#1 81", "AuthFailed#2 81", "AuthFailed#3 81", "AuthFailed#4 81", "AuthFailed#5 81", "AuthFailed#6 81",
 		"ConnectionRefused 80", "DNS 80",
 		"FileMode 79",
 		"PrivilegedPort 78",

@@ -44,3 +44,32 @@ func TestLastOfClassServerRefusal(t *testing.T) {
 		t.Errorf("a server that refused nothing: %q", d.Line)
 	}
 }
+
+// TestHTTP403IsAnAPIRefusal: an HTTP API's 403, quoted with its status, is
+// the API refusing the client's identity even when the server's message
+// says "permission denied"; the same words about a file stay a file's.
+func TestHTTP403IsAnAPIRefusal(t *testing.T) {
+	tests := []struct {
+		source, line string
+		want         Class
+	}{
+		{"hashicorp/vault agent auth.handler",
+			`2022-11-03T09:12:51.651Z [ERROR] auth.handler: error authenticating: Error making API request. URL: PUT https://vault.example.com/v1/auth/kubernetes/login Code: 403. Errors: * permission denied`, AuthFailed},
+		{"a REST client's status code",
+			`level=error msg="upload failed" err="unexpected status code 403 from https://storage.example.com/bucket: permission denied"`, AuthFailed},
+		{"a file",
+			`level=error msg="open /data/wal/00000001: permission denied"`, PermissionDenied},
+		{"a 403 without its status word is no HTTP status",
+			`open /srv/403.html: permission denied`, PermissionDenied},
+	}
+	for _, tt := range tests {
+		d := FindDecisive(tt.line + "\n")
+		if d == nil || d.Pattern.def.Class != tt.want {
+			t.Errorf("%s: got %+v, want %s", tt.source, d, tt.want)
+			continue
+		}
+		if tt.want == AuthFailed && d.Pattern != &defOf(AuthFailed).Patterns[6] {
+			t.Errorf("%s: row %q, want the HTTP 403 row", tt.source, d.Pattern.Explains)
+		}
+	}
+}

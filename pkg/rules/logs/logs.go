@@ -172,10 +172,11 @@ func classify(line string, crash bool) *Pattern {
 		d := p.def
 		if d.Crash && crash || d.hasSignal(sigs) || d.Also != nil && d.Also(line) {
 			// A row with its own wording is the class's only when the line
-			// has that wording; otherwise the signal yields the class's own
-			// row (its first).
+			// has that wording; a line with a row's wording gets that row
+			// even when it came in by the class's signal; otherwise the
+			// signal yields the class's own row (its first).
 			best = p
-			if p.re != nil && !p.re.MatchString(line) {
+			if p.re == nil || !p.re.MatchString(line) {
 				best = rowOf(d, line)
 			}
 			break
