@@ -121,7 +121,7 @@ func (r Reading) Confidence() rule.Confidence {
 // target kind's own reading first, then its pods, then the correlations
 // with what selects or isolates them, then the generic fallbacks.
 var Catalogue = []*Check{
-	deploymentReplicas, statefulSetReplicas, daemonSetCoverage, daemonSetNodes, replicaSetReplicas,
+	deploymentReplicas, statefulSetReplicas, daemonSetCoverage, daemonSetNodes, replicaSetReplicas, workloadUpToDate,
 	jobOutcome, cronJobRuns,
 	serviceEndpoints, serviceSelector, serviceType, ingressBackends, ingressTLS, hpaScaling,
 	nodeTarget, namespacePods,

@@ -65,6 +65,7 @@ var Rules = []*rule.Rule{
 	workload.Rollout,
 	workload.StatefulSetOrdinals,
 	workload.StatefulSetBrokenRevision,
+	workload.UpdateHeld,
 	workload.DaemonSetCoverage,
 	batch.JobFailed,
 	batch.JobRetrying,
