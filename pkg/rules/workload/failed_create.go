@@ -516,6 +516,23 @@ func createFinding(c *rule.Pass, d *createDenial, m submatch.Match, fails []crea
 				Risk:     risk("starts a rollout")})
 		}
 	case denialInvalid:
+		if d := limitRangeDefault(c, f0.template, m.Get("detail")); d != nil {
+			f.Category = rule.FailedCreate.Sub(string(denialLimitRange), "DefaultLimit")
+			f.Title = d.title(what)
+			f.Hypothesis = fmt.Sprintf("LimitRange %s's default %s limit is below what %s requests", d.limitRange, d.resource, w.Ref())
+			f.Summary = fmt.Sprintf("The pod template of %s sets a %s request of %s on container %s and no %s limit. Admission gives such a container the default limit of LimitRange %s, %s, and a request above its limit is invalid: %s.", w.Ref(), d.resource, d.request, d.container, d.resource, d.limitRange, d.limit, shortMsg)
+			f.Culprit = fmt.Sprintf("limitrange/%s default %s limit %s vs container %s request %s", d.limitRange, d.resource, d.limit, d.container, d.request)
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("LimitRange %s: default %s limit %s for a container; container %s of the pod template requests %s and sets no %s limit", d.limitRange, d.resource, d.limit, d.container, d.request, d.resource),
+				fmt.Sprintf("limitrange/%s .spec.limits[type=Container].default and the pod template's resources", d.limitRange), fmt.Sprintf("kubectl get limitrange %s %s -o yaml", d.limitRange, w.NS())))
+			f.Mechanism = "The LimitRanger admission plugin fills in a container's missing limits with the LimitRange's default (not its max) before validation; validation then refuses a request above the limit. " + f.Mechanism
+			f.Actions = []report.Action{
+				{Kind: report.Immediate, Description: fmt.Sprintf("Set a %s limit on container %s at or above its request %s (within the LimitRange's max).", d.resource, d.container, d.request),
+					Commands: fit("set the container's limit", fmt.Sprintf("kubectl set resources %s %s -c %s --limits=%s=%s", w.Ref(), w.NS(), d.container, d.resource, d.request)), Risk: risk("starts a rollout")},
+				{Kind: report.LongTerm, Description: fmt.Sprintf("Or raise LimitRange %s's default %s limit, which every container without a limit in the namespace gets.", d.limitRange, d.resource),
+					Commands: []string{fmt.Sprintf("kubectl get limitrange %s %s -o yaml", d.limitRange, w.NS())}, Risk: "changes the limit of every new container in the namespace that sets none"},
+			}
+			break
+		}
 		f.Title = fmt.Sprintf("%s cannot be created: the API server rejects them as invalid: %s", what, kube.FirstLine(m.Get("detail")))
 		f.Hypothesis = fmt.Sprintf("The pod template of %s is invalid", w.Ref())
 		f.Summary = fmt.Sprintf("Every %s that %s creates fails validation: %s.", strings.TrimSuffix(what, "s"), w.Ref(), shortMsg)
