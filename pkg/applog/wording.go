@@ -7,6 +7,11 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
+// HTTP403Re is an HTTP API's 403 quoted with its status: Vault's "Code:
+// 403", "status code: 403", "HTTP/1.1 403", googleapi's "Error 403:",
+// "403 Forbidden".
+var HTTP403Re = regexp.MustCompile(`\b(?:Code|[Ss]tatus(?: [Cc]ode)?|HTTP(?:/[\d.]+)?|Error)[:=]?\s*403\b|\b403 Forbidden\b`)
+
 // More wordings of the signals, from programs whose own phrasing the main
 // table's expressions miss. Kept as rows of their own (signalsOf tries
 // every row; a signal's weight is its first row's) so each cites the
@@ -39,7 +44,7 @@ var moreSignals = []signalRule{
 	// 403. Errors: * permission denied", "status code 403", "HTTP/1.1 403"):
 	// the API refuses the client's identity, whatever file-like words the
 	// server's message uses.
-	{SigUnauthorized, 40, []string{"403"}, regexp.MustCompile(`\b(?:Code|[Ss]tatus(?: [Cc]ode)?|HTTP(?:/[\d.]+)?)[:=]?\s*403\b|\b403 Forbidden\b`)},
+	{SigUnauthorized, 40, []string{"403"}, HTTP403Re},
 	// Prisma's P1001 (prisma-engines user-facing-errors DatabaseNotReachable):
 	// "Can't reach database server at `host:5432`".
 	{SigRefused, 36, []string{"can't reach", "cannot reach"}, regexp.MustCompile(`(?i)(?:can't|cannot) reach database server at`)},

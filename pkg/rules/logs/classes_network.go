@@ -166,7 +166,7 @@ var _ = register(Def{
 			Fix:      "Create the user in that database (db.createUser) or set authSource in the client's connection string to the database the user was created in.", Priority: 81},
 		// An HTTP API's 403: the client authenticated (or presented a
 		// token) and the API's policy refuses it the request.
-		{re: regexp.MustCompile(`\b(?:Code|[Ss]tatus(?: [Cc]ode)?|HTTP(?:/[\d.]+)?)[:=]?\s*403\b|\b403 Forbidden\b`),
+		{re: applog.HTTP403Re,
 			Explains: "the dependency's API answers 403: it refuses the identity the application presents (its token, role or service account) the request",
 			Fix:      "Grant the identity the application presents the request in the dependency's own policy (Vault: the auth role's bound_service_account_names and bound_service_account_namespaces, and the policies it gives; a cloud API: the role's policy), or give the application an identity that has it.", Priority: 81}},
 	Rank:       1, // a line of both is an SQL one

@@ -86,6 +86,7 @@ var Rules = []*rule.Rule{
 	network.IngressBackendType,
 	network.IngressClass,
 	network.IngressTLS,
+	network.IngressControllerError,
 	network.PolicyBlocks,
 	network.ServiceNearMiss,
 	network.HeadlessDiscovery,
