@@ -116,6 +116,7 @@ func (c *collector) remainingEvents(ctx context.Context) {
 		}
 	}
 	c.ev.wg.Wait()
+	c.goneJobPodEvents(ctx)
 }
 
 // NamespaceListsWanted reports whether the evidence of a pod or workload

@@ -51,6 +51,7 @@ func jobFinding(c *rule.Pass, j *batchv1.Job) rule.Finding {
 	why, mechanism := jobWhy(j, a.cond)
 	f.Mechanism = mechanism
 	f.Hypothesis = fmt.Sprintf("Job %s failed because %s", j.Name, why)
+	var removed *podRemoval // a pod deleted from under the Job
 	switch {
 	case a.cause != nil && reason == "BackoffLimitExceeded" && a.cause.Strength <= rule.Observed:
 		// The pods' cause is only observed (an exit code, a line no log
@@ -98,6 +99,11 @@ func jobFinding(c *rule.Pass, j *batchv1.Job) rule.Finding {
 		f.Summary = fmt.Sprintf("Job %s failed because %s.", j.Name, why)
 		f.Culprit = fmt.Sprintf("job/%s %s", j.Name, jobLimitField(reason))
 		if len(a.pods) == 0 {
+			removed = jobPodRemoved(c)
+		}
+		if removed != nil {
+			removed.apply(&f, j.Name, reason)
+		} else if len(a.pods) == 0 {
 			f.Contributing = append(f.Contributing, "Its pods are gone (deleted by the controller or a TTL), so their exit codes and logs could not be read; the Job's status is all that remains.")
 		} else if len(a.failed) > 0 {
 			state, ev := kube.DescribePod(c, a.failed[0])
@@ -124,6 +130,10 @@ func jobFinding(c *rule.Pass, j *batchv1.Job) rule.Finding {
 	}
 	if reason == "DeadlineExceeded" {
 		fix.Description = "Find out what made the run slow (pods Pending, a stuck dependency, more data than usual), or raise activeDeadlineSeconds, then run the Job again."
+	}
+	if removed != nil {
+		fix = report.Action{Kind: report.Immediate, Description: removed.fix + " Then run the Job again: a failed Job never retries.",
+			Commands: []string{rerun}, Risk: "re-runs the Job's work; make sure it is safe to repeat"}
 	}
 	f.Actions = []report.Action{fix,
 		{Kind: report.Check, Description: "Read the Job's events and its pods' states.",
