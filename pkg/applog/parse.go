@@ -115,9 +115,12 @@ func (p *parser) event(i int) (int, Event) {
 			e, _ := p.pythonTraceback(end)
 			end = e
 			continue
-		case (javaExcRe.MatchString(lt) || dotnetExcRe.MatchString(lt)) && end+1 < len(p.lines) && javaFrameRe.MatchString(p.lines[end+1]) && !strings.HasPrefix(lt, "Exception in thread "):
+		case (javaExcRe.MatchString(lt) || dotnetExcRe.MatchString(lt)) && end+1 < len(p.lines) && javaFrameRe.MatchString(p.lines[end+1]) && !strings.HasPrefix(lt, "Exception in thread ") && !framed(p.lines[i+1:end]):
 			// (The JVM's uncaught-exception handler prints a record of its
-			// own, not the trace of the line above.)
+			// own, not the trace of the line above.) An exception after
+			// frames already read is another report: install4j's launcher
+			// prints its lock file's FileNotFoundException, then the
+			// application its own.
 			end++
 			continue
 		}
@@ -184,6 +187,16 @@ func (p *parser) event(i int) (int, Event) {
 		ev.Level = LevelError
 	}
 	return end, ev
+}
+
+// framed: the lines hold a stack frame.
+func framed(lines []string) bool {
+	for _, l := range lines {
+		if javaFrameRe.MatchString(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // startsRecord reports whether a line is a structured record of its own.
@@ -357,8 +370,9 @@ func traceHeadline(block []string) (Trace, string) {
 	// Java prints "Caused by" chains outermost first: the last one seen is
 	// the root cause. .NET's " ---> " chains are the same.
 	if kind == "" && len(block) > 1 && (javaFrameRe.MatchString(block[1]) || strings.HasPrefix(strings.TrimSpace(block[1]), "at ")) {
-		// A bare message followed by frames: the message is the error.
-		kind, head = TraceJava, strings.TrimSpace(block[0])
+		// A bare message followed by frames: the message is the error
+		// (.NET's runtime prefixes its own report "Unhandled exception. ").
+		kind, head = TraceJava, strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(block[0]), "Unhandled exception. "), "Unhandled Exception: ")
 		switch {
 		case dotnetExcRe.MatchString(head):
 			kind = TraceDotNet

@@ -34,6 +34,7 @@ const (
 	SigConfig          Signal = "InvalidConfig" // unknown flag, parse error, invalid value
 	SigHTTPStatus      Signal = "HTTPStatus"    // a failed HTTP call (4xx/5xx)
 	SigSegfault        Signal = "Segfault"
+	SigWatchLimit      Signal = "WatchLimit" // the node's inotify instances or watches are used up
 )
 
 // signalRule is one row of the signal table; weight says how specific the
@@ -93,6 +94,29 @@ func signalsOf(s string) []Signal {
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return weightOf(out[a]) > weightOf(out[b]) })
+	return withoutJavaErrno(s, out)
+}
+
+// javaErrnoRe is java.io.FileNotFoundException's message: the path and,
+// in parentheses, the errno text of the open(2) that failed
+// (FileOutputStream and RandomAccessFile throw it "if the file … cannot be
+// opened for any other reason", https://docs.oracle.com/javase/8/docs/api/java/io/FileOutputStream.html).
+var javaErrnoRe = regexp.MustCompile(`FileNotFoundException: .*\((?P<errno>[A-Za-z][A-Za-z -]+)\)\s*$`)
+
+// withoutJavaErrno drops the missing-file signal of a FileNotFoundException
+// whose errno is another than ENOENT: "(Permission denied)" is EACCES,
+// "(Read-only file system)" EROFS, and their own signals say so.
+func withoutJavaErrno(s string, sigs []Signal) []Signal {
+	m := javaErrnoRe.FindStringSubmatch(s)
+	if m == nil || strings.EqualFold(m[1], "No such file or directory") {
+		return sigs
+	}
+	out := sigs[:0:0]
+	for _, sig := range sigs {
+		if sig != SigMissingFile {
+			out = append(out, sig)
+		}
+	}
 	return out
 }
 

@@ -208,3 +208,23 @@ func mongoSeverity(obj map[string]any) Level {
 	}
 	return LevelUnknown
 }
+
+// The node's inotify limits, not the process's file descriptors: in a
+// container the descriptor limit is the runtime's (1048576 under
+// containerd), while inotify_init(2) returns EMFILE ("too many open
+// files") once the user's fs.inotify.max_user_instances (128 by default,
+// shared by every container of that UID on the node) is reached, and
+// inotify_add_watch(2) ENOSPC ("no space left on device") at
+// max_user_watches. The line must name the watcher: fsnotify.NewWatcher
+// (promtail's "filetarget.fsnotify.NewWatcher: too many open files",
+// https://github.com/grafana/loki/issues/4740; its file target manager,
+// which creates that watcher, "failed to make file target manager: too
+// many open files", https://github.com/SREGym/SREGym/issues/636),
+// coreutils tail's "inotify cannot be used, reverting to polling: Too many
+// open files", Node's fs.watch ("EMFILE: too many open files, watch",
+// "ENOSPC: System limit for number of file watchers reached").
+var watchLimitRe = regexp.MustCompile(`(?i)(?:inotify|fsnotify|watcher|\bwatch(?:es)?\b|file target manager).{0,80}(?:too many open files|no space left on device|EMFILE|ENOSPC)|(?:too many open files|EMFILE|ENOSPC)[^\n]{0,20}\bwatch\b|System limit for number of file watchers reached`)
+
+func init() {
+	signalTable = append(signalTable, signalRule{SigWatchLimit, 46, []string{"inotify", "fsnotify", "watch", "file target"}, watchLimitRe})
+}

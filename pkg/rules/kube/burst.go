@@ -46,11 +46,13 @@ func ErrorBurst(text string, now time.Time) Burst {
 		newest = now
 	}
 	counts := map[string]int{}
+	var stated repeatedCause
 	for _, ev := range lg.Events {
-		if ev.Level < applog.LevelError || ev.Implied || ev.Hint {
+		if !ev.Time.IsZero() && newest.Sub(ev.Time) > BurstWindow {
 			continue
 		}
-		if !ev.Time.IsZero() && newest.Sub(ev.Time) > BurstWindow {
+		stated.add(&ev)
+		if ev.Level < applog.LevelError || ev.Implied || ev.Hint {
 			continue
 		}
 		b.N++
@@ -65,7 +67,56 @@ func ErrorBurst(text string, now time.Time) Burst {
 			b.Repeated, b.RepeatedN = text, counts[key]
 		}
 	}
+	// A record that only announces the retry (Vault's "failed to retry
+	// join raft cluster: retry=2s") yields to the failure it repeats with,
+	// which the application may log at warning level ("join attempt
+	// failed: … x509: certificate is valid for …").
+	if applog.RetryOnly(b.Repeated) {
+		if text, n := stated.best(); n >= BurstErrors {
+			b.Repeated, b.RepeatedN = text, n
+		}
+	}
 	return b
+}
+
+// repeatedCause counts the warning and error records that state a failure
+// (a signal of the log component), by shape, keeping the most specific.
+type repeatedCause struct {
+	counts map[string]int
+	text   map[string]string
+	weight map[string]int
+}
+
+func (r *repeatedCause) add(ev *applog.Event) {
+	if ev.Level < applog.LevelWarn || ev.Implied || ev.Hint {
+		return
+	}
+	text := ev.Text()
+	sigs := applog.Signals(text)
+	if len(sigs) == 0 {
+		return
+	}
+	if r.counts == nil {
+		r.counts, r.text, r.weight = map[string]int{}, map[string]string{}, map[string]int{}
+	}
+	key := shape(text)
+	r.counts[key]++
+	r.text[key], r.weight[key] = text, applog.Weight(sigs[0])
+}
+
+// best is the most specific repeated failure (then the most repeated)
+// and how often it was logged.
+func (r *repeatedCause) best() (string, int) {
+	bestKey := ""
+	for k, n := range r.counts {
+		if n < 2 {
+			continue
+		}
+		if bestKey == "" || r.weight[k] > r.weight[bestKey] || r.weight[k] == r.weight[bestKey] && (n > r.counts[bestKey] || n == r.counts[bestKey] && k < bestKey) {
+			bestKey = k
+		}
+	}
+	return r.text[bestKey], r.counts[bestKey]
 }
 
 // shape blanks a record's digits and hex runs (request ids, timestamps,

@@ -60,6 +60,9 @@ type Def struct {
 	// Subject names what a line of the class is about (the variable, the
 	// file, the endpoint); "" when the line does not say.
 	Subject func(line string) string
+	// NamesImage: the cause lies in what the image ships (a server of
+	// another version, a plugin it lacks), so the report names the image.
+	NamesImage bool
 	// Exit: a line of another class is of this one when its container
 	// exited with a code that says so; it returns the line's subject then.
 	Exit func(code int32, line string) (subject string, ok bool)
@@ -75,7 +78,10 @@ type Pattern struct {
 	// Priority orders classes when several match: a specific line beats a
 	// generic "error" line.
 	Priority int
-	def      *Def
+	// yields: the row words only a status (an HTTP 403), so a later row of
+	// its class whose own wording the line also has is the line's row.
+	yields bool
+	def    *Def
 }
 
 var (
@@ -148,6 +154,9 @@ func (d *Def) hasSignal(sigs []applog.Signal) bool {
 	}
 	return false
 }
+
+// NamesImage: the row's class is about what the image ships (Def.NamesImage).
+func (p *Pattern) NamesImage() bool { return p.def.NamesImage }
 
 // Dependency: the row's class is about reaching a dependency (Def.Dependency).
 func (p *Pattern) Dependency() bool { return p.def.Dependency }

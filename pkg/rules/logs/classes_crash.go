@@ -38,11 +38,15 @@ var _ = register(Def{
 // whose words match nothing above: the application's last words are the
 // cause it states (logrus's {"level":"fatal","msg":"invalid log level
 // set"}). Never matched by words; FindDecisive assigns it.
-var _ = register(Def{
+var fatalError = register(Def{
 	Class: FatalError,
 	Patterns: []Pattern{{
 		Explains: "the application reported a fatal error of its own and exited",
-		Fix:      "Fix what the error names: the setting, flag or dependency it reports (the line is the application's own last words before the exit).", Priority: 20}},
+		Fix:      "Fix what the error names: the setting, flag or dependency it reports (the line is the application's own last words before the exit).", Priority: 20},
+		// A command the application ran failed and it stopped on the
+		// exit status: the command's own error line (subprocessCause).
+		{Explains: "a command the application runs failed, and the application stopped on its exit status; the command's own error is the line quoted",
+			Fix: "Fix what the command's error names (a missing kernel module or capability, a file, a setting of the node or the image); the application's own exit is only its consequence.", Priority: 20}},
 	Declared: true,
 	// Its own words are the only subject it has.
 	Subject: func(line string) string {
@@ -59,3 +63,6 @@ var _ = register(Def{
 		Explains: "the application logged an error just before exiting",
 		Fix:      "Read the error and fix the configuration or code it names.", Priority: 10}},
 })
+
+// subprocessRow is FatalError's row for a subprocess's own error.
+var subprocessRow = &fatalError.Patterns[1]

@@ -168,7 +168,18 @@ var _ = register(Def{
 		// token) and the API's policy refuses it the request.
 		{re: applog.HTTP403Re,
 			Explains: "the dependency's API answers 403: it refuses the identity the application presents (its token, role or service account) the request",
-			Fix:      "Grant the identity the application presents the request in the dependency's own policy (Vault: the auth role's bound_service_account_names and bound_service_account_namespaces, and the policies it gives; a cloud API: the role's policy), or give the application an identity that has it.", Priority: 81}},
+			Fix:      "Grant the identity the application presents the request in the dependency's own policy (Vault: the auth role's bound_service_account_names and bound_service_account_namespaces, and the policies it gives; a cloud API: the role's policy), or give the application an identity that has it.", Priority: 81, yields: true},
+		// Workload identity: the cloud refuses to exchange the pod's
+		// ServiceAccount token for a cloud identity. AWS STS for IRSA
+		// ("Not authorized to perform sts:AssumeRoleWithWebIdentity",
+		// https://github.com/kubernetes/autoscaler/issues/4922), GKE's
+		// "Permission 'iam.serviceAccounts.getAccessToken' denied" (the
+		// roles/iam.workloadIdentityUser binding), Azure's "AADSTS70021: No
+		// matching federated identity record found" (the federated
+		// credential's subject).
+		{re: regexp.MustCompile(`(?i)(?:not authorized to perform:? sts:AssumeRoleWithWebIdentity|AccessDenied[^\n]{0,120}AssumeRoleWithWebIdentity)|Permission '?iam\.serviceAccounts\.getAccessToken'? denied|AADSTS70021|No matching federated identity record found`),
+			Explains: "the cloud refuses the pod's workload identity: the role's trust policy (AssumeRoleWithWebIdentity; GKE: the Google service account's workloadIdentityUser binding; Azure: the federated identity credential) does not admit this pod's ServiceAccount (system:serviceaccount:<namespace>:<name>), or names another OIDC issuer or audience",
+			Fix:      "Make the role trust this pod's ServiceAccount: in the IAM role the ServiceAccount's eks.amazonaws.com/role-arn annotation (or AWS_ROLE_ARN) names, the trust policy's condition <oidc-provider>:sub must be system:serviceaccount:<namespace>:<serviceaccount> of this pod and :aud sts.amazonaws.com, with the cluster's OIDC provider as Federated principal (GKE: gcloud iam service-accounts add-iam-policy-binding … --role roles/iam.workloadIdentityUser --member serviceAccount:<project>.svc.id.goog[<namespace>/<serviceaccount>]; Azure: a federated credential with that subject); or run the pod with the ServiceAccount the role trusts.", Priority: 81}},
 	Rank:       1, // a line of both is an SQL one
 	Signals:    []applog.Signal{applog.SigUnauthorized},
 	Dependency: true,

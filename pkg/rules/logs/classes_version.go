@@ -133,6 +133,7 @@ var _ = register(Def{
 			Explains: "the application was compiled for a newer Java than the image's runtime",
 			Fix:      "Run it on a base image with the Java version it was built for, or build it for the image's Java (--release).", Priority: 89},
 	},
+	NamesImage: true,
 	Subject: func(line string) string {
 		for _, s := range versionSides {
 			if m, ok := submatch.Find(s.re, line); ok {

@@ -44,6 +44,7 @@ type Decisive struct {
 	// Entities are what the whole event names, stack frames aside.
 	Entities applog.Entities
 	Raw      string // the event's lines, stack frames included
+	ev       *applog.Event
 }
 
 // FindDecisive returns a log tail's most telling line. The log component
@@ -62,7 +63,8 @@ func FindDecisive(text string) *Decisive {
 	// is handled by the application, the fatal record after it is not. It
 	// still explains a generic error (Kafka's repeated "Connection to node
 	// -1 … could not be established" before a TimeoutException).
-	var best, bestWarn *Decisive
+	var best, bestWarn, denied *Decisive
+	var dirs []string
 	for i := len(log.Events) - 1; i >= 0; i-- {
 		ev := &log.Events[i]
 		if ev.Level >= applog.LevelTrace && ev.Level <= applog.LevelInfo || ev.Hint {
@@ -75,6 +77,12 @@ func FindDecisive(text string) *Decisive {
 		line, p := refine(ev, line, classify(line, ev.Trace != ""))
 		if p == nil {
 			continue
+		}
+		if p.Class == PermissionDenied {
+			if denied == nil || SubjectOf(p.Class, denied.Line) == "" && SubjectOf(p.Class, line) != "" {
+				denied = newDecisive(p, line, ev)
+			}
+			dirs = append(dirs, deniedDirs(line)...)
 		}
 		slot := &best
 		if ev.Level == applog.LevelWarn && !ev.Implied {
@@ -101,11 +109,11 @@ func FindDecisive(text string) *Decisive {
 				p = declared
 			}
 			if p != nil {
-				return newDecisive(p, ds[0].Text, ds[0].Event)
+				return subprocessCause(log, newDecisive(p, ds[0].Text, ds[0].Event))
 			}
 		}
 	}
-	return best
+	return deniedBeforeMissing(subprocessCause(log, best), denied, dirs)
 }
 
 // specific is the priority from which a class names a cause (a variable,
@@ -122,7 +130,7 @@ func declaredError(ev *applog.Event) bool {
 }
 
 func newDecisive(p *Pattern, line string, ev *applog.Event) *Decisive {
-	d := &Decisive{Pattern: p, Line: line, Time: ev.Time, Subject: SubjectOf(p.Class, line), Entities: ev.Entities(), Raw: strings.Join(ev.Raw, "\n")}
+	d := &Decisive{Pattern: p, Line: line, Time: ev.Time, Subject: SubjectOf(p.Class, line), Entities: ev.Entities(), Raw: strings.Join(ev.Raw, "\n"), ev: ev}
 	if d.Subject == "" && p.def.Dependency {
 		if ep := d.Entities.Endpoints; len(ep) > 0 {
 			d.Subject = ep[0]
@@ -209,10 +217,20 @@ func classify(line string, crash bool) *Pattern {
 // rowOf is the row of d whose own wording a line has (the server's reason
 // among a class's rows), else the class's own row.
 func rowOf(d *Def, line string) *Pattern {
+	var yielding *Pattern
 	for i := range d.Patterns {
 		if d.Patterns[i].re != nil && d.Patterns[i].re.MatchString(line) {
+			if d.Patterns[i].yields {
+				if yielding == nil {
+					yielding = &d.Patterns[i]
+				}
+				continue
+			}
 			return &d.Patterns[i]
 		}
+	}
+	if yielding != nil {
+		return yielding
 	}
 	return &d.Patterns[0]
 }

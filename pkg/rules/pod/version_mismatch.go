@@ -6,12 +6,13 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
-// versionImage names the image's side of a version mismatch: the log says
+// versionImage names the image's side of a version mismatch (and of any
+// class whose cause is what the image ships: a plugin it lacks): the log says
 // what the data or the peer is ("RDB format version 12"), the image tag is
 // what the container brings to it (redis:7.2.8), and the tag is what a fix
 // pins or moves. "" for other classes.
 func versionImage(p *corev1.Pod, container string, dec *logs.Decisive) string {
-	if dec == nil || dec.Pattern.Class != logs.VersionMismatch {
+	if dec == nil || !dec.Pattern.NamesImage() {
 		return ""
 	}
 	for _, list := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
