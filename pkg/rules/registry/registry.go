@@ -48,6 +48,7 @@ var Rules = []*rule.Rule{
 	pod.StuckTerminating,
 	pod.InitRunning,
 	pod.RunningErrors,
+	pod.ReadinessGate,
 
 	scheduling.Unschedulable,
 
