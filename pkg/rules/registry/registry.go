@@ -49,6 +49,7 @@ var Rules = []*rule.Rule{
 	pod.InitRunning,
 	pod.RunningErrors,
 	pod.ReadinessGate,
+	pod.LifecycleHook,
 
 	scheduling.Unschedulable,
 
