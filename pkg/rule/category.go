@@ -49,7 +49,10 @@ const (
 	ContainerFailed            Category = "ContainerFailed"
 	// Running: a container that runs (and may be Ready) but fails at its
 	// work, repeating an error in its current log.
-	Running       Category = "Running"
+	Running Category = "Running"
+	// ReadinessGate: a pod whose containers are Ready waits for a readiness
+	// gate's condition, which an outside controller sets.
+	ReadinessGate Category = "ReadinessGate"
 	ConfigMap     Category = "ConfigMap"
 	InitContainer Category = "InitContainer"
 	Evicted       Category = "Evicted"

@@ -82,6 +82,11 @@ func DescribePod(c *rule.Pass, p *corev1.Pod) (string, []string) {
 	if IsPodReady(p) {
 		return "Ready", nil
 	}
+	if gates, ok := GatedOnly(p); ok {
+		// Not a probe: a controller has not set the pod's readiness gate.
+		s := "Running with every container Ready, but " + gates[0].Describe()
+		return s, ev(fmt.Sprintf("Pod %s is %s", p.Name, s))
+	}
 	if p.Status.Phase == corev1.PodRunning {
 		var notReady []string
 		for _, st := range p.Status.ContainerStatuses {

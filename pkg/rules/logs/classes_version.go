@@ -104,6 +104,14 @@ var versionSides = []versionSide{
 		func(m submatch.Match, _ string) string {
 			return "classes compiled for class file version " + m.Get("have") + ", the image's Java runtime reads up to " + m.Get("want")
 		}},
+	// Kibana's check of the Elasticsearch nodes it connects to
+	// (src/core/server/elasticsearch/version_check/ensure_es_version.ts):
+	// "This version of Kibana (v8.0.0) is incompatible with the following
+	// Elasticsearch nodes in your cluster: v7.10.2 @ 10.0.2.3:9200 (…)".
+	{regexp.MustCompile(`This version of (?P<client>\S+) \((?P<have>v?[\w.+-]+)\) is incompatible with the following (?P<server>\S+) nodes in your cluster: (?P<want>v?[\w.+-]+)`),
+		func(m submatch.Match, _ string) string {
+			return m.Get("client") + " " + m.Get("have") + " is incompatible with " + m.Get("server") + " " + m.Get("want")
+		}},
 }
 
 var pgVersionsRe = regexp.MustCompile(`initialized by PostgreSQL version (?P<have>[\d.]+), which is not compatible with this version (?P<want>[\d.]+)`)
@@ -132,6 +140,9 @@ var _ = register(Def{
 		{re: versionSides[6].re,
 			Explains: "the application was compiled for a newer Java than the image's runtime",
 			Fix:      "Run it on a base image with the Java version it was built for, or build it for the image's Java (--release).", Priority: 89},
+		{re: versionSides[7].re,
+			Explains: "the application refuses the servers it connects to: their version is outside the range it supports",
+			Fix:      "Run a release of the application that matches the servers' version (pin its image tag or chart version to theirs), or upgrade the servers first.", Priority: 89},
 	},
 	NamesImage: true,
 	Subject: func(line string) string {

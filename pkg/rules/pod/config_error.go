@@ -58,6 +58,16 @@ var configErrors = []configError{
 	{configNonNumericUser, regexp.MustCompile(`container has runAsNonRoot and image has non-numeric user \((?P<user>[^)]*)\)`), ""},
 }
 
+// podSuffixRe is the kubelet's trailer naming the pod and container
+// (`(pod: "web-0_ns(uid)", container: web)`), which the finding says
+// already.
+var podSuffixRe = regexp.MustCompile(`\s*\(pod: "[^"]*", container: [^)]*\)\s*$`)
+
+// kubeletWords is the kubelet's message without its pod trailer.
+func kubeletWords(text string) string {
+	return strings.TrimSpace(podSuffixRe.ReplaceAllString(text, ""))
+}
+
 // configRef is where a pod refers to a ConfigMap or Secret.
 type configRef struct {
 	Container string // "" for a pod-level volume
@@ -160,7 +170,13 @@ func checkContainerConfigError(c *rule.Pass) []rule.Finding {
 					}
 				}
 			}
-			out = append(out, configErrorFinding(c, p, st, text, evidence))
+			f := configErrorFinding(c, p, st, text, evidence)
+			if said := kubeletWords(text); said != "" {
+				// The kubelet's own words, verbatim: a paraphrase loses the
+				// name a human searches for.
+				f.Culprit += fmt.Sprintf("; the kubelet says %q", said)
+			}
+			out = append(out, f)
 		}
 	}
 	return out

@@ -15,7 +15,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
-	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // Probe is the rule pod/probe.
@@ -348,8 +347,13 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 
 	// The application's own log line for the probe's requests says why an
 	// answered probe fails (probe_reason.go).
+	// A plain request on a TLS port first (probe_scheme.go): its 400 is no
+	// path's fault.
 	var answer *probeAnswer
-	if class != nil && target.Handler == "httpGet" && (name == probeAuthRequired || name == probeHTTPStatus || name == probeUnhealthy || name == probePathNotFound) {
+	if class != nil && target.Handler == "httpGet" {
+		answer = probeSchemeReason(c, p, ctr, pr, name, output)
+	}
+	if answer == nil && class != nil && target.Handler == "httpGet" && (name == probeAuthRequired || name == probeHTTPStatus || name == probeUnhealthy || name == probePathNotFound) {
 		answer = probeLogReason(c, p, ctr, pr, failures)
 	}
 	// A start-up failure the log states explains any answer but a timeout.
@@ -360,8 +364,13 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	if answer == nil && (target.Handler == "exec" || name == probeUnhealthy || name == probeHTTPStatus) {
 		answer = probeStateReason(c, p, ctr, pr, output)
 	}
+	// Nothing probe-specific: the application's own decisive line says why
+	// it is not ready (probe_app_error.go).
+	if answer == nil {
+		answer = probeAppErrorReason(c, p, ctr, kind, name)
+	}
 	if answer != nil {
-		name, explains, config = answer.class, answer.explain(), answer.class == probeHostRejected
+		name, explains, config = answer.class, answer.explain(), answer.class == probeHostRejected || answer.class == probeSchemeMismatch
 	}
 
 	// Evidence: the probe, what failed, what the kubelet did about it.
@@ -384,9 +393,13 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 			at = "of the application's failed start-up"
 		case probeStateNotReached:
 			at = "with the application's last state change"
+		case probeAppError:
+			at = "that says why the application is not ready"
 		}
-		evidence = append(evidence, c.Evidence(fmt.Sprintf("Log line %s: %q", at, answer.line),
-			fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), ctr.Name, kube.Instance(answer.prev)), kube.LogsCmd(p, ctr.Name, answer.prev)))
+		if answer.line != "" {
+			evidence = append(evidence, c.Evidence(fmt.Sprintf("Log line %s: %q", at, answer.line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), ctr.Name, kube.Instance(answer.prev)), kube.LogsCmd(p, ctr.Name, answer.prev)))
+		}
 	}
 	var killCount int32
 	for i := range kills {
@@ -471,7 +484,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Each run lasted about %ds; the probe gives the container %ds (initial delay + failureThreshold × period) before the kill.", run, budget))
 		}
 	}
-	if dec, _ := logs.LastDecisive(c, p, ctr.Name); dec != nil && dec.Pattern.Priority > 10 && !config {
+	if dec, _ := logs.LastDecisive(c, p, ctr.Name); dec != nil && dec.Pattern.Priority > 10 && !config && (answer == nil || answer.class != probeAppError) {
 		f.Contributing = append(f.Contributing, fmt.Sprintf("The container's log says %q, which may be why the probe fails.", dec.Line))
 	}
 
@@ -501,6 +514,11 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 		fix = answer.fix(c, p, ctr, kind)
 	case probeStateNotReached:
 		f.Culprit = fmt.Sprintf("log line of %s container %s with its state: %s", kube.PodRef(p), ctr.Name, answer.line)
+		fix = answer.fix(c, p, ctr, kind)
+	case probeSchemeMismatch:
+		f.Culprit, fix = answer.schemeCulprit(p, ctr, kind), answer.fix(c, p, ctr, kind)
+	case probeAppError:
+		f.Culprit = fmt.Sprintf("log line of %s container %s, which is not ready: %s", kube.PodRef(p), ctr.Name, answer.line)
 		fix = answer.fix(c, p, ctr, kind)
 	case probePathNotFound, probeAuthRequired, probeHTTPStatus:
 		f.Culprit = fmt.Sprintf("%s container %s %s.path (%s)", kube.PodRef(p), ctr.Name, probePath, pr.HTTPGet.Path)
@@ -541,60 +559,4 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 			Commands: []string{containerSpecCmd(p, ctr.Name, kind.Field), fmt.Sprintf("kubectl get events %s --field-selector involvedObject.name=%s,reason=Unhealthy", kube.NSFlag(p), p.Name)}},
 	}
 	return f, true
-}
-
-var statusCodeRe = regexp.MustCompile(`statuscode: (?P<code>\d+)`)
-
-// probeHeadline says in a few words what a failing probe runs into, for
-// the report's one-line root cause.
-func probeHeadline(class probeClass, target probeTarget, pr *corev1.Probe, ports portCheck, output string) string {
-	code := ""
-	if m, ok := submatch.Find(statusCodeRe, output); ok {
-		code = m.Get("code")
-	}
-	switch class {
-	case probePortMismatch:
-		return fmt.Sprintf("checks port %s, which the container does not declare (%s)", target.Port.String(), ports.Detail)
-	case probeNamedPortMissing:
-		return fmt.Sprintf("names port %q, which the container does not declare (%s)", target.Port.String(), ports.Detail)
-	case probePathNotFound:
-		return fmt.Sprintf("gets 404 Not Found: %s does not exist", target.Desc)
-	case probeAuthRequired:
-		return fmt.Sprintf("gets HTTP %s: %s demands authentication", code, target.Desc)
-	case probeUnhealthy:
-		if code != "" {
-			return fmt.Sprintf("gets HTTP %s from %s: the application reports itself unhealthy", code, target.Desc)
-		}
-		return fmt.Sprintf("gets NOT_SERVING from %s: the application reports itself unhealthy", target.Desc)
-	case probeHTTPStatus:
-		return fmt.Sprintf("gets HTTP %s from %s (only 200-399 pass)", code, target.Desc)
-	case probeTimeout:
-		return fmt.Sprintf("gets no answer from %s within timeoutSeconds %ds", target.Desc, defaultIfZero(pr.TimeoutSeconds, 1))
-	case probeConnectionRefused:
-		return fmt.Sprintf("finds nothing listening on port %s (initialDelaySeconds %d)", target.Port.String(), pr.InitialDelaySeconds)
-	case probeConnectionReset:
-		return fmt.Sprintf("has its connection reset (%s)", target.Desc)
-	case probeUnreachable:
-		return fmt.Sprintf("cannot reach the pod (%s): no route from the node", target.Desc)
-	case probeCommandFailed:
-		if output != "" {
-			return fmt.Sprintf("fails: %s exits non-zero (%s)", target.Desc, kube.ProbeVerdict(output))
-		}
-		return fmt.Sprintf("fails: %s exits non-zero", target.Desc)
-	}
-	return fmt.Sprintf("fails (%s)", target.Desc)
-}
-
-// probeHandlerCopy returns a probe's handler, for a startup probe on the
-// same endpoint.
-func probeHandlerCopy(pr *corev1.Probe, handler string) any {
-	switch handler {
-	case "httpGet":
-		return map[string]any{"path": pr.HTTPGet.Path, "port": pr.HTTPGet.Port}
-	case "tcpSocket":
-		return map[string]any{"port": pr.TCPSocket.Port}
-	case "grpc":
-		return map[string]any{"port": pr.GRPC.Port}
-	}
-	return nil
 }

@@ -173,6 +173,10 @@ func (a *probeAnswer) headline(output string, target probeTarget) string {
 		return a.startupHeadline(output, target)
 	case probeStateNotReached:
 		return a.stateHeadline(target)
+	case probeSchemeMismatch:
+		return a.schemeHeadline(output, target)
+	case probeAppError:
+		return a.appErrorHeadline(output, target)
 	case probeHostRejected:
 		return fmt.Sprintf("gets %s from %s: the application rejects the pod IP the kubelet sends as Host", code, target.Desc)
 	case probeAuthzDenied:
@@ -193,6 +197,10 @@ func (a *probeAnswer) fix(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, ki
 		return a.startupFix(p, ctr)
 	case probeStateNotReached:
 		return a.stateFix(p, ctr, kind)
+	case probeSchemeMismatch:
+		return a.schemeFix(c, p, ctr, kind)
+	case probeAppError:
+		return a.appErrorFix(p, ctr)
 	case probeHostRejected:
 		return ContainerPatch(c, p, ctr.Name, map[string]any{kind.Field: map[string]any{"httpGet": map[string]any{
 			"httpHeaders": []any{map[string]any{"name": "Host", "value": "<a host the application allows, e.g. localhost>"}}}}},

@@ -2,6 +2,7 @@ package pod
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,9 +55,13 @@ func checkRunningErrors(c *rule.Pass) []rule.Finding {
 
 func runningErrorsFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, b kube.Burst) rule.Finding {
 	line := clipRecord(b.Repeated)
-	ready := "running"
+	// Say what was observed: a running container is not always Ready.
+	ready := "running but not Ready"
+	mechanism := "The container runs but is not Ready, and its log repeats the same failure: the process is up while the work it exists for (and, with it, its readiness) keeps failing. The repeated record is that call's failure."
 	if st.Ready {
 		ready = "running and Ready"
+		mechanism = "Liveness and readiness probes ask whether the process answers, not whether its work succeeds: a controller, shipper or agent that retries a failing call forever stays Running and Ready " +
+			"while nothing it should produce is produced. The repeated record is that call's failure."
 	}
 	f := rule.Finding{
 		Category: rule.Running.Sub("Errors"), Verdict: report.Validated, Confidence: rule.Likely, Current: true, Strength: rule.Observed,
@@ -66,11 +71,15 @@ func runningErrorsFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus
 		Hypothesis: fmt.Sprintf("Container %s of pod %s keeps failing at its work while it runs", st.Name, p.Name),
 		Title:      fmt.Sprintf("container %s is %s but repeats the same error (%d times in %s): %s", st.Name, ready, b.RepeatedN, kube.HumanDuration(kube.BurstWindow), line),
 		Summary:    fmt.Sprintf("Container %s of pod %s is %s, yet its current log repeats one error %d times in %s: the process is alive, the work it exists for keeps failing.", st.Name, p.Name, ready, b.RepeatedN, kube.HumanDuration(kube.BurstWindow)),
-		Mechanism: "Liveness and readiness probes ask whether the process answers, not whether its work succeeds: a controller, shipper or agent that retries a failing call forever stays Running and Ready " +
-			"while nothing it should produce is produced. The repeated record is that call's failure.",
-		Culprit: fmt.Sprintf("%s container %s: %q (repeated %d times)", kube.PodRef(p), st.Name, line, b.RepeatedN),
+		Mechanism:  mechanism,
+		Culprit:    fmt.Sprintf("%s container %s: %q (repeated %d times)", kube.PodRef(p), st.Name, line, b.RepeatedN),
 		Actions: []report.Action{{Kind: report.Check, Description: "Read the repeated error in the current log and fix what it names (credentials, permissions, the endpoint it cannot reach).",
 			Commands: []string{kube.LogsCmd(p, st.Name, false) + " --tail=50"}}},
+	}
+	if !st.Ready && readinessFailing(c, p, st.Name) {
+		// Not Ready because its readiness probe fails: the probe's finding
+		// (with the log's reason) is the readiness path, this one a lead.
+		f.Confidence = rule.Plausible
 	}
 	if dec := logs.FindDecisive(b.Repeated); dec != nil && dec.Pattern != nil && dec.Pattern.Explains != "" {
 		f.Category = f.Category.Sub(dec.Pattern.Class.String())
@@ -91,4 +100,16 @@ func clipRecord(s string) string {
 		return string(r[:400]) + "…"
 	}
 	return s
+}
+
+// readinessFailing: the kubelet reports the container's readiness probe
+// failing.
+func readinessFailing(c *rule.Pass, p *corev1.Pod, container string) bool {
+	for _, e := range c.B.EventsFor(string(p.UID)) {
+		if e.Reason == "Unhealthy" && eventAboutContainer(&e, container) &&
+			(strings.HasPrefix(e.Message, "Readiness probe failed:") || strings.HasPrefix(e.Message, "Readiness probe errored:")) {
+			return true
+		}
+	}
+	return false
 }

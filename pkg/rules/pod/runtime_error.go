@@ -158,6 +158,9 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 			Commands: []string{fmt.Sprintf("kubectl describe pod %s %s", p.Name, kube.NSFlag(p))}}}
 		return f
 	}
+	if tool, ok := hostTool(message, spec); ok && row.Class == runtimeExecutableNotFound {
+		return hostToolFinding(c, f, p, st, area, reason, message, tool)
+	}
 	f.Category = area.Sub(string(row.Class))
 	f.Confidence = row.Conf
 	detail := ""

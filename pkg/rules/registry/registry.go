@@ -48,6 +48,8 @@ var Rules = []*rule.Rule{
 	pod.StuckTerminating,
 	pod.InitRunning,
 	pod.RunningErrors,
+	pod.ReadinessGate,
+	pod.LifecycleHook,
 
 	scheduling.Unschedulable,
 

@@ -233,7 +233,11 @@ func rolloutFinding(c *rule.Pass, d *appsv1.Deployment, revs revisions, progress
 		f.Title = fmt.Sprintf("%s: its pods run but never become Ready (%s)", subject, state)
 		f.Summary = fmt.Sprintf("%d pod(s) of revision %d of deployment %s are running but not Ready, so the rollout never counts them available: pod %s is %s.", len(notReady), rev, d.Name, p.Name, state)
 		f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) readiness", newest.Name, rev)
-		if probe := diff.find("readinessProbe", "startupProbe"); probe != "" {
+		if gates, ok := kube.GatedOnly(p); ok {
+			// Its containers are Ready: the pod waits for a readiness
+			// gate's controller (pod/readiness-gate), never for a probe.
+			rolloutGated(&f, p, newest, rev, gates[0])
+		} else if probe := diff.find("readinessProbe", "startupProbe"); probe != "" {
 			f.Confidence = rule.High
 			f.Title += "; revision " + strconv.FormatInt(rev, 10) + " changed " + probe
 			f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) %s", newest.Name, rev, probe)
@@ -245,7 +249,9 @@ func rolloutFinding(c *rule.Pass, d *appsv1.Deployment, revs revisions, progress
 		} else if len(diff.Changes) > 0 {
 			f.Title += "; revision " + strconv.FormatInt(rev, 10) + " changed " + diff.Changes[0]
 		}
-		f.Mechanism = "A pod counts as available only once every container is Ready (its readiness probe passes) for minReadySeconds. While the new pods stay unready, the deployment controller keeps the old ReplicaSet's pods and, after progressDeadlineSeconds, marks the rollout ProgressDeadlineExceeded."
+		if f.Mechanism == "" {
+			f.Mechanism = "A pod counts as available only once every container is Ready (its readiness probe passes) for minReadySeconds. While the new pods stay unready, the deployment controller keeps the old ReplicaSet's pods and, after progressDeadlineSeconds, marks the rollout ProgressDeadlineExceeded."
+		}
 	case len(pending) > 0:
 		f.Category = f.Category.Sub("Pending")
 		f.Confidence = rule.Moderate
@@ -282,4 +288,19 @@ func progressDeadline(d *appsv1.Deployment) int32 {
 		return *d.Spec.ProgressDeadlineSeconds
 	}
 	return 600
+}
+
+// rolloutGated: the new pods run with every container Ready and wait for a
+// readiness gate the controller that owns it has not set; the rollout's
+// finding names the gate, so it explains the stall itself.
+func rolloutGated(f *rule.Finding, p *corev1.Pod, rs *appsv1.ReplicaSet, rev int64, g kube.UnsetGate) {
+	f.Category = rule.Rollout.Sub("Stuck", "ReadinessGate")
+	f.Strength, f.Confidence = rule.Explained, rule.High
+	f.Hypothesis = fmt.Sprintf("The pods of revision %d wait for readiness gate %s, which its controller has not set", rev, g.Type)
+	f.Culprit = fmt.Sprintf("replicaset/%s (revision %d) pods' readiness gate %s (condition %s; the controller that owns %s has not set it True)", rs.Name, rev, g.Type, g.Status, g.Owner())
+	f.Mechanism = "A pod counts as available only once it is Ready, and a pod with readinessGates is Ready only when each gate's condition is True; the kubelet never sets it, the controller named by its domain does. While the new pods wait for it, the deployment controller keeps the old ReplicaSet's pods and, after progressDeadlineSeconds, marks the rollout ProgressDeadlineExceeded."
+	if who := g.GateController(); who != "" {
+		f.Contributing = append(f.Contributing, fmt.Sprintf("The gate's domain %s belongs to %s.", g.Owner(), who))
+	}
+	f.Actions = append(f.Actions, kube.GateActions(p, g)...)
 }

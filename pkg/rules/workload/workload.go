@@ -39,7 +39,7 @@ func selectorString(s *metav1.LabelSelector) string {
 var PodLevel = []*rule.Rule{
 	pod.OOMKilled, pod.CrashLoop, pod.ImagePull,
 	pod.Probe, pod.ConfigError, pod.RuntimeError, pod.Sandbox, pod.ConfigSource, pod.NotOOMKilled, pod.Evicted, pod.Rejected, pod.StuckTerminating,
-	pod.InitRunning,
+	pod.InitRunning, pod.LifecycleHook,
 	scheduling.Unschedulable,
 	node.PodNode,
 	storage.PVCPending, storage.VolumeAttachMount,
