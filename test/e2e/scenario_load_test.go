@@ -483,6 +483,10 @@ func createEvent(t *testing.T, c *testcluster.Cluster, e corev1.Event, ns string
 				t.Fatal(err)
 			}
 			obj = n
+		} else if e.InvolvedObject.Kind == "Pod" {
+			// A deleted pod's events outlive it (a Job's pod removed by
+			// the cluster autoscaler): the event names a pod that is gone.
+			obj = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: e.InvolvedObject.Name, Namespace: ns, UID: types.UID("deleted-" + e.InvolvedObject.Name)}}
 		} else {
 			t.Logf("event %s about %s, which the capture does not hold: skipped", e.Reason, key)
 			return
