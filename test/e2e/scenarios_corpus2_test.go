@@ -80,8 +80,10 @@ func dropAfterScenario(t *testing.T, c *testcluster.Cluster, kind, name string, 
 			}
 		case "StorageClass":
 			err = c.Client.StorageV1().StorageClasses().Delete(ctx, name, metav1.DeleteOptions{})
+		case "IngressClass":
+			err = c.Client.NetworkingV1().IngressClasses().Delete(ctx, name, metav1.DeleteOptions{})
 		default:
-			t.Errorf("%s %s: scenario-scoped cleanup handles Nodes, PersistentVolumes and StorageClasses", kind, name)
+			t.Errorf("%s %s: scenario-scoped cleanup handles Nodes, PersistentVolumes, StorageClasses and IngressClasses", kind, name)
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("delete scenario-scoped %s %s: %v", kind, name, err)
