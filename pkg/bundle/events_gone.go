@@ -2,15 +2,11 @@ package bundle
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-
-	"github.com/kubectl-triage/kubectl-triage/pkg/redact"
+	"github.com/kubectl-triage/kubectl-triage/pkg/fault"
 )
 
 // createdPodRe is the Job controller's SuccessfulCreate message.
@@ -52,8 +48,8 @@ func (b *Bundle) GonePods() []string {
 // goneJobPodEvents reads, for a Job target whose pods are gone, the events
 // of the last pods it created: who removed a pod (cluster-autoscaler's
 // ScaleDown, the kubelet's Evicted, the scheduler's Preempted) is said
-// only there. Selected by kind and name: the deleted pod's UID is not
-// known. At most maxGonePods lists.
+// only there. Selected by kind and name (eventSelector): the deleted
+// pod's UID is not known. At most maxGonePods lists.
 func (c *collector) goneJobPodEvents(ctx context.Context) {
 	if c.b.Target.Kind != "Job" || !c.opts.wants(NeedEvents) || ctx.Err() != nil {
 		return
@@ -65,19 +61,8 @@ func (c *collector) goneJobPodEvents(ctx context.Context) {
 		if i == maxGonePods {
 			break
 		}
-		c.count()
-		sel := fields.AndSelectors(fields.OneTermEqualSelector("involvedObject.kind", "Pod"), fields.OneTermEqualSelector("involvedObject.name", name)).String()
-		list, err := c.cs.CoreV1().Events(c.b.Target.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
-		if err != nil {
-			c.problem(fmt.Sprintf("events of deleted pod/%s", name), err)
+		if !c.events(ctx, fault.Resource{APIVersion: "v1", Kind: "Pod", Name: name, Namespace: c.b.Target.Namespace}) {
 			return
 		}
-		c.mu.Lock()
-		for _, e := range list.Items {
-			e.ManagedFields = nil
-			e.Message, _ = redact.Text(e.Message)
-			c.b.Events = append(c.b.Events, e)
-		}
-		c.mu.Unlock()
 	}
 }

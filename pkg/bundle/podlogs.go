@@ -22,8 +22,8 @@ import (
 
 // events lists the events of one object inside its namespace (events about
 // cluster-scoped objects live in "default"): a field-selected list, never a
-// cluster-wide one.
-func (c *collector) events(ctx context.Context, ref fault.Resource) {
+// cluster-wide one. It reports whether the list could be read.
+func (c *collector) events(ctx context.Context, ref fault.Resource) bool {
 	ns := ref.Namespace
 	if ns == "" {
 		ns = metav1.NamespaceDefault
@@ -41,7 +41,7 @@ func (c *collector) events(ctx context.Context, ref fault.Resource) {
 	}
 	if err != nil {
 		c.problem(fmt.Sprintf("events of %s/%s", strings.ToLower(ref.Kind), ref.Name), err)
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -50,6 +50,7 @@ func (c *collector) events(ctx context.Context, ref fault.Resource) {
 		e.Message, _ = redact.Text(e.Message)
 		c.b.Events = append(c.b.Events, e)
 	}
+	return true
 }
 
 // eventSelector selects the events of one object. Most components set
@@ -57,10 +58,13 @@ func (c *collector) events(ctx context.Context, ref fault.Resource) {
 // events (NodeNotReady, EvictionThresholdMet, ImageGCFailed, Rebooted, …)
 // with involvedObject.uid set to the node's *name*, so a Node's events are
 // selected by kind and name, which matches both.
+//
+// An object whose UID is not known (a Job's pod deleted since, named only
+// by the Job's events) is selected the same way, by kind and name.
 func eventSelector(ref fault.Resource) string {
-	if ref.Kind == "Node" {
+	if ref.Kind == "Node" || ref.UID == "" {
 		return fields.AndSelectors(
-			fields.OneTermEqualSelector("involvedObject.kind", "Node"),
+			fields.OneTermEqualSelector("involvedObject.kind", ref.Kind),
 			fields.OneTermEqualSelector("involvedObject.name", ref.Name),
 		).String()
 	}
