@@ -176,34 +176,16 @@ var workloadUpToDate = &Check{
 	ID: "workload/up-to-date", Kinds: []string{"Deployment", "StatefulSet", "DaemonSet"},
 	Doc: "Every pod runs the workload's current template, or a rolling update is replacing them; pods left on an older template by the spec's own setting (updateStrategy OnDelete, a paused Deployment) fail; a StatefulSet partition, a staged rollout on purpose, is noted.",
 	Run: func(c *rule.Pass) []Result {
-		if h := workload.UpdateHeldOf(c); h != nil {
-			return []Result{fail("%s", h.Line())}
-		}
-		kind, name, updated, want := "", "", int32(0), int32(0)
-		switch c.B.Target.Kind {
-		case "Deployment":
-			if d := kube.TargetOf(c, "Deployment", c.B.Deployments); d != nil && d.Status.ObservedGeneration > 0 {
-				kind, name, updated, want = "Deployment", d.Name, d.Status.UpdatedReplicas, kube.ReplicasOf(d.Spec.Replicas)
-			}
-		case "StatefulSet":
-			if s := kube.TargetOf(c, "StatefulSet", c.B.StatefulSets); s != nil && s.Status.UpdateRevision != "" {
-				kind, name, updated, want = "StatefulSet", s.Name, s.Status.UpdatedReplicas, kube.ReplicasOf(s.Spec.Replicas)
-				if s.Status.CurrentRevision == s.Status.UpdateRevision {
-					updated = want // the rollout finished: every pod is on the one revision
-				}
-			}
-		case "DaemonSet":
-			if ds := kube.TargetOf(c, "DaemonSet", c.B.DaemonSets); ds != nil && ds.Status.ObservedGeneration > 0 {
-				kind, name, updated, want = "DaemonSet", ds.Name, ds.Status.UpdatedNumberScheduled, ds.Status.DesiredNumberScheduled
-			}
-		}
+		h := workload.UpdateStateOf(c)
 		switch {
-		case kind == "":
+		case h != nil && h.Hold != "":
+			return []Result{fail("%s", h.Line())}
+		case h == nil || !h.Written:
 			return nil // no controller has written the status's update fields
-		case updated < want:
-			return []Result{note("%s %s has %d of %d pods on the current template (a rolling update, or a StatefulSet partition, holds the rest)", kind, name, updated, want)}
+		case h.Updated < h.Want:
+			return []Result{note("%s %s has %d of %d pods on the current template (a rolling update, or a StatefulSet partition, holds the rest)", h.Kind, h.Name, h.Updated, h.Want)}
 		default:
-			return []Result{pass("%s %s runs its current template on every pod (%d of %d updated)", kind, name, updated, want)}
+			return []Result{pass("%s %s runs its current template on every pod (%d of %d updated)", h.Kind, h.Name, h.Updated, h.Want)}
 		}
 	},
 }

@@ -28,73 +28,91 @@ var UpdateHeld = &rule.Rule{
 
 // Holds: why a workload's controller leaves pods on an older template.
 const (
-	heldOnDelete  = "OnDelete"
-	heldPaused    = "Paused"
+	heldOnDelete = "OnDelete"
+	heldPaused   = "Paused"
 )
 
-// Held is a workload whose pods are not all on its current template and
-// whose controller, by the spec's own setting, will not change that.
+// Held is where a workload's pods stand against its current template:
+// how many run it and, when the spec's own setting keeps the others on an
+// older one, that setting (Hold).
 type Held struct {
 	Kind, Name string
-	Hold       string // heldOnDelete or heldPaused
+	Hold       string // heldOnDelete or heldPaused; "" when nothing holds the update
 	Updated    int32  // pods on the current template
 	Want       int32
 	Setting    string // the spec field that holds the update, as kubectl shows it
 	Why        string // what the setting makes the controller do
+	// Written: a controller has written the status's update fields
+	// (observedGeneration, a StatefulSet's updateRevision).
+	Written bool
 
 	template *corev1.PodSpec
 	pods     []*corev1.Pod
 }
 
-// UpdateHeldOf reads the target workload's status for a held update (the
-// health model's workload/up-to-date check and this rule share it); nil
-// when every pod is on the current template, the controller has not yet
-// observed the spec, or a rolling update is under way.
-func UpdateHeldOf(c *rule.Pass) *Held {
+// UpdateStateOf reads the target workload's status against its template
+// (the health model's workload/up-to-date check and this rule share it);
+// nil for another kind or a target not collected.
+func UpdateStateOf(c *rule.Pass) *Held {
 	switch c.B.Target.Kind {
 	case "DaemonSet":
 		ds := kube.TargetOf(c, "DaemonSet", c.B.DaemonSets)
-		if ds == nil || ds.Status.ObservedGeneration < ds.Generation || ds.Status.UpdatedNumberScheduled >= ds.Status.DesiredNumberScheduled ||
-			ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType {
+		if ds == nil {
 			return nil
 		}
-		return &Held{template: &ds.Spec.Template.Spec, pods: kube.PodsOf(c, ds.UID), Kind: "DaemonSet", Name: ds.Name, Hold: heldOnDelete, Updated: ds.Status.UpdatedNumberScheduled, Want: ds.Status.DesiredNumberScheduled,
-			Setting: "spec.updateStrategy.type: OnDelete",
-			Why:     "with updateStrategy OnDelete the DaemonSet controller creates a pod from the new template only when an old pod is deleted; a template change alone replaces nothing"}
+		h := &Held{template: &ds.Spec.Template.Spec, pods: kube.PodsOf(c, ds.UID), Kind: "DaemonSet", Name: ds.Name,
+			Updated: ds.Status.UpdatedNumberScheduled, Want: ds.Status.DesiredNumberScheduled, Written: ds.Status.ObservedGeneration > 0}
+		if ds.Status.ObservedGeneration >= ds.Generation && h.Updated < h.Want && ds.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
+			h.Hold, h.Setting = heldOnDelete, "spec.updateStrategy.type: OnDelete"
+			h.Why = "with updateStrategy OnDelete the DaemonSet controller creates a pod from the new template only when an old pod is deleted; a template change alone replaces nothing"
+		}
+		return h
 	case "StatefulSet":
 		s := kube.TargetOf(c, "StatefulSet", c.B.StatefulSets)
-		want := int32(0)
-		if s != nil {
-			want = kube.ReplicasOf(s.Spec.Replicas)
-		}
-		if s == nil || s.Status.ObservedGeneration < s.Generation || s.Status.UpdateRevision == "" || s.Status.CurrentRevision == s.Status.UpdateRevision || s.Status.UpdatedReplicas >= want {
+		if s == nil {
 			return nil
 		}
-		h := &Held{template: &s.Spec.Template.Spec, pods: kube.PodsOf(c, s.UID), Kind: "StatefulSet", Name: s.Name, Updated: s.Status.UpdatedReplicas, Want: want}
+		st := s.Status
+		h := &Held{template: &s.Spec.Template.Spec, pods: kube.PodsOf(c, s.UID), Kind: "StatefulSet", Name: s.Name,
+			Updated: st.UpdatedReplicas, Want: kube.ReplicasOf(s.Spec.Replicas), Written: st.UpdateRevision != ""}
+		if h.Written && st.CurrentRevision == st.UpdateRevision {
+			h.Updated = h.Want // the rollout finished: every pod is on the one revision
+		}
 		// A partition holds the lower ordinals on purpose (a staged
 		// rollout, a canary): the health model notes it, it is no fault.
-		switch {
-		case s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType:
+		if st.ObservedGeneration >= s.Generation && h.Written && st.CurrentRevision != st.UpdateRevision && st.UpdatedReplicas < h.Want &&
+			s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
 			h.Hold, h.Setting = heldOnDelete, "spec.updateStrategy.type: OnDelete"
 			h.Why = "with updateStrategy OnDelete the StatefulSet controller recreates a pod from the update revision only when the pod is deleted"
-		default:
-			return nil
 		}
 		return h
 	case "Deployment":
 		d := kube.TargetOf(c, "Deployment", c.B.Deployments)
-		if d == nil || !d.Spec.Paused || d.Status.UpdatedReplicas >= kube.ReplicasOf(d.Spec.Replicas) {
+		if d == nil {
 			return nil
 		}
-		var pods []*corev1.Pod
+		h := &Held{template: &d.Spec.Template.Spec, Kind: "Deployment", Name: d.Name,
+			Updated: d.Status.UpdatedReplicas, Want: kube.ReplicasOf(d.Spec.Replicas), Written: d.Status.ObservedGeneration > 0}
 		for _, p := range c.B.Pods {
 			if p.Namespace == d.Namespace && bundle.DeploymentOf(p) == d.Name {
-				pods = append(pods, p)
+				h.pods = append(h.pods, p)
 			}
 		}
-		return &Held{template: &d.Spec.Template.Spec, pods: pods, Kind: "Deployment", Name: d.Name, Hold: heldPaused, Updated: d.Status.UpdatedReplicas, Want: kube.ReplicasOf(d.Spec.Replicas),
-			Setting: "spec.paused: true",
-			Why:     "a paused Deployment makes no new ReplicaSet and scales none: a template change waits until it is resumed"}
+		if d.Spec.Paused && h.Updated < h.Want {
+			h.Hold, h.Setting = heldPaused, "spec.paused: true"
+			h.Why = "a paused Deployment makes no new ReplicaSet and scales none: a template change waits until it is resumed"
+		}
+		return h
+	}
+	return nil
+}
+
+// UpdateHeldOf is the target's update state when the spec holds it: nil
+// when every pod is on the current template, the controller has not yet
+// observed the spec, or a rolling update is under way.
+func UpdateHeldOf(c *rule.Pass) *Held {
+	if h := UpdateStateOf(c); h != nil && h.Hold != "" {
+		return h
 	}
 	return nil
 }
