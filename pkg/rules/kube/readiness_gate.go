@@ -85,22 +85,43 @@ func (g UnsetGate) Describe() string {
 
 // knownGateOwners are the controllers behind the domains their readiness
 // gates carry, with the object that ties the pod to them.
-var knownGateOwners = []struct{ domain, controller, check string }{
+type gateOwner struct{ domain, controller, check string }
+
+var knownGateOwners = []gateOwner{
 	// https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/deploy/pod_readiness_gate/
 	{"elbv2.k8s.aws", "the AWS Load Balancer Controller (it sets the condition once the pod is a healthy target of its target group)", "kubectl get targetgroupbindings -n %s"},
 	// https://cloud.google.com/kubernetes-engine/docs/concepts/container-native-load-balancing#pod_readiness
 	{"cloud.google.com", "GKE's NEG controller (it sets the condition once the pod's endpoint is healthy in its network endpoint group)", "kubectl get svcneg -n %s"},
 }
 
+// knownOwner is the entry of knownGateOwners the gate's domain falls
+// under, or nil.
+func (g UnsetGate) knownOwner() *gateOwner {
+	d := g.Owner()
+	for i, k := range knownGateOwners {
+		if d == k.domain || strings.HasSuffix(d, "."+k.domain) {
+			return &knownGateOwners[i]
+		}
+	}
+	return nil
+}
+
 // GateController names the controller behind a gate when its domain is a
 // known one, else "".
 func (g UnsetGate) GateController() string {
-	for _, k := range knownGateOwners {
-		if d := g.Owner(); d == k.domain || strings.HasSuffix(d, "."+k.domain) {
-			return k.controller
-		}
+	if k := g.knownOwner(); k != nil {
+		return k.controller
 	}
 	return ""
+}
+
+// Who is the controller behind a gate: the known one, else the one its
+// domain names.
+func (g UnsetGate) Who() string {
+	if who := g.GateController(); who != "" {
+		return who
+	}
+	return "the controller that owns " + g.Owner()
 }
 
 // GateActions are what a human checks and does about a gate left unset:
@@ -108,18 +129,12 @@ func (g UnsetGate) GateController() string {
 // controller registers it again.
 func GateActions(p *corev1.Pod, g UnsetGate) []report.Action {
 	cmds := []string{fmt.Sprintf(`kubectl get pod %s -n %s -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason} {.message}{"\n"}{end}'`, p.Name, p.Namespace)}
-	for _, k := range knownGateOwners {
-		if d := g.Owner(); d == k.domain || strings.HasSuffix(d, "."+k.domain) {
-			cmds = append(cmds, fmt.Sprintf(k.check, p.Namespace))
-		}
+	if k := g.knownOwner(); k != nil {
+		cmds = append(cmds, fmt.Sprintf(k.check, p.Namespace))
 	}
 	cmds = append(cmds, fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s", p.Namespace, p.Name))
-	who := g.GateController()
-	if who == "" {
-		who = "the controller that owns " + g.Owner()
-	}
 	return []report.Action{
-		{Kind: report.Check, Description: fmt.Sprintf("Find out why %s has not set condition %s on the pod: read its logs and whether it still targets this pod (the Service or Ingress it serves, its registration).", who, g.Type),
+		{Kind: report.Check, Description: fmt.Sprintf("Find out why %s has not set condition %s on the pod: read its logs and whether it still targets this pod (the Service or Ingress it serves, its registration).", g.Who(), g.Type),
 			Commands: cmds},
 		{Kind: report.Immediate, Description: "Once the controller runs and targets the pod, delete the stuck pod so that a new one is registered from the start.",
 			Commands: []string{fmt.Sprintf("kubectl delete pod %s -n %s", p.Name, p.Namespace)},

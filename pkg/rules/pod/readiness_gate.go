@@ -68,10 +68,7 @@ func readinessGateFinding(c *rule.Pass, p *corev1.Pod, gates []kube.UnsetGate) r
 				fmt.Sprintf("%s .status.conditions[Ready]", kube.PodRef(p)), fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.status.conditions[?(@.type=="Ready")]}'`, p.Name, kube.NSFlag(p))))
 		}
 	}
-	who := g.GateController()
-	if who == "" {
-		who = "the controller that owns " + g.Owner()
-	}
+	who := g.Who()
 	f := rule.Finding{
 		Category: readinessGateCategory(g), Verdict: report.Validated, Confidence: rule.High, Current: true, Strength: rule.Observed,
 		Subject: p.Name, Evidence: evidence,
