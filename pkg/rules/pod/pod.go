@@ -32,6 +32,13 @@ func eventAboutContainer(e *corev1.Event, container string) bool {
 	return false
 }
 
+// probeFailureEvent: the kubelet's Unhealthy event of a failed (or
+// errored) probe of that kind ("Readiness") on the container.
+func probeFailureEvent(e *corev1.Event, container, kind string) bool {
+	return e.Reason == "Unhealthy" && eventAboutContainer(e, container) &&
+		(strings.HasPrefix(e.Message, kind+" probe failed:") || strings.HasPrefix(e.Message, kind+" probe errored:"))
+}
+
 func isInitContainer(p *corev1.Pod, name string) bool {
 	for _, ctr := range p.Spec.InitContainers {
 		if ctr.Name == name {

@@ -244,8 +244,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 	var failures, kills []corev1.Event
 	for _, e := range c.B.EventsFor(string(p.UID)) {
 		switch {
-		case e.Reason == "Unhealthy" && eventAboutContainer(&e, ctr.Name) &&
-			(strings.HasPrefix(e.Message, kind.Name+" probe failed:") || strings.HasPrefix(e.Message, kind.Name+" probe errored:")):
+		case probeFailureEvent(&e, ctr.Name, kind.Name):
 			failures = append(failures, e)
 		case e.Reason == "Killing" && kind.restarts() &&
 			strings.Contains(e.Message, fmt.Sprintf("Container %s failed %s probe", ctr.Name, strings.ToLower(kind.Name))):

@@ -60,8 +60,8 @@ func probeAppErrorReason(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, kin
 // application's own line.
 func (a *probeAnswer) appErrorHeadline(output string, target probeTarget) string {
 	got := "fails"
-	if m := statusCodeRe.FindStringSubmatch(output); m != nil {
-		got = "gets HTTP " + m[1]
+	if sc := probeStatusCode(output); sc != "" {
+		got = "gets HTTP " + sc
 	} else if output != "" {
 		got = fmt.Sprintf("fails (%s)", kube.Shorten(kube.ProbeVerdict(output), 80))
 	}

@@ -12,13 +12,19 @@ import (
 
 var statusCodeRe = regexp.MustCompile(`statuscode: (?P<code>\d+)`)
 
+// probeStatusCode is the HTTP status in a probe's output ("HTTP probe
+// failed with statuscode: 503"), "" when it names none.
+func probeStatusCode(output string) string {
+	if m, ok := submatch.Find(statusCodeRe, output); ok {
+		return m.Get("code")
+	}
+	return ""
+}
+
 // probeHeadline says in a few words what a failing probe runs into, for
 // the report's one-line root cause.
 func probeHeadline(class probeClass, target probeTarget, pr *corev1.Probe, ports portCheck, output string) string {
-	code := ""
-	if m, ok := submatch.Find(statusCodeRe, output); ok {
-		code = m.Get("code")
-	}
+	code := probeStatusCode(output)
 	switch class {
 	case probePortMismatch:
 		return fmt.Sprintf("checks port %s, which the container does not declare (%s)", target.Port.String(), ports.Detail)

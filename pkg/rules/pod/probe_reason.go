@@ -165,8 +165,8 @@ func (a *probeAnswer) explain() string {
 // headline says in a few words what the probe runs into.
 func (a *probeAnswer) headline(output string, target probeTarget) string {
 	code := "an error"
-	if m, ok := submatch.Find(statusCodeRe, output); ok {
-		code = "HTTP " + m.Get("code")
+	if sc := probeStatusCode(output); sc != "" {
+		code = "HTTP " + sc
 	}
 	switch a.class {
 	case probeStartupFailed:

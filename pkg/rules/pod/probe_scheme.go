@@ -91,8 +91,8 @@ func namedPort(ctr *corev1.Container, name string, number int) string {
 // schemeHeadline is the title's clause for a plain request on a TLS port.
 func (a *probeAnswer) schemeHeadline(output string, target probeTarget) string {
 	got := "fails"
-	if m := statusCodeRe.FindStringSubmatch(output); m != nil {
-		got = "gets HTTP " + m[1]
+	if sc := probeStatusCode(output); sc != "" {
+		got = "gets HTTP " + sc
 	}
 	return fmt.Sprintf("%s: %s reaches a TLS listener, and the probe's scheme is not HTTPS", got, target.Desc)
 }

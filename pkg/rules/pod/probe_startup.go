@@ -72,8 +72,8 @@ const startupCauseMin = 70
 // startupHeadline is the title's clause for a start-up failure.
 func (a *probeAnswer) startupHeadline(output string, target probeTarget) string {
 	got := "an error"
-	if m := statusCodeRe.FindStringSubmatch(output); m != nil {
-		got = "HTTP " + m[1]
+	if sc := probeStatusCode(output); sc != "" {
+		got = "HTTP " + sc
 	} else if strings.Contains(output, "connection refused") {
 		got = "no connection"
 	}

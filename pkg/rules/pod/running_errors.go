@@ -2,7 +2,6 @@ package pod
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -106,8 +105,7 @@ func clipRecord(s string) string {
 // failing.
 func readinessFailing(c *rule.Pass, p *corev1.Pod, container string) bool {
 	for _, e := range c.B.EventsFor(string(p.UID)) {
-		if e.Reason == "Unhealthy" && eventAboutContainer(&e, container) &&
-			(strings.HasPrefix(e.Message, "Readiness probe failed:") || strings.HasPrefix(e.Message, "Readiness probe errored:")) {
+		if probeFailureEvent(&e, container, "Readiness") {
 			return true
 		}
 	}
