@@ -46,7 +46,7 @@ func ErrorBurst(text string, now time.Time) Burst {
 		newest = now
 	}
 	counts := map[string]int{}
-	var stated repeatedCause
+	stated := repeatedCause{}
 	for _, ev := range lg.Events {
 		if !ev.Time.IsZero() && newest.Sub(ev.Time) > BurstWindow {
 			continue
@@ -81,13 +81,15 @@ func ErrorBurst(text string, now time.Time) Burst {
 
 // repeatedCause counts the warning and error records that state a failure
 // (a signal of the log component), by shape, keeping the most specific.
-type repeatedCause struct {
-	counts map[string]int
-	text   map[string]string
-	weight map[string]int
+type repeatedCause map[string]*causeCount
+
+type causeCount struct {
+	n      int
+	text   string // the shape's latest record
+	weight int    // how specifically its first signal names a cause
 }
 
-func (r *repeatedCause) add(ev *applog.Event) {
+func (r repeatedCause) add(ev *applog.Event) {
 	if ev.Level < applog.LevelWarn || ev.Implied || ev.Hint {
 		return
 	}
@@ -96,27 +98,32 @@ func (r *repeatedCause) add(ev *applog.Event) {
 	if len(sigs) == 0 {
 		return
 	}
-	if r.counts == nil {
-		r.counts, r.text, r.weight = map[string]int{}, map[string]string{}, map[string]int{}
-	}
 	key := shape(text)
-	r.counts[key]++
-	r.text[key], r.weight[key] = text, applog.Weight(sigs[0])
+	cc := r[key]
+	if cc == nil {
+		cc = &causeCount{}
+		r[key] = cc
+	}
+	cc.n++
+	cc.text, cc.weight = text, applog.Weight(sigs[0])
 }
 
 // best is the most specific repeated failure (then the most repeated)
 // and how often it was logged.
-func (r *repeatedCause) best() (string, int) {
+func (r repeatedCause) best() (string, int) {
 	bestKey := ""
-	for k, n := range r.counts {
-		if n < 2 {
+	for k, cc := range r {
+		if cc.n < 2 {
 			continue
 		}
-		if bestKey == "" || r.weight[k] > r.weight[bestKey] || r.weight[k] == r.weight[bestKey] && (n > r.counts[bestKey] || n == r.counts[bestKey] && k < bestKey) {
+		if b := r[bestKey]; b == nil || cc.weight > b.weight || cc.weight == b.weight && (cc.n > b.n || cc.n == b.n && k < bestKey) {
 			bestKey = k
 		}
 	}
-	return r.text[bestKey], r.counts[bestKey]
+	if b := r[bestKey]; b != nil {
+		return b.text, b.n
+	}
+	return "", 0
 }
 
 // shape blanks a record's digits and hex runs (request ids, timestamps,

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // What the configuration asks for that the node or the image does not
@@ -49,16 +50,9 @@ var _ = register(Def{
 	NamesImage: true,
 	Rank:       3, // above MissingFile: "could not open extension control file …: No such file or directory" is the extension
 	Subject: func(line string) string {
-		m := pluginRe.FindStringSubmatch(line)
-		if m == nil {
-			return ""
+		if m, ok := submatch.Find(pluginRe, line); ok {
+			return "plugin " + m.Get("name") // each alternative's own group of that name
 		}
-		name := ""
-		for i, n := range pluginRe.SubexpNames() {
-			if n == "name" && m[i] != "" {
-				name = m[i]
-			}
-		}
-		return "plugin " + name
+		return ""
 	},
 })
