@@ -64,23 +64,24 @@ func checkIngressControllerError(c *rule.Pass) []rule.Finding {
 	if d.Subject != "" {
 		what += " (" + d.Subject + ")"
 	}
+	fix := d.Pattern.Fix
+	if d.Pattern.Class == logs.AuthFailed || d.Pattern.Class == logs.Forbidden {
+		fix += " The identity here is the ingress controller's own (its ServiceAccount's cloud role), not the application's."
+	}
 	f := rule.Finding{
 		Category: rule.Ingress.Sub("ControllerError", d.Pattern.Class.String()), Verdict: report.Validated, Current: true,
 		Strength: rule.Explained, Confidence: rule.High, Subject: ing.Name,
 		Hypothesis: fmt.Sprintf("The controller of ingress %s cannot build what it asks for: %s", ing.Name, what),
-		Title:      fmt.Sprintf("ingress %s: %s reports %s ×%d: %s", ing.Name, who, last.Reason, max(last.Count, 1), what),
-		Summary:    fmt.Sprintf("The ingress controller%s keeps failing to reconcile Ingress %s (%s, %d time(s), last %s): %s.", comp, ing.Name, last.Reason, max(last.Count, 1), kube.Since(c, bundle.EventTime(last)), msg),
+		Title:      fmt.Sprintf("ingress %s: %s reports %s ×%d: %s", ing.Name, who, last.Reason, bundle.EventCount(last), what),
+		Summary:    fmt.Sprintf("The ingress controller%s keeps failing to reconcile Ingress %s (%s, %d time(s), last %s): %s.", comp, ing.Name, last.Reason, bundle.EventCount(last), kube.Since(c, bundle.EventTime(last)), msg),
 		Mechanism:  "An ingress controller turns the Ingress into a load balancer or a proxy configuration outside the Ingress object; when that step fails it reports the failure as a warning event on the Ingress and retries, and the Ingress gets no (or a stale) address until the cause is removed.",
 		Culprit:    fmt.Sprintf("%s on ingress/%s: %s", last.Reason, ing.Name, kube.Shorten(msg, 400)),
 		Evidence:   []string{kube.EventEvidence(c, *last)},
-		Actions: []report.Action{{Kind: report.Immediate, Description: d.Pattern.Fix + " The identity here is the ingress controller's own (its ServiceAccount's cloud role), not the application's.",
+		Actions: []report.Action{{Kind: report.Immediate, Description: fix,
 			Commands: []string{fmt.Sprintf("kubectl describe ingress %s -n %s", ing.Name, ing.Namespace)}}},
 	}
 	if len(ing.Status.LoadBalancer.Ingress) == 0 {
 		f.Contributing = append(f.Contributing, "The Ingress has no address in status.loadBalancer yet.")
-	}
-	if d.Pattern.Class != logs.AuthFailed && d.Pattern.Class != logs.Forbidden {
-		f.Actions[0].Description = d.Pattern.Fix
 	}
 	return []rule.Finding{f}
 }
