@@ -162,12 +162,9 @@ func heldActions(h *Held, ns string, old []heldPod) []report.Action {
 	kind := strings.ToLower(h.Kind)
 	switch h.Hold {
 	case heldOnDelete:
-		cmds := []string{}
-		for i, o := range old {
-			if i == 1 {
-				break
-			}
-			cmds = append(cmds, fmt.Sprintf("kubectl delete pod %s -n %s", o.name, ns))
+		var cmds []string
+		if len(old) > 0 { // the first; the others after it is Ready
+			cmds = append(cmds, fmt.Sprintf("kubectl delete pod %s -n %s", old[0].name, ns))
 		}
 		cmds = append(cmds, fmt.Sprintf("kubectl get pods -n %s -L controller-revision-hash", ns))
 		return []report.Action{
