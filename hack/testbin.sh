@@ -14,6 +14,10 @@ KUBE_VERSION="$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$ROOT
 ETCD_VERSION="$(awk '$1=="require" && $2=="go.etcd.io/etcd/server/v3" {print $3}' "$ROOT/hack/tools/etcd/go.mod")"
 CACHE="${TESTBIN_DIR:-$(go env GOCACHE)/../kubectl-triage-testbin/${KUBE_VERSION}-etcd${ETCD_VERSION}}"
 mkdir -p "$CACHE"
+# Tests, CI and parallel worktrees may build the cache at the same time:
+# one builds, the others wait for it and find the binaries there.
+exec 9>"$CACHE/.lock"
+flock 9
 
 log() { echo "testbin: $*" >&2; }
 
