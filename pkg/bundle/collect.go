@@ -3,6 +3,7 @@ package bundle
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -111,6 +112,8 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The apiserver's notes on its own repairs are no object's evidence.
+	c.b.Events = slices.DeleteFunc(c.b.Events, func(e corev1.Event) bool { return SelfRepair(&e) })
 	sortEvents(c.b.Events)
 	sortRelated(c.b)
 	c.b.Cluster.Involved = c.involved()

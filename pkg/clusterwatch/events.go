@@ -15,18 +15,11 @@ import (
 // all: the apiserver keeps events for an hour by default (--event-ttl).
 const existingEventWindow = time.Hour
 
-// Warnings the apiserver raises about itself, which no triage can act on.
-var (
-	ignoredComponents = map[string]bool{"ipallocator-repair-controller": true}
-	ignoredReasons    = map[string]bool{"ClusterIPNotAllocated": true}
-)
-
 // eventFault is the fault a Warning event reports: its resource, fault type,
 // severity and context. ok is false for an event that is not a fault: not a
 // Warning, the apiserver's own noise, or about no object.
 func eventFault(e *corev1.Event) (res fault.Resource, faultType, severity, context string, ok bool) {
-	if e.Type != corev1.EventTypeWarning || ignoredReasons[e.Reason] ||
-		ignoredComponents[e.Source.Component] || ignoredComponents[e.ReportingController] {
+	if e.Type != corev1.EventTypeWarning || bundle.SelfRepair(e) {
 		return fault.Resource{}, "", "", "", false
 	}
 	ref := e.InvolvedObject
