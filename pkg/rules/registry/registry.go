@@ -38,6 +38,7 @@ var Rules = []*rule.Rule{
 	pod.VolumePermission,
 	pod.ServiceLink,
 	pod.EnvValue,
+	pod.SettingOrigin,
 	pod.MountShadow,
 	pod.MountedFile,
 	pod.VolumeLock,
