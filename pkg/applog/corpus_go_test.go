@@ -183,6 +183,20 @@ Usage of /tmp/___go_build_main_go:
 `,
 		want: "flag provided but not defined: -logtostderr", signal: SigConfig,
 	},
+	{
+		// The fatal record says only that the sidecar stopped waiting; the
+		// warning it repeated until then says what it waited for.
+		name: "gave-up-waiting-after-retried-warning", eco: "go", format: FormatLogfmt,
+		source: "https://github.com/thanos-io/thanos/issues/7923 with the warning of https://github.com/prometheus-operator/prometheus-operator/issues/7078",
+		log: `
+ts=2024-11-18T11:52:06.43907785Z caller=sidecar.go:426 level=info msg="starting sidecar"
+ts=2024-11-18T11:52:06.444Z caller=sidecar.go:239 level=warn msg="failed to fetch initial external labels. Is Prometheus running? Retrying" err="parse Prometheus config: global:\n  scrape_interval: 30s\n  scrape_protocols:\n  - PrometheusText1.0.0\n: scrape_protocols: unknown scrape protocol PrometheusText1.0.0, supported: [OpenMetricsText0.0.1 OpenMetricsText1.0.0 PrometheusProto PrometheusText0.0.4] for global config"
+ts=2024-11-18T11:52:36.444Z caller=sidecar.go:239 level=warn msg="failed to fetch initial external labels. Is Prometheus running? Retrying" err="parse Prometheus config: global:\n  scrape_interval: 30s\n  scrape_protocols:\n  - PrometheusText1.0.0\n: scrape_protocols: unknown scrape protocol PrometheusText1.0.0, supported: [OpenMetricsText0.0.1 OpenMetricsText1.0.0 PrometheusProto PrometheusText0.0.4] for global config"
+ts=2024-11-18T11:53:06.444Z caller=sidecar.go:239 level=warn msg="failed to fetch initial external labels. Is Prometheus running? Retrying" err="parse Prometheus config: global:\n  scrape_interval: 30s\n  scrape_protocols:\n  - PrometheusText1.0.0\n: scrape_protocols: unknown scrape protocol PrometheusText1.0.0, supported: [OpenMetricsText0.0.1 OpenMetricsText1.0.0 PrometheusProto PrometheusText0.0.4] for global config"
+ts=2024-11-18T12:02:06.440176004Z caller=main.go:174 level=error err="not uploading as no external labels are configured yet - is Prometheus healthy/reachable?\nmain.runSidecar.func12.1\n\t/app/cmd/thanos/sidecar.go:397\naborting as no external labels found after waiting 10m0s\nmain.runSidecar.func12\n\t/app/cmd/thanos/sidecar.go:401\nsidecar command failed\nmain.main\n\t/app/cmd/thanos/main.go:171"
+`,
+		want: "unknown scrape protocol PrometheusText1.0.0", signal: SigConfig,
+	},
 }
 
 // CoreDNS that cannot reach the API server: klog errors between its own

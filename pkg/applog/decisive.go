@@ -41,6 +41,12 @@ func (d *Decisive) Signal() Signal {
 	return d.Signals[0]
 }
 
+// gaveUpRe is a line that says the process stopped waiting for what it
+// kept retrying: Thanos' "aborting as no external labels found after
+// waiting 10m0s", "giving up after 5 attempts", client-go's "timed out
+// waiting for the condition".
+var gaveUpRe = regexp.MustCompile(`(?i)after waiting \d|\bgiv(?:e|ing) up\b|\bgave up\b|timed out waiting|timeout waiting|retries exhausted|exhausted (?:all )?(?:\d+ )?(?:retries|attempts)`)
+
 // minScore is what a line must reach to be called decisive: an error-level
 // record, a warning that states a specific failure, or any line naming one
 // right before the exit. An INFO line mentioning "error" stays below it.
@@ -108,6 +114,9 @@ func (l *Log) Decisive(opt Options) []Decisive {
 			rank[cands[i].key] = len(rank)
 		}
 	}
+	// A process that gave up waiting did not get past its retry loop: what
+	// it retried is what it waited for.
+	gaveUp := !opt.Running && !opt.Killed && len(cands) > 0 && gaveUpRe.MatchString(cands[len(cands)-1].text)
 	best := map[string]Decisive{}
 	for _, c := range cands {
 		score, reasons := c.base, append([]string(nil), c.reasons...)
@@ -123,6 +132,9 @@ func (l *Log) Decisive(opt Options) []Decisive {
 		case n >= 3 && opt.Running && r < 2:
 			score += 8
 			reasons = append(reasons, fmt.Sprintf("repeated %d times and still being logged", n))
+		case n >= 3 && gaveUp && r > 0:
+			score += 8
+			reasons = append(reasons, fmt.Sprintf("repeated %d times until the process gave up waiting", n))
 		case n >= 3 && !opt.Running && r > 0:
 			// A retry loop the process got past: it went on to fail (or
 			// exit) for another reason.

@@ -288,7 +288,7 @@ func parseKlog(m submatch.Match) record {
 			kv := logfmtPairs(strings.TrimSpace(msg[len(q):]))
 			for _, k := range []string{"err", "error"} {
 				if v, ok := kv[k]; ok {
-					r.err = v
+					r.err = fieldErr(v)
 					break
 				}
 			}
@@ -325,7 +325,7 @@ func parseLogfmt(line string) (record, bool) {
 	}
 	for _, k := range []string{"err", "error", "error.message", "exception"} {
 		if v, ok := kv[k]; ok {
-			r.err, known = v, true
+			r.err, known = fieldErr(v), true
 			break
 		}
 	}

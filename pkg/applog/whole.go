@@ -2,6 +2,7 @@ package applog
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -307,4 +308,45 @@ func errLine(s string) string {
 		}
 	}
 	return joinItems(parts)
+}
+
+// goFrameFileRe is the file line of a Go stack frame as
+// github.com/pkg/errors' %+v prints it: a tab, the path, the line.
+var goFrameFileRe = regexp.MustCompile(`^\t\S+\.(?:go|s):\d+(?: \+0x[0-9a-f]+)?$`)
+
+// fieldErr is a logfmt or klog error value in one line. A value printed
+// with github.com/pkg/errors' %+v (Thanos, Cortex, Loki: each message of
+// the chain, innermost first, then its stack, a function line and a file
+// line per frame) reads as the chain %v prints, outermost first. A list
+// reads as errLine reads it. Any other multi-line value (Prometheus'
+// "parse Prometheus config: " then the YAML it read, then ":
+// scrape_protocols: unknown scrape protocol …") keeps its first lines and
+// its last, where a wrapped error puts its innermost cause.
+func fieldErr(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	var msgs []string
+	framed := false
+	for k, l := range lines {
+		switch {
+		case goFrameFileRe.MatchString(l):
+			framed = true
+		case k+1 < len(lines) && goFrameFileRe.MatchString(lines[k+1]): // the frame's function
+		case strings.TrimSpace(l) != "":
+			msgs = append(msgs, strings.TrimSpace(l))
+		}
+	}
+	if framed {
+		slices.Reverse(msgs)
+		return strings.Join(msgs, ": ")
+	}
+	if listHeaderRe.MatchString(firstLine(s)) || listedLater(s) {
+		return errLine(s)
+	}
+	if len(msgs) > maxItems {
+		msgs = append(msgs[:maxItems-1:maxItems-1], "…", msgs[len(msgs)-1])
+	}
+	return joinItems(msgs)
 }

@@ -34,6 +34,16 @@ func TestWholeEvents(t *testing.T) {
 				"client_id\n  Field required [type=missing, input_value={}, input_type=dict]\n    For further information visit https://errors.pydantic.dev/2.7/v/missing\n" +
 				"client_secret\n  Field required [type=missing, input_value={}, input_type=dict]\n    For further information visit https://errors.pydantic.dev/2.7/v/missing\n",
 			1, []string{"for Settings: client_id: Field required; client_secret: Field required"}},
+		// github.com/pkg/errors' %+v in a logfmt value: the chain as %v
+		// prints it, outermost first, without the frames.
+		{"pkg-errors-stack-in-logfmt", "https://github.com/thanos-io/thanos/issues/7923",
+			`ts=2024-11-18T12:02:06.440176004Z caller=main.go:174 level=error err="not uploading as no external labels are configured yet - is Prometheus healthy/reachable?\nmain.runSidecar.func12.1\n\t/app/cmd/thanos/sidecar.go:397\nruntime.goexit\n\t/usr/local/go/src/runtime/asm_amd64.s:1650\naborting as no external labels found after waiting 10m0s\nmain.runSidecar.func12\n\t/app/cmd/thanos/sidecar.go:401\nsidecar command failed\nmain.main\n\t/app/cmd/thanos/main.go:171"` + "\n",
+			1, []string{"sidecar command failed: aborting as no external labels found after waiting 10m0s: not uploading as no external labels are configured yet - is Prometheus healthy/reachable?"}},
+		// A value quoting the document it could not read keeps its last
+		// line, the parser's verdict, however long the document.
+		{"document-in-logfmt-value", "https://github.com/prometheus-operator/prometheus-operator/issues/7078",
+			`ts=2024-11-18T11:52:06.444Z caller=sidecar.go:239 level=warn msg="failed to fetch initial external labels. Is Prometheus running? Retrying" err="parse Prometheus config: global:\n  scrape_interval: 30s\n  scrape_timeout: 10s\n  scrape_protocols:\n  - OpenMetricsText1.0.0\n  - PrometheusText1.0.0\n  evaluation_interval: 30s\nrule_files:\n- /etc/prometheus/rules/*.yaml\n: scrape_protocols: unknown scrape protocol PrometheusText1.0.0, supported: [OpenMetricsText0.0.1 OpenMetricsText1.0.0 PrometheusProto PrometheusText0.0.4] for global config"` + "\n",
+			1, []string{"Retrying: parse Prometheus config: global:", "… : scrape_protocols: unknown scrape protocol PrometheusText1.0.0, supported: ["}},
 		// Negative: undated plain lines after an error that is no list
 		// header or exception stay their own events.
 		{"plain-lines-stay-apart", "nginx docker-entrypoint.sh output",
