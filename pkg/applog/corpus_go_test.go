@@ -197,6 +197,18 @@ ts=2024-11-18T12:02:06.440176004Z caller=main.go:174 level=error err="not upload
 `,
 		want: "unknown scrape protocol PrometheusText1.0.0", signal: SigConfig,
 	},
+	{
+		// Grafana's provisioning refuses a file it reads: "config is
+		// invalid" says so without any of the usual keywords.
+		name: "grafana-provisioning-config-is-invalid", eco: "go", stamped: false,
+		source: "https://github.com/awslabs/crossplane-on-eks/issues/165",
+		log: `
+logger=settings t=2024-02-01T14:26:18.902171342Z level=info msg="Starting Grafana" version=10.2.3 branch=HEAD
+logger=provisioning t=2024-02-01T14:26:19.066649715Z level=error msg="Failed to provision data sources" error="Datasource provisioning error: datasource.yaml config is invalid. Only one datasource per organization can be marked as default"
+Error: ✗ Datasource provisioning error: datasource.yaml config is invalid. Only one datasource per organization can be marked as default
+`,
+		want: "marked as default", signal: SigConfig,
+	},
 }
 
 // CoreDNS that cannot reach the API server: klog errors between its own
