@@ -239,8 +239,8 @@ func templateRefs(target *unstructured.Unstructured) []templateRef {
 }
 
 // podRelated fetches what the collected pods (and the target's pod
-// template) reference: ConfigMaps, ServiceAccounts, PVCs (with their
-// StorageClass and PV). Each object is fetched once whoever references it,
+// template) reference: ConfigMaps (also those a label-watching sidecar
+// copies), ServiceAccounts, PVCs (with their StorageClass and PV). Each object is fetched once whoever references it,
 // and a pod's reference is named before the template's. Secrets are never
 // read.
 func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod, tmpl []templateRef) {
@@ -315,6 +315,9 @@ func (c *collector) podRelated(ctx context.Context, pods []*corev1.Pod, tmpl []t
 		c.b.ConfigMaps = append(c.b.ConfigMaps, cm)
 		c.mu.Unlock()
 	})
+	if c.opts.wants(NeedConfigMaps) {
+		c.watchedConfigMaps(ctx, pods)
+	}
 	c.fanOut(ctx, len(sas), func(i int) {
 		r := sas[i]
 		c.count()

@@ -117,56 +117,8 @@ func c8appSecret(t *testing.T, c *testcluster.Cluster, ns, name string, typ core
 	c.Create(t, s)
 }
 
-var c8appScenarios = []scenario{
-	{
-		// kube-prometheus-stack provisions its Prometheus data source as the
-		// default, and the additional data source added in the values is
-		// marked default too: both land in the chart's datasource ConfigMap,
-		// which the sidecar writes to datasource.yaml, and Grafana refuses
-		// two defaults in one organization and exits.
-		name:   "real-grafana-two-default-datasources",
-		source: "material: https://github.com/awslabs/crossplane-on-eks/issues/165 (kube-prometheus-stack-grafana in CrashLoopBackOff: logger=provisioning level=error msg=\"Failed to provision data sources\" error=\"Datasource provisioning error: datasource.yaml config is invalid. Only one datasource per organization can be marked as default\"); the cause and fix in https://github.com/llm-d/llm-d/pull/448 (the chart's own default Prometheus data source plus the one added in the values, both marked default; the added one set isDefault: false)",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			image, sidecar := "docker.io/grafana/grafana:10.2.3", "quay.io/kiwigrid/k8s-sidecar:1.25.2"
-			c.Create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-prometheus-stack-grafana-datasource", Namespace: ns,
-				Labels: map[string]string{"grafana_datasource": "1", "app": "kube-prometheus-stack-grafana"}},
-				Data: map[string]string{"datasource.yaml": "apiVersion: 1\ndatasources:\n- name: \"Prometheus\"\n  type: prometheus\n  uid: prometheus\n  url: http://kube-prometheus-stack-prometheus." + ns + ":9090/\n  access: proxy\n  isDefault: true\n  jsonData:\n    httpMethod: POST\n    timeInterval: 30s\n- name: \"Alertmanager\"\n  type: alertmanager\n  uid: alertmanager\n  url: http://kube-prometheus-stack-alertmanager." + ns + ":9093/\n  access: proxy\n  jsonData:\n    handleGrafanaManagedAlerts: false\n    implementation: prometheus\n- name: llm-d-prometheus\n  type: prometheus\n  access: proxy\n  url: http://llmd-kube-prometheus-stack-prometheus.llm-d-monitoring.svc.cluster.local:9090\n  isDefault: true\n"}})
-			sidecarEnv := func(label, folder string) []corev1.EnvVar {
-				return []corev1.EnvVar{{Name: "METHOD", Value: "WATCH"}, {Name: "LABEL", Value: label}, {Name: "LABEL_VALUE", Value: "1"},
-					{Name: "FOLDER", Value: folder}, {Name: "RESOURCE", Value: "both"}}
-			}
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app.kubernetes.io/name": "grafana", "app.kubernetes.io/instance": "kube-prometheus-stack"}},
-				Spec: corev1.PodSpec{ServiceAccountName: "default", Containers: []corev1.Container{
-					{Name: "grafana-sc-dashboard", Image: sidecar, Env: sidecarEnv("grafana_dashboard", "/tmp/dashboards")},
-					{Name: "grafana-sc-datasources", Image: sidecar, Env: sidecarEnv("grafana_datasource", "/etc/grafana/provisioning/datasources"),
-						VolumeMounts: []corev1.VolumeMount{{Name: "sc-datasources-volume", MountPath: "/etc/grafana/provisioning/datasources"}}},
-					{Name: "grafana", Image: image, Ports: []corev1.ContainerPort{{Name: "grafana", ContainerPort: 3000}},
-						VolumeMounts: []corev1.VolumeMount{{Name: "sc-datasources-volume", MountPath: "/etc/grafana/provisioning/datasources"}}},
-				}, Volumes: []corev1.Volume{{Name: "sc-datasources-volume", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}}
-			st := c8appCrash("grafana", image, 1, 9)
-			for _, n := range []string{"grafana-sc-datasources", "grafana-sc-dashboard"} {
-				side := wlReadyStatus(n, sidecar, 40*time.Minute).ContainerStatuses[0]
-				st.ContainerStatuses = append([]corev1.ContainerStatus{side}, st.ContainerStatuses...)
-			}
-			_, _, pods := c.DeploymentChain(t, ns, testcluster.DeploymentSpec{Name: "kube-prometheus-stack-grafana", Replicas: 1, Template: &tmpl, PodStatus: st})
-			p := pods[0]
-			c.SetLogs(ns, p.Name, "grafana-sc-datasources", false, c5Lines(
-				`{"time": "2024-02-01T14:25:49.262937+00:00", "level": "INFO", "msg": "Starting collector"}`,
-				`{"time": "2024-02-01T14:25:49.368501+00:00", "level": "INFO", "msg": "Writing /etc/grafana/provisioning/datasources/datasource.yaml (ascii)"}`,
-			))
-			c.SetLogs(ns, p.Name, "grafana-sc-dashboard", false, `{"time": "2024-02-01T14:25:49.301122+00:00", "level": "INFO", "msg": "Starting collector"}`+"\n")
-			c.SetLogs(ns, p.Name, "grafana", true, c5Lines(
-				`logger=settings t=2024-02-01T14:26:18.902171342Z level=info msg="Starting Grafana" version=10.2.3 branch=HEAD`,
-				`logger=settings t=2024-02-01T14:26:18.902501237Z level=info msg="Config loaded from" file=/usr/share/grafana/conf/defaults.ini`,
-				`logger=settings t=2024-02-01T14:26:18.902510562Z level=info msg="Config loaded from" file=/etc/grafana/grafana.ini`,
-				`logger=provisioning t=2024-02-01T14:26:19.066649715Z level=error msg="Failed to provision data sources" error="Datasource provisioning error: datasource.yaml config is invalid. Only one datasource per organization can be marked as default"`,
-				`Error: ✗ Datasource provisioning error: datasource.yaml config is invalid. Only one datasource per organization can be marked as default`,
-			))
-			c.SetLogs(ns, p.Name, "grafana", false, "")
-			c8appBackOff(t, c, p, "grafana", 38)
-			return []string{"pod/" + p.Name}
-		},
-		category: "CrashLoop/",
-		culprit:  []string{"marked as default", "isDefault"},
-	},
-}
+// c8appScenarios are the batch's misses still to be fixed: none left, the
+// last (Grafana's two default data sources, a file a sidecar copies from a
+// labelled ConfigMap) is captured as test/scenarios/real-grafana-two-default-datasources.
+// The helpers above stay for the batches that reuse them.
+var c8appScenarios = []scenario{}

@@ -20,7 +20,7 @@ var MountedFile = &rule.Rule{
 		Layer:    rule.PodLayer,
 		Requires: []*rule.Rule{CrashLoop},
 		Needs:    append([]rule.Need{rule.ConfigMaps}, rule.PodEvidence...),
-		Doc:      "A crashing container's decisive log line (a missing, unparsable or too-open file) names a file projected from a ConfigMap or Secret volume: the object, key and mode it comes from are named.",
+		Doc:      "A crashing container's decisive log line (a missing, unparsable or too-open file) names a file projected from a ConfigMap or Secret volume, or written onto a shared emptyDir by another container (a sidecar copying labelled ConfigMaps): the object, key and mode it comes from are named, with the key's lines the error is about.",
 	},
 	Check: checkMountedFile,
 }
@@ -139,6 +139,14 @@ func mountedFileFinding(c *rule.Pass, cr crashOf, class logs.Class) *rule.Findin
 		}
 	}
 	if pr == nil {
+		// Nothing of the pod spec projects the file: another container may
+		// write it onto a volume both mount.
+		if class == logs.FileMode {
+			return nil
+		}
+		if wf := writtenFileOf(c, p, spec, dec.Line); wf != nil {
+			return writtenFileFinding(c, cr, wf)
+		}
 		return nil
 	}
 	ns := p.Namespace
@@ -174,9 +182,12 @@ func mountedFileFinding(c *rule.Pass, cr crashOf, class logs.Class) *rule.Findin
 		f.Title = fmt.Sprintf("%s; %s is %s", crash.Title, path, pr)
 		f.Hypothesis = fmt.Sprintf("The content of %s %s key %s, mounted as %s, is what the application rejects", pr.Kind, pr.Name, pr.Key, path)
 		f.Culprit = fmt.Sprintf("configmap %s key %s, mounted at %s by %s container %s", pr.Name, pr.Key, path, kube.PodRef(p), spec.Name)
+		if quoted := salientLines(c.B.ConfigMap(ns, pr.Name).Data[pr.Key], dec.Line, path, pr.Key); len(quoted) > 0 {
+			f.Culprit += "; the lines the error is about: " + strings.Join(quoted, "; ")
+		}
 		fix = report.Action{Kind: report.Immediate,
 			Description: fmt.Sprintf("Correct key %s of ConfigMap %s (the application's log says what it rejects), then restart the pod: a running container sees the new file, but the application read it only at start.", pr.Key, pr.Name),
-			Commands:    []string{fmt.Sprintf(`kubectl get configmap %s -n %s -o jsonpath='{.data.%s}'`, pr.Name, ns, strings.ReplaceAll(pr.Key, ".", `\.`))}}
+			Commands:    []string{configMapKeyCmd(ns, pr.Name, pr.Key)}}
 	default: // a Secret: its keys are never read, so the lead is a hypothesis to check
 		f.Confidence = rule.Likely
 		f.Category = crash.Category.Sub(string(pr.Kind))
