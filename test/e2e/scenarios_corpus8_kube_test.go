@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
@@ -165,60 +164,6 @@ func c8kubeKlog(ago time.Duration, lines ...string) string {
 }
 
 var c8kubeScenarios = []scenario{
-	{
-		// First round: MISS. Today: CrashLoop/Exit1/FatalError (0.90) "container coredns crashes with exit code 1: the application reported a fatal error of its own and exited (... [FATAL] plugin/loop: Seen \"HINFO IN ...\" more than twice, loop detected)"; resolv.conf is not named.
-		// Missing: reading a DNS server's forwarding-loop fatal (CoreDNS plugin/loop) against its own config (Corefile forward/proxy . /etc/resolv.conf) and dnsPolicy Default: the node's resolver (a local stub such as systemd-resolved's 127.0.0.53) points back at the pod; fix is the kubelet's --resolv-conf or an explicit upstream.
-		name:     "real-coredns-loop-detected-systemd-resolved",
-		source:   "material: https://github.com/coredns/coredns/issues/2087 (Ubuntu 18.04, Kubernetes 1.11.2, CoreDNS 1.2.2 deployed with coredns/deployment's deploy.sh: kubectl logs coredns-55f86bf584-7sbtj ends [FATAL] plugin/loop: Seen \"HINFO IN 2050421060481615995.5620656063561519376.\" more than twice, loop detected; the maintainer: the loop plugin detected a forwarding loop caused by systemd-resolved, whose 127.0.0.53 is the nameserver in the node's /etc/resolv.conf that CoreDNS proxies to; fix: kubelet --resolv-conf=/run/systemd/resolve/resolv.conf, then restart the coredns pods)",
-		category: "CrashLoop",
-		culprit:  []string{"loop", "resolv.conf"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			labels := map[string]string{"k8s-app": "kube-dns"}
-			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "coredns", Namespace: ns}})
-			c.Create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "coredns", Namespace: ns}, Data: map[string]string{"Corefile": c5Lines(
-				".:53 {", "    errors", "    health", "    kubernetes cluster.local in-addr.arpa ip6.arpa {", "      pods insecure", "      upstream",
-				"      fallthrough in-addr.arpa ip6.arpa", "    }", "    prometheus :9153", "    proxy . /etc/resolv.conf", "    cache 30", "    loop",
-				"    reload", "    loadbalance", "}")}})
-			image := "coredns/coredns:1.2.2"
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)}, Spec: corev1.PodSpec{
-				ServiceAccountName: "coredns", DNSPolicy: corev1.DNSDefault,
-				Tolerations: []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}},
-				Volumes: []corev1.Volume{{Name: "config-volume", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-					LocalObjectReference: corev1.LocalObjectReference{Name: "coredns"}, Items: []corev1.KeyToPath{{Key: "Corefile", Path: "Corefile"}}}}}},
-				Containers: []corev1.Container{{Name: "coredns", Image: image, ImagePullPolicy: corev1.PullIfNotPresent, Args: []string{"-conf", "/etc/coredns/Corefile"},
-					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("170Mi")},
-						Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("70Mi")}},
-					VolumeMounts: []corev1.VolumeMount{{Name: "config-volume", MountPath: "/etc/coredns", ReadOnly: true}},
-					Ports: []corev1.ContainerPort{{Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}, {Name: "dns-tcp", ContainerPort: 53, Protocol: corev1.ProtocolTCP},
-						{Name: "metrics", ContainerPort: 9153, Protocol: corev1.ProtocolTCP}},
-					SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr(false), ReadOnlyRootFilesystem: ptr(true),
-						Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_BIND_SERVICE"}, Drop: []corev1.Capability{"all"}}},
-					LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromInt32(8080), Scheme: corev1.URISchemeHTTP}},
-						InitialDelaySeconds: 60, TimeoutSeconds: 5, SuccessThreshold: 1, FailureThreshold: 5}}}}}
-			rsName := "coredns-55f86bf584"
-			_, rs := c8kubeDeployment(t, c, ns, "coredns", "55f86bf584", 2, tmpl, appsv1.ReplicaSetStatus{Replicas: 2, FullyLabeledReplicas: 2},
-				c8kubeUnavailable(rsName, 2, 47*time.Minute))
-			var pods []*corev1.Pod
-			for i, p := range []struct{ suffix, hinfo string }{{"7sbtj", "2050421060481615995.5620656063561519376"}, {"xq4lm", "6361823498751620945.1473220385919274468"}} {
-				pod := c8kubePod(t, c, rs, p.suffix, "", c8kubeCrash("coredns", image, fmt.Sprintf("10.244.0.%d", 4+i), 1, 13))
-				at := time.Now().Add(-70 * time.Second).UTC()
-				c.SetLogs(ns, pod.Name, "coredns", true, c5Lines(".:53",
-					at.Format("2006/01/02 15:04:05")+" [INFO] CoreDNS-1.2.2", at.Format("2006/01/02 15:04:05")+" [INFO] linux/amd64, go1.11, eb51e8b",
-					"CoreDNS-1.2.2", "linux/amd64, go1.11, eb51e8b",
-					at.Format("2006/01/02 15:04:05")+" [INFO] plugin/reload: Running configuration MD5 = 86e5222d14b17c8b907970f002198e96",
-					at.Add(time.Second).Format("2006/01/02 15:04:05")+fmt.Sprintf(" [FATAL] plugin/loop: Seen \"HINFO IN %s.\" more than twice, loop detected", p.hinfo)))
-				c.SetLogs(ns, pod.Name, "coredns", false, "")
-				fp := "spec.containers{coredns}"
-				c8kubeEvent(t, c, pod, "", corev1.EventTypeNormal, "Pulled", "kubelet", fp, fmt.Sprintf("Container image %q already present on machine", image), 14, 47*time.Minute, 70*time.Second)
-				c8kubeEvent(t, c, pod, "", corev1.EventTypeWarning, "BackOff", "kubelet", fp, "Back-off restarting failed container", 205, 46*time.Minute, 10*time.Second)
-				pods = append(pods, pod)
-			}
-			c4bService(t, c, ns, "kube-dns", labels, []corev1.ServicePort{{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, TargetPort: intstr.FromInt32(53)},
-				{Name: "dns-tcp", Port: 53, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(53)}}, func(s *corev1.Service) { s.Labels = map[string]string{"k8s-app": "kube-dns"} })
-			c4bSlice(t, c, ns, "kube-dns", c4bSlicePort("dns-tcp", 53), pods...)
-			return []string{"deployment/coredns"}
-		},
-	},
 	{
 		// First round: MISS. Today: Node/Sandbox/CNI (0.85) "the pod's sandbox cannot be created: CNI plugin \"flannel\" on node oracle-k1 fails to set up its network (open /run/flannel/subnet.env: no such file or directory)".
 		// Missing: following a CNI plugin's sandbox failure to the CNI agent's own pod on that node (the kube-flannel-ds pod in CrashLoopBackOff) and its log (failed to acquire lease: node "oracle-k1" pod cidr not assigned), with the node's empty spec.podCIDR as the cause.

@@ -152,7 +152,7 @@ func TestClassificationOrder(t *testing.T) {
 		"ScriptLineEndings 96",
 		"DataDirNotEmpty#1 96",
 		"CommandNotFound 95", "ExecFormat 95", "MissingLibrary 95",
-		"ShellSyntax 93",
+		"ForwardingLoop 94", "ShellSyntax 93",
 		"DataSourceURL 92",
 		"StoredState 91",
 		"MissingEnv 90", "MissingEnv#1 90", "MissingEnv#2 90", "MissingEnv#3 90", "MissingEnv#4 90", "MissingEnv#5 90",

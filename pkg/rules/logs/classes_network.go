@@ -20,7 +20,30 @@ const (
 	// NoServerCertificate: the application's own listener is set to serve
 	// TLS and has no certificate to serve; no peer is involved.
 	NoServerCertificate Class = "NoServerCertificate"
+	// ForwardingLoop: a DNS server sees its own queries come back, so its
+	// upstream leads back to it.
+	ForwardingLoop Class = "ForwardingLoop"
 )
+
+// CoreDNS' loop plugin exits on a query it sent coming back: "[FATAL]
+// plugin/loop: Seen "HINFO IN …" more than twice, loop detected" (1.2),
+// "[FATAL] plugin/loop: Loop (127.0.0.1:55309 -> :53) detected for zone
+// "."" (1.3 on). The upstream is most often /etc/resolv.conf, which under
+// dnsPolicy Default is the node's: a local stub resolver there
+// (systemd-resolved's 127.0.0.53, dnsmasq's 127.0.0.1) is the pod itself
+// (https://coredns.io/plugins/loop/#troubleshooting). The setting that
+// forwards there is traced by the pod rules (ForwardingSettingRe).
+var _ = register(Def{
+	Class: ForwardingLoop,
+	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)plugin/loop: .*loop detected|\bLoop \([^)]*\) detected for zone|\bforwarding loop\b`),
+		Explains: "the DNS server's forwarded queries come back to it: its upstream (most often the resolvers of /etc/resolv.conf) leads back to itself",
+		Fix:      "Give the DNS server an upstream that does not lead back to it: on nodes running systemd-resolved point the kubelet's resolvConf (--resolv-conf) at /run/systemd/resolve/resolv.conf and restart the DNS pods, or forward to an explicit upstream address instead of /etc/resolv.conf.", Priority: 94}},
+})
+
+// ForwardingSettingRe is a DNS server's setting that forwards to the
+// resolvers of /etc/resolv.conf: CoreDNS' "forward . /etc/resolv.conf" (or
+// "proxy" before 1.5), dnsmasq's resolv-file.
+var ForwardingSettingRe = regexp.MustCompile(`(?:^|\s)(?:forward|proxy)\s+\S+\s+/etc/resolv\.conf\b|resolv-file=/etc/resolv\.conf`)
 
 var _ = register(Def{
 	Class: ConnectionRefused,

@@ -212,6 +212,14 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.containers[?(@.name=="%s")]}'`, p.Name, kube.NSFlag(p), st.Name)))
 			}
 		}
+		if dec.Pattern.Class == logs.ForwardingLoop {
+			if setting := settingMatching(c, p, st.Name, logs.ForwardingSettingRe); setting != "" {
+				detail = fmt.Sprintf(" (%s; %s)", setting, resolverOf(p))
+				evidence = append(evidence, c.Evidence(fmt.Sprintf("Container %s forwards to the resolvers of its /etc/resolv.conf (%s); %s", st.Name, setting, resolverOf(p)),
+					fmt.Sprintf("%s .spec.dnsPolicy and the mounted configuration", kube.PodRef(p)),
+					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.dnsPolicy} {.spec.nodeName}'`, p.Name, kube.NSFlag(p))))
+			}
+		}
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
 		because = what + detail
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)
