@@ -109,6 +109,9 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 		c.rbac(ctx)
 	}
 	c.remainingEvents(ctx) // and waits for every events list
+	if c.opts.wants(NeedDependencies) && ctx.Err() == nil {
+		c.cniAgents(ctx) // the agent of a CNI plugin a sandbox fails on
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

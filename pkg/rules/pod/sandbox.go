@@ -3,10 +3,10 @@ package pod
 import (
 	"fmt"
 	"regexp"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
@@ -18,17 +18,13 @@ var Sandbox = &rule.Rule{
 	Meta: rule.Meta{
 		ID:    "pod/sandbox",
 		Layer: rule.PodLayer,
-		Needs: rule.PodEvidence,
-		Doc:   "The kubelet cannot create the pod's sandbox (FailedCreatePodSandBox): usually the CNI plugin fails to set up the pod's network.",
+		Needs: append([]rule.Need{rule.Dependencies, rule.Nodes}, rule.PodEvidence...),
+		Doc:   "The kubelet cannot create the pod's sandbox (FailedCreatePodSandBox): usually the CNI plugin fails to set up the pod's network; the plugin's agent on the node, when down, and what its log says are the cause (a node without spec.podCIDR for one that needs it).",
 	},
 	Check: checkSandbox,
 }
 
 var (
-	// cniPluginRe names the CNI plugin in containerd's ("plugin
-	// type=\"calico\" failed (add)") and dockershim's ("networkPlugin cni
-	// failed to set up pod") wording.
-	cniPluginRe = regexp.MustCompile(`plugin type="(?P<plugin>[^"]+)"(?: name="[^"]+")? failed \((?:add|delete)\): (?P<err>.*)|networkPlugin (?P<plugin>\S+) failed to set up pod "[^"]*" network: (?P<err>[^,\]]*)`)
 	// sandboxErrRe is the runtime's error after its gRPC preamble.
 	sandboxErrRe = regexp.MustCompile(`rpc error: code = \w+ desc = (?P<desc>.*)`)
 	// sandboxNetRe: the sandbox failed in its network setup.
@@ -88,10 +84,8 @@ func sandboxFinding(c *rule.Pass, p *corev1.Pod, e *corev1.Event) rule.Finding {
 	}
 	f := rule.Finding{Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: p.Name, Evidence: evidence, Confidence: rule.High,
 		Mechanism: "Before any container starts, the kubelet asks the container runtime for the pod's sandbox (its pause container and network namespace), and the runtime calls the node's CNI plugin to give it an IP; when that fails the kubelet tears the sandbox down and retries (SandboxChanged), so the containers stay in ContainerCreating and there is no application log."}
-	plugin, cniErr := "", ""
-	if m, ok := submatch.Find(cniPluginRe, msg); ok {
-		plugin, cniErr = m.Get("plugin"), strings.TrimSpace(m.Get("err"))
-	}
+	plugin, cniErr := bundle.SandboxCNIPlugin(msg)
+	raw := plugin
 	if plugin == "" && !sandboxNetRe.MatchString(msg) {
 		f.Category = rule.Node.Sub("Sandbox")
 		f.Hypothesis = fmt.Sprintf("The container runtime on node %s cannot create the sandbox of pod %s", node, p.Name)
@@ -117,5 +111,5 @@ func sandboxFinding(c *rule.Pass, p *corev1.Pod, e *corev1.Event) rule.Finding {
 	if refusedRe.MatchString(cniErr) {
 		f.Contributing = append(f.Contributing, "The plugin's own calls to the API server are refused (Unauthorized): the credentials it uses on the node (its kubeconfig or service-account token) are expired or revoked; restarting the CNI agent on the node usually rewrites them.")
 	}
-	return f
+	return withAgent(c, f, p, raw, cniErr)
 }
