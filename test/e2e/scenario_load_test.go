@@ -144,6 +144,11 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 			// The fake node: its kubelet endpoint is this cluster's.
 			continue
 		}
+		if kind == "Node" {
+			// Another node: its kubelet is the fake one too, at this
+			// run's port, so that the logs of the pods on it are served.
+			pointAtFakeKubelet(t, c, u)
+		}
 		pace(u)
 		old := u.GetUID()
 		captured := u.DeepCopy()
@@ -573,5 +578,25 @@ func applyNamespaceStatus(t *testing.T, c *testcluster.Cluster, ns string, u *un
 	got.Status = captured.Status
 	if _, err := ri.UpdateStatus(t.Context(), got, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("namespace %s status: %v", ns, err)
+	}
+}
+
+// pointAtFakeKubelet gives a captured node the fake node's addresses and
+// kubelet endpoint: the port it was captured with is another run's.
+func pointAtFakeKubelet(t *testing.T, c *testcluster.Cluster, u *unstructured.Unstructured) {
+	t.Helper()
+	fake, err := c.Client.CoreV1().Nodes().Get(t.Context(), c.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("read node %s: %v", c.NodeName, err)
+	}
+	st, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&fake.Status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(u.Object, st["daemonEndpoints"], "status", "daemonEndpoints"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(u.Object, st["addresses"], "status", "addresses"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -38,70 +37,6 @@ func c9kubeFailedCreate(t *testing.T, c *testcluster.Cluster, ns, name, hash str
 }
 
 var c9kubeScenarios2 = []scenario{
-	{
-		// First round: MISS. Today: Volume/Mount/NFS (0.85) "the NFS mount fails: mount: ...: bad option; ... you might need a /sbin/mount.<type> helper program."; the mechanism says the server did not answer or refused.
-		// Missing: reading mount(8)'s "bad option ... /sbin/mount.<type> helper program" for -t nfs as the node lacking the NFS client (/sbin/mount.nfs, the nfs-common or nfs-utils package), not as a server-side failure.
-		name:     "real-longhorn-nfs-rwx-mount-helper-missing-on-nodes",
-		source:   "material: https://github.com/longhorn/longhorn/issues/1799 (Longhorn's examples/rwx: 02-longhorn-nfs-provisioner.yaml serves claims of StorageClass longhorn-nfs (provisioner nfs.longhorn.io, mountOptions vers=4.1, noresvport) and the pods of 03-rwx-test.yaml (Deployment nfs-test, ubuntu:xenial, claim nfs-test) fail to mount: mount: /var/lib/kubelet/pods/ee57885a-0cc8-4c87-aef2-668b82fb388d/volumes/kubernetes.io~nfs/pvc-b3f8d754-bdee-4409-96b7-77daec7d22d0: bad option; for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program.; the maintainers' resolution: the kubelet on the node runs mount, and the node has no NFS client (/sbin/mount.nfs) installed, on Ubuntu the nfs-common package; same cause and fix in https://github.com/nmaupu/freenas-provisioner/issues/44); the kubelet's systemd-run mount wording as in https://github.com/kubernetes/website/pull/19774; node names are not in the thread",
-		category: "Volume/Mount",
-		culprit:  []string{"mount.nfs"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			nodes := []string{"worker-1", "worker-2"}
-			for _, n := range nodes {
-				c8kubeNode(t, c, n, c8kubeNodeInfo("Ubuntu 20.04.1 LTS", "5.4.0-47-generic", "docker://19.3.12", "v1.18.8"))
-			}
-			image := "quay.io/kubernetes_incubator/nfs-provisioner:latest"
-			plabels := map[string]string{"app": "longhorn-nfs-provisioner"}
-			ptmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: plabels}, Spec: corev1.PodSpec{ServiceAccountName: "longhorn-nfs-provisioner",
-				Containers: []corev1.Container{{Name: "longhorn-nfs-provisioner", Image: image, Args: []string{"-provisioner=nfs.longhorn.io", "-device-based-fsids=false"},
-					Ports:        []corev1.ContainerPort{{Name: "nfs", ContainerPort: 2049, Protocol: corev1.ProtocolTCP}, {Name: "mountd", ContainerPort: 20048, Protocol: corev1.ProtocolTCP}, {Name: "rpcbind", ContainerPort: 111, Protocol: corev1.ProtocolTCP}},
-					Env:          []corev1.EnvVar{{Name: "SERVICE_NAME", Value: "longhorn-nfs-provisioner"}},
-					VolumeMounts: []corev1.VolumeMount{{Name: "export-volume", MountPath: "/export"}}}},
-				Volumes: []corev1.Volume{{Name: "export-volume", VolumeSource: c4aClaimSource("longhorn-nfs-provisioner")}}}}
-			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "longhorn-nfs-provisioner", Namespace: ns}})
-			_, prs := c8kubeDeployment(t, c, ns, "longhorn-nfs-provisioner", "6b8b6d8f9c", 1, ptmpl, c9kubeReadyRS(1, 1), c9kubeAvailable("longhorn-nfs-provisioner-6b8b6d8f9c", 1, 3*time.Hour))
-			pst := wlReadyStatus("longhorn-nfs-provisioner", image, 3*time.Hour)
-			pst.PodIP, pst.PodIPs = "10.42.1.17", []corev1.PodIP{{IP: "10.42.1.17"}}
-			pp := c8kubePod(t, c, prs, "w2lqh", nodes[0], pst)
-			svc := c4bService(t, c, ns, "longhorn-nfs-provisioner", plabels, []corev1.ServicePort{c4bPort("nfs", 2049, intstr.FromInt32(2049)),
-				c4bPort("mountd", 20048, intstr.FromInt32(20048)), c4bPort("rpcbind", 111, intstr.FromInt32(111))})
-			c4bSlice(t, c, ns, "longhorn-nfs-provisioner", c4bSlicePort("nfs", 2049), pp)
-			class := "longhorn-nfs-" + ns
-			ann := c9kubeScoped()
-			c.Create(t, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: class, Annotations: ann}, Provisioner: "nfs.longhorn.io", MountOptions: []string{"vers=4.1", "noresvport"}})
-			dropAfterScenario(t, c, "StorageClass", class, ann)
-			pv := "pvc-b3f8d754-bdee-4409-96b7-77daec7d22d0"
-			server := svc.Spec.ClusterIP
-			c9kubeBoundClaim(t, c, ns, "nfs-test", pv, class, "nfs.longhorn.io", "1Gi", []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, false,
-				corev1.PersistentVolumeSource{NFS: &corev1.NFSVolumeSource{Server: server, Path: "/export/" + pv}},
-				func(v *corev1.PersistentVolume) { v.Spec.MountOptions = []string{"vers=4.1", "noresvport"} })
-			timage := "ubuntu:xenial"
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "nfs-test"}}, Spec: corev1.PodSpec{
-				Volumes: []corev1.Volume{{Name: "nfs-test", VolumeSource: c4aClaimSource("nfs-test")}},
-				Containers: []corev1.Container{{Name: "nfs-test", Image: timage, ImagePullPolicy: corev1.PullAlways, Command: []string{"/bin/sh", "-c"},
-					Args:  []string{"sleep 30; touch /mnt/nfs-test/test.log; while true; do date >> /mnt/nfs-test/test.log; sleep 1; done;"},
-					Stdin: true, TTY: true,
-					VolumeMounts: []corev1.VolumeMount{{Name: "nfs-test", MountPath: "/mnt/nfs-test"}},
-					LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"timeout", "10", "ls", "/mnt/nfs-test"}}},
-						InitialDelaySeconds: 10, PeriodSeconds: 10, TimeoutSeconds: 10}}}}}
-			_, rs := c8kubeDeployment(t, c, ns, "nfs-test", "67dc5969dc", 4, tmpl, appsv1.ReplicaSetStatus{Replicas: 4, FullyLabeledReplicas: 4}, c8kubeUnavailable("nfs-test-67dc5969dc", 4, 47*time.Minute))
-			var target *corev1.Pod
-			for i, sfx := range []string{"cvh5j", "8fz2k", "qt6wd", "x9b4m"} {
-				node := nodes[(i+1)%2]
-				p := c8kubePod(t, c, rs, sfx, node, c8kubeWaiting("nfs-test", timage, "ContainerCreating", "", 47*time.Minute, ""))
-				dir := fmt.Sprintf("/var/lib/kubelet/pods/%s/volumes/kubernetes.io~nfs/%s", p.UID, pv)
-				mount := fmt.Sprintf("MountVolume.SetUp failed for volume %q : mount failed: exit status 32\nMounting command: systemd-run\nMounting arguments: --description=Kubernetes transient mount for %s --scope -- mount -t nfs -o noresvport,vers=4.1 %s:/export/%s %s\nOutput: Running scope as unit: run-r%08x4f2e4c0aa1d35f0f1b4d3e2c.scope\nmount: %s: bad option; for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program.\n",
-					pv, dir, server, pv, dir, 0x3b9aca00+i, dir)
-				c8kubeEvent(t, c, p, node, corev1.EventTypeWarning, "FailedMount", "kubelet", "", mount, 31, 47*time.Minute, 40*time.Second)
-				c8kubeEvent(t, c, p, node, corev1.EventTypeWarning, "FailedMount", "kubelet", "",
-					"Unable to attach or mount volumes: unmounted volumes=[nfs-test], unattached volumes=[nfs-test default-token-8x2lq]: timed out waiting for the condition", 20, 45*time.Minute, 70*time.Second)
-				if i == 0 {
-					target = p
-				}
-			}
-			return []string{"pod/" + target.Name}
-		},
-	},
 	{
 		// First round: MISS. Today: FailedCreate/Forbidden (0.80) "pods cannot be created: the API server forbids them: pod rejected: RuntimeClass \"nvidia\" not found"; the template field is not named.
 		// Missing: tracing the RuntimeClass refusal to the pod template's runtimeClassName (nvidia) and to the missing RuntimeClass object (no NVIDIA runtime installed); the category and the quoted refusal were right.
@@ -179,24 +114,6 @@ var c9kubeScenarios2 = []scenario{
 			c8kubeEvent(t, c, h, "", corev1.EventTypeWarning, "FailedComputeMetricsReplicas", "horizontal-pod-autoscaler", "",
 				"invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: failed to get cpu utilization: "+unable, 960, 4*time.Hour, 15*time.Second)
 			return []string{"hpa/php-apache"}
-		},
-	},
-	{
-		// First round: MISS. Today: Unknown (0.30) "cause not determined: Pod phase Failed (SysctlForbidden): Pod forbidden sysctl: \"net.core.somaxconn\" not whitelisted".
-		// Missing: a rule for the kubelet's SysctlForbidden admission: an unsafe sysctl the pod sets is not in the node's KubeletConfiguration allowedUnsafeSysctls (--allowed-unsafe-sysctls); fix there, or drop the sysctl.
-		name:     "real-pod-unsafe-sysctl-somaxconn-rejected-by-kubelet",
-		source:   "material: https://github.com/kubernetes/kubernetes/issues/94249 (pod sysctl-example (tomcat) sets securityContext.sysctls net.core.somaxconn=65535 and is rejected by the kubelet: forbidden sysctl: \"net.core.somaxconn\" not whitelisted; net.core.somaxconn is not one of the kubelet's safe sysctls, and the --allowed-unsafe-sysctls flag the user tried is deprecated; the maintainers' resolution: allowlist it in the KubeletConfiguration's allowedUnsafeSysctls on the node (for kubeadm through the KubeletConfiguration passed to kubeadm), as also in https://github.com/awslabs/amazon-eks-ami/issues/184); the pod status is the kubelet's rejection of the time (phase Failed, reason SysctlForbidden, message \"Pod \" + the admission message)",
-		category: "Node/Rejected",
-		culprit:  []string{"net.core.somaxconn", "allowedUnsafeSysctls"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c8kubeNode(t, c, "k8s-node1", c8kubeNodeInfo("CentOS Linux 7 (Core)", "3.10.0-1127.el7.x86_64", "docker://19.3.12", "v1.19.0"))
-			p := c.CreatePod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "sysctl-example", Namespace: ns}, Spec: corev1.PodSpec{NodeName: "k8s-node1",
-				SecurityContext: &corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{{Name: "net.core.somaxconn", Value: "65535"}}},
-				Containers:      []corev1.Container{{Name: "tomcat", Image: "tomcat"}}},
-				Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "SysctlForbidden", Message: "Pod forbidden sysctl: \"net.core.somaxconn\" not whitelisted", StartTime: ptr(wlAgo(6 * time.Minute))}})
-			c8kubeEvent(t, c, p, "", corev1.EventTypeNormal, "Scheduled", "default-scheduler", "", fmt.Sprintf("Successfully assigned %s/sysctl-example to k8s-node1", ns), 1, 6*time.Minute, 6*time.Minute)
-			c8kubeEvent(t, c, p, "k8s-node1", corev1.EventTypeWarning, "SysctlForbidden", "kubelet", "", "forbidden sysctl: \"net.core.somaxconn\" not whitelisted", 1, 6*time.Minute, 6*time.Minute)
-			return []string{"pod/sysctl-example"}
 		},
 	},
 	{

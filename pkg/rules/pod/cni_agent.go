@@ -27,14 +27,19 @@ type cniAgent struct {
 	Evidence []string
 }
 
-// cniAgentOn is the agent of plugin on node that is not ready, or nil
-// when the collector did not follow it or every agent there is ready.
+// cniAgentOn is the agent of plugin on node that is down (a container
+// waiting to start or restart), or nil when the collector did not follow
+// it or every agent there runs.
 func cniAgentOn(c *rule.Pass, node, plugin string) *cniAgent {
 	for _, p := range c.B.DependencyPods {
 		if p.Spec.NodeName != node || !bundle.IsCNIAgent(p, plugin) || kube.IsPodReady(p) {
 			continue
 		}
-		a := &cniAgent{Pod: p, State: agentState(p)}
+		state, down := agentState(p)
+		if !down {
+			continue // running: its readiness is its own matter, the plugin's error stands
+		}
+		a := &cniAgent{Pod: p, State: state}
 		ref := agentRef(p)
 		a.Evidence = append(a.Evidence, c.Evidence(fmt.Sprintf("Pod %s, the agent of CNI plugin %q on node %s, is %s", ref, plugin, node, a.State),
 			ref+" .status", fmt.Sprintf("kubectl get pod %s -n %s -o wide", p.Name, p.Namespace)))
@@ -55,21 +60,20 @@ func cniAgentOn(c *rule.Pass, node, plugin string) *cniAgent {
 // failing pod's.
 func agentRef(p *corev1.Pod) string { return "pod " + p.Namespace + "/" + p.Name }
 
-// agentState says in a few words why the agent is not ready.
-func agentState(p *corev1.Pod) string {
+// agentState says in a few words why the agent is not ready, and whether
+// it is down: a container waits to start or restart, or the pod is not
+// running at all.
+func agentState(p *corev1.Pod) (string, bool) {
 	for _, st := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
 		last := ""
 		if t := st.LastTerminationState.Terminated; t != nil {
 			last = fmt.Sprintf(" (last exit code %d)", t.ExitCode)
 		}
 		if w := st.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" {
-			return w.Reason + last
-		}
-		if st.State.Running != nil && !st.Ready {
-			return "Running, not ready" + last
+			return w.Reason + last, true
 		}
 	}
-	return string(p.Status.Phase) + ", not ready"
+	return string(p.Status.Phase) + ", not ready", p.Status.Phase != corev1.PodRunning
 }
 
 // withAgent refines a CNI sandbox finding with the plugin's agent on the

@@ -17,8 +17,8 @@ import (
 // TestSandboxCNIAgent: a sandbox the CNI plugin fails on is traced to the
 // plugin's agent on the node when that agent is down, with the node's
 // missing pod range when the agent's log says that is what it lacks
-// (flannel-io/flannel#1558); a ready agent, or a pod that is no
-// DaemonSet's, adds nothing.
+// (flannel-io/flannel#1558); a running agent (ready or not), or a pod
+// that is no DaemonSet's, adds nothing.
 func TestSandboxCNIAgent(t *testing.T) {
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	flannelEv := `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "3c05": plugin type="flannel" failed (add): open /run/flannel/subnet.env: no such file or directory`
@@ -54,6 +54,12 @@ func TestSandboxCNIAgent(t *testing.T) {
 			rule.Node.Sub("Sandbox", "CNI", "Agent"), []string{"pod kube-flannel/kube-flannel-ds-x7wqk"}, "spec.podCIDR"},
 		{"agent ready", agent("kube-flannel-ds-x7wqk", flannel, "DaemonSet", true), "",
 			rule.Node.Sub("Sandbox", "CNI"), []string{`CNI plugin "flannel"`}, "kube-flannel-ds"},
+		{"agent running, not ready", func() *corev1.Pod {
+			p := agent("kube-flannel-ds-x7wqk", flannel, "DaemonSet", true)
+			p.Status.Conditions[0].Status = corev1.ConditionFalse
+			p.Status.ContainerStatuses[0].Ready = false
+			return p
+		}(), "", rule.Node.Sub("Sandbox", "CNI"), []string{`CNI plugin "flannel"`}, "kube-flannel-ds"},
 		{"not a DaemonSet's pod", agent("flannel-debug", flannel, "ReplicaSet", false), "",
 			rule.Node.Sub("Sandbox", "CNI"), []string{`CNI plugin "flannel"`}, "flannel-debug"},
 	} {

@@ -19,7 +19,7 @@ var Rejected = &rule.Rule{
 		ID:    "pod/rejected",
 		Layer: rule.PodLayer,
 		Needs: append([]rule.Need{rule.Nodes}, rule.PodEvidence...),
-		Doc:   "A pod the kubelet rejected at admission (OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity, a device plugin's failed allocation…): Failed before any container ran; the node is the cause.",
+		Doc:   "A pod the kubelet rejected at admission (OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity, a device plugin's failed allocation, an unsafe sysctl not allowed…): Failed before any container ran; the node is the cause.",
 	},
 	Check: checkRejected,
 }
@@ -33,7 +33,13 @@ var rejectedResourceRe = regexp.MustCompile(`Node didn't have enough resource: (
 // admit handler's own wording, since other Failed pods' messages start
 // with "Pod " too (DeadlineExceeded's "Pod was active on the node longer
 // than specified deadline").
-var oldRejectedRe = regexp.MustCompile(`^Pod ((?:Allocate|Update plugin resources|GeneralPredicates) failed due to |Node didn't have enough resource: |Predicate \S+ failed)`)
+var oldRejectedRe = regexp.MustCompile(`^Pod ((?:Allocate|Update plugin resources|GeneralPredicates) failed due to |Node didn't have enough resource: |Predicate \S+ failed|forbidden sysctl: )`)
+
+// forbiddenSysctlRe is the sysctl admit handler's refusal
+// (pkg/kubelet/sysctl): a sysctl the pod sets that is neither safe nor
+// in the kubelet's allowedUnsafeSysctls ("not allowlisted", earlier "not
+// whitelisted").
+var forbiddenSysctlRe = regexp.MustCompile(`forbidden sysctl: "(?P<sysctl>[^"]+)" not (?:allowlisted|whitelisted)`)
 
 // rejectedMessage is the admit handler's message of a pod the kubelet
 // rejected (pkg/kubelet/kubelet.go rejectPod: "Pod was rejected: " +
@@ -100,6 +106,15 @@ func rejectedFinding(c *rule.Pass, p *corev1.Pod, reason, msg string) rule.Findi
 	f.Actions = []report.Action{{Kind: report.Immediate,
 		Description: "Delete the rejected pod so it is recreated and scheduled again (its controller does this by itself); if the pod sets spec.nodeName, drop it and let the scheduler choose a node with room.",
 		Commands:    []string{fmt.Sprintf("kubectl describe node %s", node), fmt.Sprintf("kubectl delete pod %s %s", p.Name, kube.NSFlag(p))}}}
+	if m, ok := submatch.Find(forbiddenSysctlRe, msg); ok {
+		sysctl := m.Get("sysctl")
+		f.Title = fmt.Sprintf("the kubelet on node %s rejected the pod (%s): it sets the unsafe sysctl %s, which the node's allowedUnsafeSysctls does not allow", node, reason, sysctl)
+		f.Culprit = fmt.Sprintf("%s securityContext.sysctls %s vs node/%s's KubeletConfiguration allowedUnsafeSysctls", kube.PodRef(p), sysctl, node)
+		f.Actions = []report.Action{{Kind: report.Immediate,
+			Description: fmt.Sprintf("Either allow %s in the KubeletConfiguration's allowedUnsafeSysctls of the nodes meant to run this pod (and restart their kubelets; label or taint them so only those run it), or drop it from the pod's securityContext.sysctls; then delete the rejected pod so it is created again.", sysctl),
+			Commands: []string{fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.securityContext.sysctls}'`, p.Name, kube.NSFlag(p)),
+				fmt.Sprintf(`kubectl get --raw /api/v1/nodes/%s/proxy/configz`, node)}}}
+	}
 	if reason == unexpectedAdmission {
 		if d, ok := readDeviceRejection(p, msg); ok {
 			deviceFinding(c, p, d, &f)

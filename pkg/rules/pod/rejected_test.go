@@ -28,6 +28,10 @@ func TestRejected(t *testing.T) {
 	}{
 		{"OutOfcpu", "Pod was rejected: Node didn't have enough resource: cpu, requested: 2000, used: 3250, capacity: 4000", rule.Node.Sub("Rejected", "OutOfcpu"), "requests.cpu (2000m) vs node/w1: 3250m of 4000m used"},
 		{"NodeAffinity", "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector", rule.Node.Sub("Rejected", "NodeAffinity"), "Predicate NodeAffinity failed"},
+		// kubernetes/kubernetes#94249: the kubelet of the time, "Pod " + the
+		// sysctl admit handler's message; and today's wording.
+		{"SysctlForbidden", `Pod forbidden sysctl: "net.core.somaxconn" not whitelisted`, rule.Node.Sub("Rejected", "SysctlForbidden"), "securityContext.sysctls net.core.somaxconn vs node/w1's KubeletConfiguration allowedUnsafeSysctls"},
+		{"SysctlForbidden", `Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted`, rule.Node.Sub("Rejected", "SysctlForbidden"), "sysctls kernel.msgmax"},
 		{"Evicted", "Pod was rejected: The node had condition: [DiskPressure]. ", "", ""},
 	} {
 		t.Run(tt.reason, func(t *testing.T) {

@@ -34,6 +34,7 @@ const (
 	volMountSecretMissing    volumeClass = "Mount/SecretMissing"
 	volMountKeyMissing       volumeClass = "Mount/KeyMissing"
 	volMountNFS              volumeClass = "Mount/NFS"
+	volMountHelperMissing    volumeClass = "Mount/HelperMissing"
 	volMountHostPath         volumeClass = "Mount/HostPath"
 	volMountFilesystem       volumeClass = "Mount/Filesystem"
 	volMountDevice           volumeClass = "Mount/Device"
@@ -83,6 +84,15 @@ var volumeFailures = []volumeFailure{
 		"volume %[1]s cannot mount: %[2]s",
 		"The volume's items list a key the ConfigMap/Secret does not have; the kubelet refuses to build the volume.",
 		"Add the key to the ConfigMap/Secret, or fix the key in the volume's items.", rule.Definitive, rule.Explained},
+	// Before NFS: mount(8) itself says it has no helper for the type
+	// (util-linux' "bad option; for several filesystems (e.g. nfs, cifs)
+	// you might need a /sbin/mount.<type> helper program"): the node lacks
+	// the client, the server was never asked.
+	{volMountHelperMissing, []string{"FailedMount"},
+		regexp.MustCompile(`(?s)MountVolume\.(?:SetUp|MountDevice) failed for volume "(?P<vol>[^"]+)"\s*:.*?(?P<detail>bad option; for several filesystems \(e\.g\. nfs, cifs\) you might need a /sbin/mount\.<type> helper program)`),
+		"volume %[1]s cannot mount: the node has no mount helper for its filesystem, so mount.nfs (or mount.cifs) is missing there: %[2]s",
+		"The kubelet runs mount on the node itself; for nfs and cifs mount(8) calls a helper program, /sbin/mount.nfs or /sbin/mount.cifs, which the node's NFS or CIFS client package installs. Without it mount answers \"bad option\" before any server is contacted.",
+		"Install the NFS client on every node that may run the pod (Debian/Ubuntu: nfs-common; RHEL/Fedora/Amazon Linux: nfs-utils; for CIFS: cifs-utils), or bake it into the node image; the kubelet retries the mount by itself.", rule.Strong, rule.Explained},
 	{volMountNFS, []string{"FailedMount"},
 		regexp.MustCompile(`(?s)MountVolume\.SetUp failed for volume "(?P<vol>[^"]+)"\s*:\s*mount failed:.*?(?P<detail>mount(?:\.nfs4?)?: [^\n]+)`),
 		"volume %[1]s cannot mount: the NFS mount fails: %[2]s",

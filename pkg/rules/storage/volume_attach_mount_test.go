@@ -48,4 +48,14 @@ func TestVolumeAttachMount(t *testing.T) {
 	if f == nil || f.Category != rule.Volume.Sub("Mount", "Filesystem") || !strings.Contains(f.Title, "wrong fs type") {
 		t.Fatalf("wrong fs type: finding %+v", f)
 	}
+
+	// mount(8) without the NFS helper (longhorn/longhorn#1799): the node
+	// lacks the client, no server was asked.
+	e.Message = "MountVolume.SetUp failed for volume \"pvc-b3f8\" : mount failed: exit status 32\nMounting command: systemd-run\nMounting arguments: --description=Kubernetes transient mount for /var/lib/kubelet/pods/ee57/volumes/kubernetes.io~nfs/pvc-b3f8 --scope -- mount -t nfs -o vers=4.1 10.43.7.96:/pvc-b3f8 /var/lib/kubelet/pods/ee57/volumes/kubernetes.io~nfs/pvc-b3f8\n" +
+		"Output: Running scope as unit: run-r3a1.scope\nmount: /var/lib/kubelet/pods/ee57/volumes/kubernetes.io~nfs/pvc-b3f8: bad option; for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program.\n"
+	b.Events = []corev1.Event{e}
+	f = ruletest.Root(ruletest.Run(VolumeAttachMount, b, now))
+	if f == nil || f.Category != rule.Volume.Sub("Mount", "HelperMissing") || !strings.Contains(f.Title, "mount.nfs") {
+		t.Fatalf("mount helper missing: finding %+v", f)
+	}
 }
