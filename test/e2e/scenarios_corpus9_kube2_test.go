@@ -38,22 +38,6 @@ func c9kubeFailedCreate(t *testing.T, c *testcluster.Cluster, ns, name, hash str
 
 var c9kubeScenarios2 = []scenario{
 	{
-		// First round: MISS. Today: FailedCreate/Forbidden (0.80) "pods cannot be created: the API server forbids them: pod rejected: RuntimeClass \"nvidia\" not found"; the template field is not named.
-		// Missing: tracing the RuntimeClass refusal to the pod template's runtimeClassName (nvidia) and to the missing RuntimeClass object (no NVIDIA runtime installed); the category and the quoted refusal were right.
-		name:     "real-runtimeclass-nvidia-not-found-replicaset",
-		source:   "material: https://github.com/truenas/middleware/pull/11178 (TrueNAS integration test: the ix-chart release prune-test1 (image repository nginx) cannot start any pod: Error creating: pods \"prune-test1-ix-chart-6c6f674cbb-\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found; the chart set runtimeClassName: nvidia although no NVIDIA GPU (and so no nvidia RuntimeClass) exists on the system; the fix: set runtimeClassName only when an NVIDIA GPU is requested); the API server's RuntimeClass admission rejects any pod naming a missing RuntimeClass, the same report in https://github.com/canonical/microk8s/issues/2359",
-		category: "FailedCreate",
-		culprit:  []string{"nvidia", "runtimeClassName"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			labels := map[string]string{"app.kubernetes.io/name": "ix-chart", "app.kubernetes.io/instance": "prune-test1"}
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{RuntimeClassName: ptr("nvidia"),
-				Containers: []corev1.Container{{Name: "ix-chart", Image: "nginx:latest", ImagePullPolicy: corev1.PullIfNotPresent}}}}
-			c9kubeFailedCreate(t, c, ns, "prune-test1-ix-chart", "6c6f674cbb", 1, tmpl,
-				"pods \"prune-test1-ix-chart-6c6f674cbb-\" is forbidden: pod rejected: RuntimeClass \"nvidia\" not found", 22*time.Minute)
-			return []string{"deployment/prune-test1-ix-chart"}
-		},
-	},
-	{
 		// First round: MISS. Today: HPA/MetricsAPIUnavailable (0.90) "the resource metrics API (metrics.k8s.io) is not served — metrics-server is missing or down"; the running, unready metrics-server pod and its log are not read.
 		// Missing: following metrics.k8s.io to the metrics-server pod (Readiness probe failed: HTTP probe failed with statuscode: 500) and its log: x509: cannot validate certificate for 192.168.1.12 because it doesn't contain any IP SANs, i.e. the kubelets' serving certificates (fix: signed kubelet serving certs or --kubelet-insecure-tls).
 		name:     "real-hpa-unknown-metrics-server-kubelet-cert-no-ip-sans",

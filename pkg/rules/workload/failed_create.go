@@ -43,6 +43,7 @@ const (
 	denialLimitRange           denialClass = "LimitRange"
 	denialNamespaceTerminating denialClass = "NamespaceTerminating"
 	denialPriorityClass        denialClass = "PriorityClass"
+	denialRuntimeClass         denialClass = "RuntimeClass"
 	denialInvalid              denialClass = "Invalid"
 	denialForbidden            denialClass = "Forbidden"
 	// denialOther: a refusal no row recognises.
@@ -68,6 +69,7 @@ var createDenials = []createDenial{
 	{denialLimitRange, regexp.MustCompile(`(?P<bound>maximum|minimum) (?P<res>\S+) usage per (?P<scope>Container|Pod|PersistentVolumeClaim) is (?P<enforced>\S+?)(?:, but (?P<which>limit|request) is (?P<actual>\S+)|\.  No (?P<unset>limit|request) is specified)`), rule.Definitive},
 	{denialNamespaceTerminating, regexp.MustCompile(`unable to create new content in namespace (?P<ns>\S+) because it is being terminated`), rule.Definitive},
 	{denialPriorityClass, regexp.MustCompile(`no PriorityClass with name (?P<class>\S+) was found`), rule.Definitive},
+	{denialRuntimeClass, regexp.MustCompile(`pod rejected: RuntimeClass "(?P<class>[^"]+)" not found`), rule.Definitive},
 	{denialInvalid, regexp.MustCompile(`is invalid: (?P<detail>.+)`), rule.High},
 	{denialForbidden, regexp.MustCompile(`is forbidden: (?P<detail>.+)`), rule.Likely},
 }
@@ -515,6 +517,19 @@ func createFinding(c *rule.Pass, d *createDenial, m submatch.Match, fails []crea
 				Commands: fit("set spec.template.spec.priorityClassName: <existing>", fmt.Sprintf(`kubectl patch %s %s --type=merge -p '%s'`, w.Ref(), w.NS(), w.PatchTemplate(`{"priorityClassName":"<existing>"}`))),
 				Risk:     risk("starts a rollout")})
 		}
+	case denialRuntimeClass:
+		// A RuntimeClass names a handler the nodes' runtime must have (the
+		// NVIDIA container runtime, gVisor, Kata): it exists once that
+		// runtime is installed, usually by its operator.
+		class := m.Get("class")
+		f.Title = fmt.Sprintf("%s cannot be created: RuntimeClass %q does not exist (runtimeClassName of the pod template)", what, class)
+		f.Hypothesis = fmt.Sprintf("The pod template of %s sets runtimeClassName %s, and the cluster has no RuntimeClass of that name", w.Ref(), class)
+		f.Summary = fmt.Sprintf("The pod template of %s sets runtimeClassName %q, but no RuntimeClass has that name, so the RuntimeClass admission plugin refuses every pod.", w.Ref(), class)
+		f.Culprit = fmt.Sprintf("pod template of %s runtimeClassName: %s (no such RuntimeClass)", w.Ref(), class)
+		f.Mechanism = "The RuntimeClass admission plugin resolves each new pod's runtimeClassName to a cluster-scoped RuntimeClass (its handler, overhead and scheduling) and refuses the pod when none has that name. " + f.Mechanism
+		f.Actions = []report.Action{{Kind: report.Immediate,
+			Description: fmt.Sprintf("Install the runtime that RuntimeClass %s stands for on the nodes meant to run the pod (for nvidia: the NVIDIA container toolkit, or the GPU operator, which creates the RuntimeClass), or remove runtimeClassName from the pod template if the default runtime will do.", class),
+			Commands:    []string{"kubectl get runtimeclasses", fmt.Sprintf(`kubectl get %s %s -o jsonpath='{.spec.template.spec.runtimeClassName}'`, w.Ref(), w.NS())}}}
 	case denialInvalid:
 		if d := limitRangeDefault(c, f0.template, m.Get("detail")); d != nil {
 			f.Category = rule.FailedCreate.Sub(string(denialLimitRange), "DefaultLimit")

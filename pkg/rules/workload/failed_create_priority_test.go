@@ -55,3 +55,23 @@ func TestFailedCreatePriorityClass(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedCreateRuntimeClass: the RuntimeClass admission's refusal of a
+// pod whose runtimeClassName names no RuntimeClass is
+// FailedCreate/RuntimeClass naming the class and the field
+// (truenas/middleware#11178: "pod rejected: RuntimeClass "nvidia" not
+// found").
+func TestFailedCreateRuntimeClass(t *testing.T) {
+	now := time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)
+	tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{RuntimeClassName: func(s string) *string { return &s }("nvidia"), Containers: []corev1.Container{{Name: "app", Image: "plexinc/pms-docker:1.32"}}}}
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "plex", Namespace: "shop", UID: "ds1"},
+		Spec: appsv1.DaemonSetSpec{Template: tmpl}, Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: 1}}
+	e := corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "plex.1", Namespace: "shop"}, Type: corev1.EventTypeWarning, Reason: "FailedCreate", Count: 7,
+		Message:        `Error creating: pods "plex-" is forbidden: pod rejected: RuntimeClass "nvidia" not found`,
+		InvolvedObject: corev1.ObjectReference{Kind: "DaemonSet", Name: "plex", Namespace: "shop", UID: "ds1"}, LastTimestamp: metav1.NewTime(now.Add(-time.Minute))}
+	b := &bundle.Bundle{Target: fault.Resource{Kind: "DaemonSet", Name: "plex", Namespace: "shop", UID: "ds1"}, DaemonSets: []*appsv1.DaemonSet{ds}, Events: []corev1.Event{e}}
+	f := ruletest.Root(ruletest.Run(FailedCreate, b, now))
+	if f == nil || f.Category != rule.FailedCreate.Sub("RuntimeClass") || !strings.Contains(f.Culprit, "runtimeClassName: nvidia") {
+		t.Fatalf("finding %+v", f)
+	}
+}
