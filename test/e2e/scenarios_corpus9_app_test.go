@@ -23,6 +23,37 @@ import (
 // and the cluster showed them in a public thread whose resolution names
 // the cause. Registered only with KUBECTL_TRIAGE_REAL_MISSES set; the
 // expectations were written from the threads before the first run.
+//
+// First round against d47c71f6 (the code of 903242f3): 0 of 12. Every
+// category prefix matched; every culprit missed. What the reports said
+// instead:
+//   - Vault 2.0.1: exit 126 PermissionDenied on the entrypoint's "exec:
+//     vault: Operation not permitted"; the IPC_LOCK line before it and the
+//     2.0.1 image are not named.
+//   - Kong: the "New migrations available" line as is; not that the
+//     kong-migrations Job bootstrapped the database with kong:1.2.
+//   - Fluent Bit: Running/Errors on the "HTTP status=400 URI=/_bulk,
+//     response:" line cut before the JSON body on the next line; no _type,
+//     no Suppress_Type_Name.
+//   - MySQL: the last error line ("Aborting") over the MY-011087 line
+//     naming lower_case_table_names; the ConfigMap setting it is not traced.
+//   - hubble-ui: InvalidConfig on the Envoy protobuf line; not the
+//     hubble-ui-envoy ConfigMap it reads (v2 fields against Envoy 1.22).
+//   - Traefik: the "field not found, node: entryPoint" line; not the
+//     untagged image (latest, now v2) against a v1 traefik.toml.
+//   - Neo4j: the "exceeds physical memory" line; not the 4.2.2 image on a
+//     containerd node (the 10Gi limit is not compared).
+//   - Crunchy Postgres: Running/Errors/NoSpace "the volume is full"; the
+//     64M /dev/shm with no memory-backed mount is not named.
+//   - Kibana: Exit64 "unhandled panic or exception" on the FATAL line; not
+//     the ELASTICSEARCH_USERNAME env var that sets elasticsearch.username.
+//   - MongoDB: exit 132 (signal 4) with no log line at all; the AVX
+//     warning the container printed is not read.
+//   - Airflow: InitContainer Panic on the TimeoutError; not that the
+//     run-airflow-migrations Job never ran.
+//   - MinIO: AuthFailed "a dependency rejects the credentials" (it is the
+//     server refusing its own); not the 5-byte rootPassword key of Secret
+//     thanos-minio-secret.
 
 func init() {
 	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
