@@ -61,12 +61,9 @@ func LabelWatchOf(ctr *corev1.Container, podNamespace string) (w LabelWatch, ok 
 		return w, false
 	}
 	w = LabelWatch{Container: ctr.Name, Selector: labels.NewSelector().Add(*req), Folder: folder}
-	switch ns := env["NAMESPACE"]; {
-	case ns == "" || ns == podNamespace:
-		w.Namespace = podNamespace
-	case strings.EqualFold(ns, "ALL"):
-		// every namespace: only the pod's own is read, a cluster-wide list
-		// is not this tool's to make
+	// "ALL" watches every namespace: only the pod's own is read, a
+	// cluster-wide list is not this tool's to make.
+	if ns := env["NAMESPACE"]; ns == "" || ns == podNamespace || strings.EqualFold(ns, "ALL") {
 		w.Namespace = podNamespace
 	}
 	return w, true
