@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,6 +86,9 @@ type Bundle struct {
 	// and maxima admission applies to the pods it creates (a container
 	// whose limit exceeds a max is refused: FailedCreate).
 	LimitRanges []*corev1.LimitRange
+	// PDBs are the PodDisruptionBudgets of the namespaces of the pods
+	// left on a cordoned Node target (drain.go): what holds a drain.
+	PDBs []*policyv1.PodDisruptionBudget
 	// NodePods are the pods scheduled on a Node target (not its own pods).
 	NodePods []*corev1.Pod
 	// NamespacePods are every pod of a Namespace target, status only
@@ -95,6 +99,10 @@ type Bundle struct {
 	// names and that has no ready endpoint (see dependencies.go); the log
 	// of the first one not ready is among Logs.
 	DependencyPods []*corev1.Pod
+	// ActorObjects are what the search for a controller the target waits
+	// on found (actors.go): its Lease, the Deployment or StatefulSet that
+	// runs it, an APIService and its Service; redacted.
+	ActorObjects []*unstructured.Unstructured
 	// Candidates are pods of a Service's namespace considered when its
 	// selector matches nothing, or the same workload's pods of other
 	// revisions a selector pinned to one revision leaves out (names,
@@ -138,6 +146,10 @@ type ClusterInfo struct {
 	// found to exist; one found absent is in Missing. Neither holds
 	// anything of the Secret but its name.
 	SecretsSeen []string `json:"secretsSeen,omitempty"`
+	// Actors are the searches for the controllers the target waits on
+	// (its provisioner, its scheduler, the metrics APIService's pods;
+	// actors.go): what was read and what was found.
+	Actors []Actor `json:"actors,omitempty"`
 }
 
 // Name names the cluster faults and incidents are filed under: the
@@ -290,6 +302,9 @@ func (b *Bundle) each(visit func(gvk schema.GroupVersionKind, meta metav1.Object
 	}
 	for _, o := range b.LimitRanges {
 		visit(corev1.SchemeGroupVersion.WithKind("LimitRange"), o, o)
+	}
+	for _, o := range b.PDBs {
+		visit(policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), o, o)
 	}
 	if b.Namespace != nil {
 		visit(corev1.SchemeGroupVersion.WithKind("Namespace"), b.Namespace, b.Namespace)

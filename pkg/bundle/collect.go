@@ -111,6 +111,7 @@ func Collect(ctx context.Context, cs kubernetes.Interface, target *unstructured.
 	c.remainingEvents(ctx) // and waits for every events list
 	if c.opts.wants(NeedDependencies) && ctx.Err() == nil {
 		c.cniAgents(ctx) // the agent of a CNI plugin a sandbox fails on
+		c.actors(ctx)    // the controller a claim, pod or HPA waits on
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

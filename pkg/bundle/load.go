@@ -116,6 +116,7 @@ func Load(fsys fs.FS, target fault.Resource) (*Bundle, error) {
 		{NodePodsFile, &b.NodePods},
 		{NamespacePodsFile, &b.NamespacePods},
 		{DependencyPodsFile, &b.DependencyPods},
+		{ActorObjectsFile, &b.ActorObjects},
 	} {
 		data, err := optional(fsys, f.name)
 		if err != nil {
@@ -208,6 +209,8 @@ func (b *Bundle) addLoaded(u *unstructured.Unstructured) error {
 		return into(u, &b.ResourceQuotas)
 	case "LimitRange":
 		return into(u, &b.LimitRanges)
+	case "PodDisruptionBudget":
+		return into(u, &b.PDBs)
 	case "Namespace":
 		ns := &corev1.Namespace{}
 		if err := objconv.Converter.FromUnstructured(u.Object, ns); err != nil {

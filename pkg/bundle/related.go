@@ -133,6 +133,9 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 		for i := range list.Items {
 			c.b.NodePods = append(c.b.NodePods, redacted(&list.Items[i], gvkPod))
 		}
+		if unschedulable, _, _ := unstructured.NestedBool(target.Object, "spec", "unschedulable"); unschedulable {
+			c.drainBudgets(ctx)
+		}
 	case "DaemonSet":
 		if c.opts.wants(NeedNodes) {
 			c.nodes(ctx) // which nodes should run a pod and which do not
@@ -485,5 +488,8 @@ func sortRelated(b *Bundle) {
 	sort.Slice(b.HPAs, func(i, j int) bool { return b.HPAs[i].Name < b.HPAs[j].Name })
 	sort.Slice(b.NetworkPolicies, func(i, j int) bool { return b.NetworkPolicies[i].Name < b.NetworkPolicies[j].Name })
 	sort.Slice(b.LimitRanges, func(i, j int) bool { return b.LimitRanges[i].Name < b.LimitRanges[j].Name })
+	sort.Slice(b.PDBs, func(i, j int) bool {
+		return b.PDBs[i].Namespace+"/"+b.PDBs[i].Name < b.PDBs[j].Namespace+"/"+b.PDBs[j].Name
+	})
 	sort.Slice(b.Missing, func(i, j int) bool { return b.Missing[i].Kind+b.Missing[i].Name < b.Missing[j].Kind+b.Missing[j].Name })
 }

@@ -38,6 +38,9 @@ const (
 	// DependencyPodsFile holds the pods behind a dependency Service that
 	// has no ready endpoint.
 	DependencyPodsFile = "dependency-pods.json"
+	// ActorObjectsFile holds what the search for the controller the target
+	// waits on found: its Lease, workload, APIService and Service.
+	ActorObjectsFile = "actor-objects.json"
 )
 
 // Write stores the bundle under contextDir: one JSON file per object in
@@ -70,6 +73,7 @@ func (b *Bundle) Write(contextDir string) error {
 		NodePodsFile:       {b.NodePods, len(b.NodePods) == 0},
 		NamespacePodsFile:  {b.NamespacePods, len(b.NamespacePods) == 0},
 		DependencyPodsFile: {b.DependencyPods, len(b.DependencyPods) == 0},
+		ActorObjectsFile:   {b.ActorObjects, len(b.ActorObjects) == 0},
 	} {
 		if !v.empty {
 			files[name] = v.v

@@ -39,6 +39,8 @@ var createOrder = map[string]int{
 	// captured quota's usage would refuse them and a LimitRange would add
 	// its defaults again; the captured pods already show their effect.
 	"ResourceQuota": 9, "LimitRange": 9,
+	// The API server's availability controller writes its status.
+	"APIService": 9, "Lease": 5,
 }
 
 // loadScenario creates a captured scenario's objects in namespace ns of
@@ -107,6 +109,29 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 		u := &unstructured.Unstructured{Object: m}
 		u.SetAPIVersion("v1")
 		u.SetKind("Pod")
+		objs = append(objs, u)
+	}
+	// What the search for a controller found (its Lease, workload,
+	// APIService and Service): an APIService is cluster-scoped and sends
+	// to the scenario's namespace, for the scenario's time only.
+	for _, u := range b.ActorObjects {
+		u = u.DeepCopy()
+		if have[u.GetKind()+"/"+u.GetName()] {
+			continue
+		}
+		have[u.GetKind()+"/"+u.GetName()] = true
+		if u.GetKind() == "APIService" {
+			if _, ok, _ := unstructured.NestedMap(u.Object, "spec", "service"); ok {
+				_ = unstructured.SetNestedField(u.Object, ns, "spec", "service", "namespace")
+			}
+			ann := u.GetAnnotations()
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[scenarioScoped] = "true"
+			u.SetAnnotations(ann)
+			unstructured.RemoveNestedField(u.Object, "status")
+		}
 		objs = append(objs, u)
 	}
 	// Within a kind, oldest first and, among objects created in the same

@@ -82,8 +82,10 @@ func dropAfterScenario(t *testing.T, c *testcluster.Cluster, kind, name string, 
 			err = c.Client.StorageV1().StorageClasses().Delete(ctx, name, metav1.DeleteOptions{})
 		case "IngressClass":
 			err = c.Client.NetworkingV1().IngressClasses().Delete(ctx, name, metav1.DeleteOptions{})
+		case "APIService":
+			err = c.Client.CoreV1().RESTClient().Delete().AbsPath("/apis/apiregistration.k8s.io/v1/apiservices", name).Do(ctx).Error()
 		default:
-			t.Errorf("%s %s: scenario-scoped cleanup handles Nodes, PersistentVolumes, StorageClasses and IngressClasses", kind, name)
+			t.Errorf("%s %s: scenario-scoped cleanup handles Nodes, PersistentVolumes, StorageClasses, IngressClasses and APIServices", kind, name)
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("delete scenario-scoped %s %s: %v", kind, name, err)

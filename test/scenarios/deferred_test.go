@@ -80,8 +80,15 @@ func TestDeferredListsChangeNoVerdict(t *testing.T) {
 func withoutLists(b *bundle.Bundle) {
 	b.Services, b.Cluster.ServicesListed = nil, ""
 	b.NetworkPolicies, b.Cluster.NetworkPoliciesListed = nil, ""
-	b.EndpointSlices, b.DependencyPods = nil, nil
+	// The controllers an object waits on (bundle Actors) are found
+	// without the namespace lists and stay.
+	var actors []*corev1.Pod
+	for i := range b.Cluster.Actors {
+		actors = append(actors, b.ActorPods(&b.Cluster.Actors[i])...)
+	}
+	b.EndpointSlices, b.DependencyPods = nil, actors
+	kept := append(append([]*corev1.Pod(nil), b.Pods...), actors...)
 	b.Logs = slices.DeleteFunc(b.Logs, func(l bundle.ContainerLog) bool {
-		return !slices.ContainsFunc(b.Pods, func(p *corev1.Pod) bool { return p.Name == l.Pod && p.Namespace == l.Namespace })
+		return !slices.ContainsFunc(kept, func(p *corev1.Pod) bool { return p.Name == l.Pod && p.Namespace == l.Namespace })
 	})
 }

@@ -373,6 +373,7 @@ func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond 
 				Commands: []string{"kubectl apply -f https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml"},
 				Risk:     "installs a cluster-wide component; review the manifest and its flags (e.g. kubelet TLS) for your cluster"},
 		}
+		f = withMetricsAPI(c, f, h, group("detail"))
 	case hpaNoMetrics:
 		f.Hypothesis = fmt.Sprintf("HPA %s receives no metrics for the pods of %s", h.Name, target)
 		f.Title = fmt.Sprintf(match.Title, h.Name, group("detail"))
@@ -387,6 +388,7 @@ func metricFinding(c *rule.Pass, h *autoscalingv2.HorizontalPodAutoscaler, cond 
 		f.Culprit = fmt.Sprintf("%s .spec.metrics (custom/external metric): %s", hpaRef(h), group("detail"))
 		f.Actions = []report.Action{{Kind: report.Check, Description: "Check the metrics adapter's APIService and that it exposes the metric name the HPA asks for.",
 			Commands: []string{"kubectl get apiservices | grep -E 'custom.metrics|external.metrics'", "kubectl get --raw /apis/custom.metrics.k8s.io/v1beta1 | head -c 2000"}}}
+		f = withMetricsAPI(c, f, h, group("detail"))
 	}
 	return f
 }

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,4 +111,23 @@ func RecoveredOnce(st corev1.ContainerStatus, now time.Time) bool {
 func JustRestarted(st corev1.ContainerStatus, now time.Time) bool {
 	r := st.State.Running
 	return r != nil && st.RestartCount > 0 && st.LastTerminationState.Terminated != nil && now.Sub(r.StartedAt.Time) < restartedRecently
+}
+
+// PodState says in a few words why a pod is not ready, and whether it is
+// down: a container waits to start or restart, or the pod is not running
+// at all. A running pod that is merely unready is not down.
+func PodState(p *corev1.Pod) (string, bool) {
+	if IsPodReady(p) {
+		return "Running and ready", false
+	}
+	for _, st := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
+		last := ""
+		if t := st.LastTerminationState.Terminated; t != nil {
+			last = fmt.Sprintf(" (last exit code %d)", t.ExitCode)
+		}
+		if w := st.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" {
+			return w.Reason + last, true
+		}
+	}
+	return string(p.Status.Phase) + ", not ready", p.Status.Phase != corev1.PodRunning
 }

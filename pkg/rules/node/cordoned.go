@@ -54,14 +54,17 @@ func checkNodeCordoned(c *rule.Pass) []rule.Finding {
 	}
 	if pods := c.B.NodePods; len(pods) > 0 {
 		var workloads []string
+		var left []*corev1.Pod
 		for _, p := range pods {
 			if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.Kind != "DaemonSet" {
 				if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 					workloads = append(workloads, p.Namespace+"/"+p.Name)
+					left = append(left, p)
 				}
 			}
 		}
 		f.Contributing = append(f.Contributing, fmt.Sprintf("%d pod(s) other than DaemonSet pods still run on the node%s: a drain, if one was started, has not finished.", len(workloads), listSuffix(workloads)))
+		f = heldDrain(c, f, n, left)
 	}
 	return []rule.Finding{f}
 }

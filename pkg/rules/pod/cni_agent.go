@@ -35,7 +35,7 @@ func cniAgentOn(c *rule.Pass, node, plugin string) *cniAgent {
 		if p.Spec.NodeName != node || !bundle.IsCNIAgent(p, plugin) || kube.IsPodReady(p) {
 			continue
 		}
-		state, down := agentState(p)
+		state, down := kube.PodState(p)
 		if !down {
 			continue // running: its readiness is its own matter, the plugin's error stands
 		}
@@ -59,22 +59,6 @@ func cniAgentOn(c *rule.Pass, node, plugin string) *cniAgent {
 // agentRef names an agent pod with its namespace, which is seldom the
 // failing pod's.
 func agentRef(p *corev1.Pod) string { return "pod " + p.Namespace + "/" + p.Name }
-
-// agentState says in a few words why the agent is not ready, and whether
-// it is down: a container waits to start or restart, or the pod is not
-// running at all.
-func agentState(p *corev1.Pod) (string, bool) {
-	for _, st := range append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...) {
-		last := ""
-		if t := st.LastTerminationState.Terminated; t != nil {
-			last = fmt.Sprintf(" (last exit code %d)", t.ExitCode)
-		}
-		if w := st.State.Waiting; w != nil && w.Reason != "" && w.Reason != "PodInitializing" {
-			return w.Reason + last, true
-		}
-	}
-	return string(p.Status.Phase) + ", not ready", p.Status.Phase != corev1.PodRunning
-}
 
 // withAgent refines a CNI sandbox finding with the plugin's agent on the
 // node: the cause a fix must address is the agent's own failure, and a

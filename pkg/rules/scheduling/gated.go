@@ -85,7 +85,7 @@ func noSchedulerFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 			Commands: []string{fmt.Sprintf("kubectl get pod %s %s -o yaml > %s.yaml   # set spec.schedulerName: default-scheduler (or fix the workload template)", p.Name, kube.NSFlag(p), p.Name)},
 			Risk:     "the pod must be recreated for a new schedulerName"},
 	}
-	return f, true
+	return withScheduler(c, f, p, name), true
 }
 
 func firstNonEmpty(a, b string) string {

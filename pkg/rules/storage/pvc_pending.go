@@ -368,6 +368,7 @@ func pendingClaimFinding(c *rule.Pass, cc claimCase) *rule.Finding {
 			f.Culprit = fmt.Sprintf("provisioner %s of StorageClass %s (not answering for %s)", prov, className, pvcRef(pvc))
 			f.Actions = []report.Action{{Kind: report.Immediate, Description: "Check that the provisioner (CSI controller deployment) for this class is installed and running, and that its name matches the StorageClass's provisioner field exactly.",
 				Commands: []string{"kubectl get csidrivers", "kubectl get pods -A | grep -i -E 'csi|provisioner'", fmt.Sprintf("kubectl get storageclass %s -o jsonpath='{.provisioner}'", className)}}}
+			f = withProvisioner(c, f, pvc, prov)
 			return &f
 		}
 		return &rule.Finding{Category: rule.PVC.Sub("Pending", "Provisioning"), Verdict: report.Inconclusive, Confidence: rule.Speculative, Subject: pvc.Name, Current: true,

@@ -1,0 +1,157 @@
+package kube
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
+)
+
+// Controller is the controller an object waits on as the collector found
+// it (bundle.Actor): its pod, that pod's state and what its log says.
+type Controller struct {
+	Actor *bundle.Actor
+	// Pod is the first pod down, else the first pod; nil when the search
+	// found none.
+	Pod   *corev1.Pod
+	Ref   string // "pod ns/name"
+	State string
+	Down  bool
+	// Image is what the controller's container runs: an old controller
+	// against a newer API server is fixed by its version.
+	Image string
+	// Line is the decisive line of its log, preferring the lines that name
+	// what waits (a claim's namespace/name); "" when the log says nothing.
+	Line     string
+	Evidence []string
+}
+
+// ControllerOf reads the collector's search for the controller of role
+// that forObj ("pvc/data") waits on; nil when no search was made. about,
+// when not "", is what the controller's lines must name to be about the
+// waiting object.
+func ControllerOf(c *rule.Pass, role bundle.ActorRole, forObj, about string) *Controller {
+	a := c.B.Actor(role, forObj)
+	if a == nil {
+		return nil
+	}
+	k := &Controller{Actor: a}
+	pods := c.B.ActorPods(a)
+	if len(pods) == 0 {
+		return k
+	}
+	k.Pod = pods[0]
+	for _, p := range pods {
+		if !IsPodReady(p) {
+			k.Pod = p
+			break
+		}
+	}
+	p := k.Pod
+	k.Ref = "pod " + p.Namespace + "/" + p.Name
+	k.State, k.Down = PodState(p)
+	runs := ""
+	if a.Workload != "" {
+		runs = " (" + a.Workload + ")"
+	}
+	k.Evidence = append(k.Evidence, c.Evidence(fmt.Sprintf("Pod %s%s, which runs %s %s, is %s", k.Ref, runs, a.Role, a.Name, k.State),
+		k.Ref+" .status", fmt.Sprintf("kubectl get pod %s -n %s -o wide", p.Name, p.Namespace)))
+	for i, ctr := range p.Spec.Containers {
+		if ctr.Name == a.Container || i == 0 {
+			k.Image = ctr.Image
+		}
+	}
+	containers := p.Status.ContainerStatuses
+	if a.Container != "" {
+		containers = append([]corev1.ContainerStatus{{Name: a.Container}}, containers...)
+	}
+	for _, st := range containers {
+		d, prev := controllerLine(c, p, st.Name, about)
+		if d == nil {
+			continue
+		}
+		k.Line = d.Line
+		k.Evidence = append(k.Evidence, c.Evidence(fmt.Sprintf("Log line: %q", d.Line),
+			fmt.Sprintf("logs of %s container %s (%s instance)", k.Ref, st.Name, Instance(prev)), LogsCmd(p, st.Name, prev)))
+		break
+	}
+	return k
+}
+
+// controllerLine is the decisive line of a controller's log: among the
+// lines that name about when any does (a provisioner logs every claim it
+// handles), else of the whole log.
+func controllerLine(c *rule.Pass, p *corev1.Pod, container, about string) (*logs.Decisive, bool) {
+	cur, prev := c.B.LogsFor(p.Name, container)
+	for _, l := range []struct {
+		entry *bundle.ContainerLog
+		prev  bool
+	}{{prev, true}, {cur, false}} {
+		if l.entry == nil || l.entry.Error != "" || l.entry.Text == "" {
+			continue
+		}
+		if about != "" {
+			var named []string
+			for _, line := range strings.Split(l.entry.Text, "\n") {
+				if strings.Contains(line, about) {
+					named = append(named, line)
+				}
+			}
+			if d := logs.FindDecisive(strings.Join(named, "\n")); len(named) > 0 && d != nil {
+				return d, l.prev
+			}
+		}
+		if d := logs.FindDecisive(l.entry.Text); d != nil {
+			return d, l.prev
+		}
+	}
+	return nil, false
+}
+
+// Searched says what the search read, for a finding that found no
+// controller: "searched …" and whether that was everything.
+func (k *Controller) Searched() string {
+	s := "searched " + strings.Join(k.Actor.Searched, ", ")
+	if !k.Actor.Complete {
+		s += " (not all of it could be read)"
+	}
+	return s
+}
+
+// deniedRe is the API server refusing a read in a client's log: `cannot
+// list resource "csidrivers" in API group "storage.k8s.io"`.
+var deniedRe = regexp.MustCompile(`cannot (get|list|watch) resource "([^"]+)" in API group "([^"]*)"`)
+
+// Denied are the resources (with their group: "csidrivers.storage.k8s.io")
+// the controller's log says it may not read, each once, in the order
+// first logged: what its ClusterRole lacks.
+func (k *Controller) Denied(c *rule.Pass) []string {
+	if k.Pod == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range k.Pod.Status.ContainerStatuses {
+		cur, prev := c.B.LogsFor(k.Pod.Name, st.Name)
+		for _, l := range []*bundle.ContainerLog{prev, cur} {
+			if l == nil || l.Error != "" {
+				continue
+			}
+			for _, m := range deniedRe.FindAllStringSubmatch(l.Text, -1) {
+				r := m[2]
+				if m[3] != "" {
+					r += "." + m[3]
+				}
+				if !slices.Contains(out, r) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return out
+}
