@@ -34,6 +34,21 @@ import (
 // expectations were written from the threads' resolutions before the first
 // run; the setups are in this file and in scenarios_corpus10_kube2_test.go,
 // registered only with KUBECTL_TRIAGE_REAL_MISSES set.
+// First round against 1c470504 (the batch at 3647b218): 1 of 12 passed
+// (the coredns sandbox on a cni0 bridge keeping an old subnet's address,
+// captured into test/scenarios). One more miss is a right diagnosis in
+// other words (the paused Deployment: spec.paused: true, not the culprit's
+// "is paused"), so 2 of 12 as diagnoses. The misses, each commented with
+// what the report said: hostNetwork DaemonSet read as a plain exit 1, its
+// bad address log and dnsPolicy unread; Azure's static IP quoted without
+// the node resource group; the claim's gp3 and the PV's empty class not
+// compared; the resizer not followed (cause not determined); the Windows
+// node not named; the NGINX Inc controller's Ingress and the split TLS
+// entry both called healthy; the expired webhook certificate called an
+// unreachable webhook; the nodeName claim read as a mount timeout; the
+// ContainerResource HPA read as its crash-looping pod's OOMKill. One setup
+// was corrected before its first run (the resizer's privileged container
+// is refused by this API server).
 
 func init() {
 	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
@@ -68,6 +83,8 @@ func c10kubeIP(st corev1.PodStatus, ip, hostIP string) corev1.PodStatus {
 
 var c10kubeScenarios = []scenario{
 	{
+		// First round: MISS. Today: CrashLoop (0.60) "container dns-test crash-loops with exit code 1 (general application error)"; the log line ping: bad address 'etcd' is not used.
+		// Missing: reading the resolver failure in the log (bad address 'etcd' while Service etcd exists) against the pod spec: hostNetwork: true with dnsPolicy ClusterFirst uses the node's resolv.conf; fix: dnsPolicy: ClusterFirstWithHostNet.
 		name:     "real-daemonset-hostnetwork-clusterfirst-ping-bad-address-etcd",
 		source:   "material: https://github.com/docker/for-mac/issues/2646 (a DaemonSet dns-test with hostNetwork: true, busybox, args ping etcd, where Service etcd exists: every pod prints ping: bad address 'etcd'; the pod uses the node's /etc/resolv.conf, and pointing that at the cluster DNS 10.96.0.10 with the cluster search domains made PING etcd (10.1.0.186) work) with the resolution from https://github.com/kubernetes/dns/issues/316 (hostNetwork: True deployments can't resolve services by name: a maintainer: You have to use dnsPolicy ClusterFirstWithHostNet) and https://github.com/kubernetes/kubernetes/issues/17406 (ClusterFirst on a hostNetwork pod falls back to the node's resolver; ClusterFirstWithHostNet is the policy for it); the headless etcd Service and its pod at 10.1.0.186 follow the thread's ping output, the restart count is not in the thread",
 		category: "CrashLoop",
@@ -96,53 +113,8 @@ var c10kubeScenarios = []scenario{
 		},
 	},
 	{
-		name:     "real-coredns-sandbox-bridge-keeps-address-of-old-pod-subnet",
-		source:   "material: https://github.com/coredns/deployment/issues/87 (coredns stuck at ContainerCreating on a kubeadm cluster with flannel: the sandbox keeps failing with failed to set bridge addr: \"cni0\" already has an IP address different from 10.244.0.1/24; the thread's explanation: cni0 was configured earlier (another CNI or an earlier pod subnet) and conflicts with flannel's subnet for the node) and https://github.com/kubernetes/kubernetes/issues/48798 (after a kubeadm reset and re-join: \"cni0\" already has an IP address different from 10.244.1.1/24; fix on that node: ifconfig cni0 down; brctl delbr cni0; ip link delete flannel.1, then the bridge is recreated with the node's subnet), the same kubeadm reset history in https://github.com/kubernetes/kubernetes/issues/39557; the coredns pod (k8s.gcr.io/coredns:1.2.6, ReplicaSet coredns-86c58d9df4) follows https://github.com/coredns/deployment/issues/120; the node's name and versions and the old address on cni0 are not in the threads",
-		category: "Node/Sandbox",
-		culprit:  []string{"cni0", "kube-node-1"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			node := "kube-node-1"
-			c8kubeNode(t, c, node, c8kubeNodeInfo("Ubuntu 16.04.5 LTS", "4.4.0-141-generic", "docker://18.6.1", "v1.13.2"), func(n *corev1.Node) {
-				n.Spec.PodCIDR, n.Spec.PodCIDRs = "10.244.1.0/24", []string{"10.244.1.0/24"}
-				n.Annotations["flannel.alpha.coreos.com/backend-type"] = "vxlan"
-				n.Annotations["flannel.alpha.coreos.com/public-ip"] = "192.168.56.102"
-			})
-			flannelImage := "quay.io/coreos/flannel:v0.10.0-amd64"
-			fds := c4bDaemonSet(t, c, ns, "kube-flannel-ds-amd64", flannelImage, func(s *corev1.PodSpec) {
-				s.HostNetwork = true
-				s.Containers[0].Name = "kube-flannel"
-				s.Containers[0].Command = []string{"/opt/bin/flanneld"}
-				s.Containers[0].Args = []string{"--ip-masq", "--kube-subnet-mgr"}
-			}, appsv1.DaemonSetStatus{CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, NumberReady: 1, NumberAvailable: 1, UpdatedNumberScheduled: 1})
-			fst := c10kubeIP(wlReadyStatus("kube-flannel", flannelImage, 40*time.Minute), "192.168.56.102", "192.168.56.102")
-			c4bDaemonPod(t, c, fds, node, "8xq2n", fst)
-			image := "k8s.gcr.io/coredns:1.2.6"
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"k8s-app": "kube-dns"}}, Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "coredns", Image: image, Args: []string{"-conf", "/etc/coredns/Corefile"},
-					Ports: []corev1.ContainerPort{{Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}, {Name: "dns-tcp", ContainerPort: 53, Protocol: corev1.ProtocolTCP},
-						{Name: "metrics", ContainerPort: 9153, Protocol: corev1.ProtocolTCP}},
-					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("170Mi")},
-						Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("70Mi")}},
-					LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromInt32(8080)}},
-						InitialDelaySeconds: 60, TimeoutSeconds: 5, FailureThreshold: 5}}}}}
-			_, rs := c8kubeDeployment(t, c, ns, "coredns", "86c58d9df4", 2, tmpl, appsv1.ReplicaSetStatus{Replicas: 2, FullyLabeledReplicas: 2}, c8kubeUnavailable("coredns-86c58d9df4", 2, 38*time.Minute))
-			var target *corev1.Pod
-			for i, sfx := range []string{"zp5ln", "k4jxm"} {
-				st := c8kubeWaiting("coredns", image, "ContainerCreating", "", 38*time.Minute, "")
-				st.HostIP, st.HostIPs = "192.168.56.102", []corev1.HostIP{{IP: "192.168.56.102"}}
-				p := c8kubePod(t, c, rs, sfx, node, st)
-				c8kubeEvent(t, c, p, "", corev1.EventTypeNormal, "Scheduled", "default-scheduler", "", fmt.Sprintf("Successfully assigned %s/%s to %s", ns, p.Name, node), 1, 38*time.Minute, 38*time.Minute)
-				sandbox := fmt.Sprintf("Failed create pod sandbox: rpc error: code = Unknown desc = NetworkPlugin cni failed to set up pod \"%s_%s\" network: failed to set bridge addr: \"cni0\" already has an IP address different from 10.244.1.1/24", p.Name, ns)
-				c8kubeEvent(t, c, p, node, corev1.EventTypeWarning, "FailedCreatePodSandBox", "kubelet", "", sandbox, int32(1406+i*3), 38*time.Minute, 6*time.Second)
-				c8kubeEvent(t, c, p, node, corev1.EventTypeNormal, "SandboxChanged", "kubelet", "", "Pod sandbox changed, it will be killed and re-created.", int32(1411+i*3), 38*time.Minute, 5*time.Second)
-				if i == 0 {
-					target = p
-				}
-			}
-			return []string{"pod/" + target.Name}
-		},
-	},
-	{
+		// First round: MISS. Today: Service/LoadBalancer (0.90) "service whenyoumove-widget has no external address: its load balancer cannot be created: ... user supplied IP Address 52.178.99.212 was not found"; the IP is quoted, where Azure looks for it is not said.
+		// Missing: for Azure's "user supplied IP Address ... was not found": the cloud provider looks for spec.loadBalancerIP in the node resource group (MC_myAksRG_myAksCluster_westeurope, the nodes' kubernetes.azure.com/cluster label); fix: create the IP there or set service.beta.kubernetes.io/azure-load-balancer-resource-group.
 		name:     "real-service-lb-azure-static-ip-not-in-node-resource-group",
 		source:   "material: https://github.com/Azure/AKS/issues/253 (a static public IP created by following the AKS static-IP guide, set as loadBalancerIP: Error creating load balancer (will retry): Failed to ensure load balancer for service default/whenyoumove-widget: user supplied IP Address 52.178.99.212 was not found; resolution in the thread: the IP must be in the resource group that holds the nodes, the one prefixed MC_) and https://github.com/Azure/ACS/issues/93 (the same error, CreatingLoadBalancerFailed (x8 over 36m) from service-controller, with the IP reserved in another resource group; moving the IP into the cluster's node resource group gave CreatingLoadBalancer then CreatedLoadBalancer); the Service's ports, its pods' image and the resource group names are not in the threads",
 		category: "Service/LoadBalancer",
@@ -169,6 +141,8 @@ var c10kubeScenarios = []scenario{
 		},
 	},
 	{
+		// First round: MISS. Today: PVC/Pending (0.90) "PVC text-generation-inference-s3 cannot bind its named volume ...: storageClassName does not match"; which classes differ is not said.
+		// Missing: comparing the two classes: the claim has gp3 (the cluster default, given by admission because the claim named none) and the static PV has none; fix: storageClassName: "" on the claim.
 		name:     "real-pvc-static-mountpoint-s3-claim-got-the-default-class",
 		source:   "material: https://github.com/awslabs/mountpoint-s3-csi-driver/issues/182 (following the driver's static provisioning guide, the claims text-generation-inference-s3 and text-embeddings-inference-s3 stay Pending with VOLUME set and STORAGECLASS gp3: Warning VolumeMismatch 2m31s (x62 over 17m) persistentvolume-controller Cannot bind to requested volume \"text-generation-inference-s3\": storageClassName does not match; the cluster's default class is gp3 (default) ebs.csi.aws.com WaitForFirstConsumer, and a claim without storageClassName gets it, while the static PV has none; resolution: storageClassName: \"\" on the claim, as the guide's examples/kubernetes/static_provisioning/static_provisioning.yaml has it); the PVs are the guide's (s3.csi.aws.com, 1200Gi, ReadWriteMany, allow-delete), their buckets are not in the thread",
 		category: "PVC/Pending",
@@ -201,6 +175,8 @@ var c10kubeScenarios = []scenario{
 		},
 	},
 	{
+		// First round: MISS. Today: Unknown (0.30) "cause not determined: Warning ExternalExpanding on persistentvolumeclaim/data-sanlock-test ×1: Ignoring the PVC: didn't find a plugin capable of expanding the volume; ..." (Setup corrected once: the resizer's privileged securityContext, from the repository's manifest, is refused by this API server's --allow-privileged=false, so the scenario had not run; it is dropped.)
+		// Missing: following the class's driver to its csi-resizer (StatefulSet csi-sanlock-lvm-resizer) and reading its log: pods is forbidden for system:serviceaccount:...:csi-resizer, i.e. ClusterRole external-resizer-runner (v0.3.0 rules) lacks list/watch on pods, required since external-resizer v1.0.
 		name:     "real-pvc-resize-sanlock-resizer-rbac-predates-v1",
 		source:   "material: https://github.com/aleofreddi/csi-sanlock-lvm/issues/33 (expanding a claim of csi-sanlock-lvm: Warning ExternalExpanding volume_expand Ignoring the PVC: didn't find a plugin capable of expanding the volume; waiting for an external controller to process this PVC., and csi-sanlock-lvm-resizer-0 fails to list pods: E0305 15:51:16.194095 1 reflector.go:138] k8s.io/client-go/informers/factory.go:134: Failed to watch *v1.Pod: failed to list *v1.Pod: pods is forbidden: User \"system:serviceaccount:csi-sanlock-lvm-system:csi-resizer\" cannot list resource \"pods\" in API group \"\" at the cluster scope) and its duplicate https://github.com/aleofreddi/csi-sanlock-lvm/issues/37 (the same with the Listing and watching *v1.Pod line before); the external-resizer since v1.0.0 needs list/watch on pods (kubernetes-csi/external-resizer CHANGELOG-1.0: New RBAC rules for listing pods are required), as in https://github.com/scaleway/scaleway-csi/issues/22; the ClusterRole is the repository's deploy/kubernetes-1.17/rbac-resizer.yaml (external-resizer v0.3.0's rules, no pods), the StatefulSet its csi-sanlock-lvm-resizer.yaml; the claim's name and sizes are not in the threads",
 		category: "PVC/Resize",
@@ -221,7 +197,6 @@ var c10kubeScenarios = []scenario{
 				s.ServiceAccountName = sa
 				s.Containers[0].Name = "csi-resizer"
 				s.Containers[0].Args = []string{"-v=5", "-csi-address=/csi/csi.sock"}
-				s.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr(true)}
 				s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "socket-dir", MountPath: "/csi"}}
 				s.Volumes = []corev1.Volume{{Name: "socket-dir", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
 					Path: "/var/lib/kubelet/plugins/csi-sanlock-lvm", Type: ptr(corev1.HostPathDirectoryOrCreate)}}}}
@@ -265,6 +240,8 @@ var c10kubeScenarios = []scenario{
 		},
 	},
 	{
+		// First round: MISS. Today: ImagePull/Platform (0.90) "container cert-generator cannot start: image ghcr.io/nginx/nginx-gateway-fabric:2.0.2 has no variant for the node's platform (OS/CPU architecture)"; the node and its OS are not named.
+		// Missing: naming the node the pod landed on (akswin000034, kubernetes.io/os=windows) against the Linux-only image, and that the Job's pod template has no nodeSelector; fix: kubernetes.io/os: linux (certGenerator.nodeSelector).
 		name:     "real-job-ngf-cert-generator-pod-on-windows-node-no-platform",
 		source:   "material: https://github.com/nginx/nginx-gateway-fabric/issues/3661 (helm install of NGINX Gateway Fabric on AKS fails: the cert-generator Job's pod ngf-nginx-gateway-fabric-cert-generator-gwg9d, on node akswin000034/10.40.112.10, is in ImagePullBackOff: Failed to pull image \"ghcr.io/nginx/nginx-gateway-fabric:2.0.2\": rpc error: code = NotFound desc = failed to pull and unpack image \"ghcr.io/nginx/nginx-gateway-fabric:2.0.2\": no match for platform in manifest: not found; the pod was assigned to a Windows node and has no node selector; the image is Linux-only) with the fix from https://github.com/nginx/nginx-gateway-fabric/pull/3494 (helm values for the cert-generator Job's placement: certGenerator.nodeSelector kubernetes.io/os: linux); the Job is the chart's templates/certs-job.yaml; the Linux nodes' names and the Windows node's build are not in the thread",
 		category: "ImagePull",
