@@ -1,0 +1,315 @@
+package e2e
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
+)
+
+// A tenth batch of Kubernetes-side scenarios from real material (issue
+// threads with the recorded events, statuses and logs, whose resolution the
+// thread established): a hostNetwork DaemonSet resolving with the node's
+// resolver, a CNI bridge left with an old pod subnet, a cloud load
+// balancer's static address outside the node resource group, a static
+// claim defaulted to the default StorageClass, a CSI resizer without the
+// permission its version needs, a Job pod on a Windows node, a paused
+// Deployment, an ingress controller without IngressClass permissions, a
+// mutating webhook serving an expired certificate, a TLS entry without its
+// secretName, a WaitForFirstConsumer claim whose pod bypasses the scheduler
+// and an HPA on a container metric held by one crash-looping pod. The
+// expectations were written from the threads' resolutions before the first
+// run; the setups are in this file and in scenarios_corpus10_kube2_test.go,
+// registered only with KUBECTL_TRIAGE_REAL_MISSES set.
+// First round against 1c470504 (the batch at 3647b218): 1 of 12 passed
+// (the coredns sandbox on a cni0 bridge keeping an old subnet's address,
+// captured into test/scenarios). One more miss is a right diagnosis in
+// other words (the paused Deployment: spec.paused: true, not the culprit's
+// "is paused"), so 2 of 12 as diagnoses. The misses, each commented with
+// what the report said: hostNetwork DaemonSet read as a plain exit 1, its
+// bad address log and dnsPolicy unread; Azure's static IP quoted without
+// the node resource group; the claim's gp3 and the PV's empty class not
+// compared; the resizer not followed (cause not determined); the Windows
+// node not named; the NGINX Inc controller's Ingress and the split TLS
+// entry both called healthy; the expired webhook certificate called an
+// unreachable webhook; the nodeName claim read as a mount timeout; the
+// ContainerResource HPA read as its crash-looping pod's OOMKill. One setup
+// was corrected before its first run (the resizer's privileged container
+// is refused by this API server).
+
+func init() {
+	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
+		register(c10kubeScenarios...)
+		register(c10kubeScenarios2...)
+	}
+}
+
+// c10kubeClass creates StorageClass name (scenario-scoped, so deleted when
+// the scenario ends), the cluster default when isDefault.
+func c10kubeClass(t *testing.T, c *testcluster.Cluster, name, provisioner string, mode storagev1.VolumeBindingMode, expand, isDefault bool, params map[string]string) {
+	t.Helper()
+	ann := c9kubeScoped()
+	if isDefault {
+		ann["storageclass.kubernetes.io/is-default-class"] = "true"
+	}
+	reclaim := corev1.PersistentVolumeReclaimDelete
+	c.Create(t, &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: ann}, Provisioner: provisioner,
+		Parameters: params, ReclaimPolicy: &reclaim, VolumeBindingMode: &mode, AllowVolumeExpansion: ptr(expand)})
+	dropAfterScenario(t, c, "StorageClass", name, ann)
+}
+
+// c10kubeIP gives a pod status the address ip (and the node's, hostIP,
+// when set).
+func c10kubeIP(st corev1.PodStatus, ip, hostIP string) corev1.PodStatus {
+	st.PodIP, st.PodIPs = ip, []corev1.PodIP{{IP: ip}}
+	if hostIP != "" {
+		st.HostIP, st.HostIPs = hostIP, []corev1.HostIP{{IP: hostIP}}
+	}
+	return st
+}
+
+var c10kubeScenarios = []scenario{
+	{
+		// First round: MISS. Today: CrashLoop (0.60) "container dns-test crash-loops with exit code 1 (general application error)"; the log line ping: bad address 'etcd' is not used.
+		// Missing: reading the resolver failure in the log (bad address 'etcd' while Service etcd exists) against the pod spec: hostNetwork: true with dnsPolicy ClusterFirst uses the node's resolv.conf; fix: dnsPolicy: ClusterFirstWithHostNet.
+		name:     "real-daemonset-hostnetwork-clusterfirst-ping-bad-address-etcd",
+		source:   "material: https://github.com/docker/for-mac/issues/2646 (a DaemonSet dns-test with hostNetwork: true, busybox, args ping etcd, where Service etcd exists: every pod prints ping: bad address 'etcd'; the pod uses the node's /etc/resolv.conf, and pointing that at the cluster DNS 10.96.0.10 with the cluster search domains made PING etcd (10.1.0.186) work) with the resolution from https://github.com/kubernetes/dns/issues/316 (hostNetwork: True deployments can't resolve services by name: a maintainer: You have to use dnsPolicy ClusterFirstWithHostNet) and https://github.com/kubernetes/kubernetes/issues/17406 (ClusterFirst on a hostNetwork pod falls back to the node's resolver; ClusterFirstWithHostNet is the policy for it); the headless etcd Service and its pod at 10.1.0.186 follow the thread's ping output, the restart count is not in the thread",
+		category: "CrashLoop",
+		culprit:  []string{"hostNetwork", "ClusterFirstWithHostNet"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			etcdImage := "quay.io/coreos/etcd:v3.2.16"
+			pods := c8kubeReady(t, c, ns, "etcd", "etcd", etcdImage, 2379, 1)
+			pods[0].Status = c10kubeIP(pods[0].Status, "10.1.0.186", "")
+			pods[0] = c.SetStatus(t, pods[0])
+			c4bService(t, c, ns, "etcd", map[string]string{"app": "etcd"}, []corev1.ServicePort{c4bPort("client", 2379, intstr.FromInt32(2379))},
+				func(s *corev1.Service) { s.Spec.ClusterIP = corev1.ClusterIPNone })
+			c4bSlice(t, c, ns, "etcd", c4bSlicePort("client", 2379), pods...)
+			image := "busybox"
+			ds := c4bDaemonSet(t, c, ns, "dns-test", image, func(s *corev1.PodSpec) {
+				s.HostNetwork, s.DNSPolicy = true, corev1.DNSClusterFirst
+				s.Containers[0].Args = []string{"ping", "etcd"}
+				s.Containers[0].ImagePullPolicy = corev1.PullIfNotPresent
+			}, appsv1.DaemonSetStatus{CurrentNumberScheduled: 1, DesiredNumberScheduled: 1, NumberReady: 0, NumberUnavailable: 1, UpdatedNumberScheduled: 1})
+			st := c8kubeCrash("dns-test", "docker.io/library/busybox:latest", "192.168.65.3", 1, 9)
+			st.HostIP, st.HostIPs = "192.168.65.3", []corev1.HostIP{{IP: "192.168.65.3"}}
+			p := c4bDaemonPod(t, c, ds, c.NodeName, "hq7wz", st)
+			c.SetLogs(ns, p.Name, "dns-test", true, "ping: bad address 'etcd'\n")
+			c.SetLogs(ns, p.Name, "dns-test", false, "ping: bad address 'etcd'\n")
+			c8appBackOff(t, c, p, "dns-test", 41)
+			return []string{"daemonset/dns-test"}
+		},
+	},
+	{
+		// First round: MISS. Today: Service/LoadBalancer (0.90) "service whenyoumove-widget has no external address: its load balancer cannot be created: ... user supplied IP Address 52.178.99.212 was not found"; the IP is quoted, where Azure looks for it is not said.
+		// Missing: for Azure's "user supplied IP Address ... was not found": the cloud provider looks for spec.loadBalancerIP in the node resource group (MC_myAksRG_myAksCluster_westeurope, the nodes' kubernetes.azure.com/cluster label); fix: create the IP there or set service.beta.kubernetes.io/azure-load-balancer-resource-group.
+		name:     "real-service-lb-azure-static-ip-not-in-node-resource-group",
+		source:   "material: https://github.com/Azure/AKS/issues/253 (a static public IP created by following the AKS static-IP guide, set as loadBalancerIP: Error creating load balancer (will retry): Failed to ensure load balancer for service default/whenyoumove-widget: user supplied IP Address 52.178.99.212 was not found; resolution in the thread: the IP must be in the resource group that holds the nodes, the one prefixed MC_) and https://github.com/Azure/ACS/issues/93 (the same error, CreatingLoadBalancerFailed (x8 over 36m) from service-controller, with the IP reserved in another resource group; moving the IP into the cluster's node resource group gave CreatingLoadBalancer then CreatedLoadBalancer); the Service's ports, its pods' image and the resource group names are not in the threads",
+		category: "Service/LoadBalancer",
+		culprit:  []string{"52.178.99.212", "MC_"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			for i := 0; i < 3; i++ {
+				name := fmt.Sprintf("aks-nodepool1-27353014-%d", i)
+				c8kubeNode(t, c, name, c8kubeNodeInfo("Ubuntu 16.04.4 LTS", "4.13.0-1011-azure", "docker://1.13.1", "v1.9.2",
+					"kubernetes.azure.com/cluster", "MC_myAksRG_myAksCluster_westeurope", "agentpool", "nodepool1",
+					"failure-domain.beta.kubernetes.io/region", "westeurope", "beta.kubernetes.io/instance-type", "Standard_D2_v2"))
+			}
+			pods := c8kubeReady(t, c, ns, "whenyoumove-widget", "whenyoumove-widget", "whenyoumove.azurecr.io/widget:1.0.0", 80, 2)
+			svc := c4bService(t, c, ns, "whenyoumove-widget", map[string]string{"app": "whenyoumove-widget"}, []corev1.ServicePort{c4bPort("http", 80, intstr.FromInt32(80))},
+				func(s *corev1.Service) {
+					s.Spec.Type = corev1.ServiceTypeLoadBalancer
+					s.Spec.LoadBalancerIP = "52.178.99.212"
+				})
+			c4bSlice(t, c, ns, "whenyoumove-widget", c4bSlicePort("http", 80), pods...)
+			c8kubeEvent(t, c, svc, "", corev1.EventTypeNormal, "CreatingLoadBalancer", "service-controller", "", "Creating load balancer", 8, 36*time.Minute, time.Minute)
+			c8kubeEvent(t, c, svc, "", corev1.EventTypeWarning, "CreatingLoadBalancerFailed", "service-controller", "",
+				fmt.Sprintf("Error creating load balancer (will retry): Failed to ensure load balancer for service %s/whenyoumove-widget: user supplied IP Address 52.178.99.212 was not found", ns),
+				8, 36*time.Minute, time.Minute)
+			return []string{"service/whenyoumove-widget"}
+		},
+	},
+	{
+		// First round: MISS. Today: PVC/Pending (0.90) "PVC text-generation-inference-s3 cannot bind its named volume ...: storageClassName does not match"; which classes differ is not said.
+		// Missing: comparing the two classes: the claim has gp3 (the cluster default, given by admission because the claim named none) and the static PV has none; fix: storageClassName: "" on the claim.
+		name:     "real-pvc-static-mountpoint-s3-claim-got-the-default-class",
+		source:   "material: https://github.com/awslabs/mountpoint-s3-csi-driver/issues/182 (following the driver's static provisioning guide, the claims text-generation-inference-s3 and text-embeddings-inference-s3 stay Pending with VOLUME set and STORAGECLASS gp3: Warning VolumeMismatch 2m31s (x62 over 17m) persistentvolume-controller Cannot bind to requested volume \"text-generation-inference-s3\": storageClassName does not match; the cluster's default class is gp3 (default) ebs.csi.aws.com WaitForFirstConsumer, and a claim without storageClassName gets it, while the static PV has none; resolution: storageClassName: \"\" on the claim, as the guide's examples/kubernetes/static_provisioning/static_provisioning.yaml has it); the PVs are the guide's (s3.csi.aws.com, 1200Gi, ReadWriteMany, allow-delete), their buckets are not in the thread",
+		category: "PVC/Pending",
+		culprit:  []string{"gp3"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			c10kubeClass(t, c, "gp3", "ebs.csi.aws.com", storagev1.VolumeBindingWaitForFirstConsumer, true, true, map[string]string{"type": "gp3", "encrypted": "true"})
+			class := "gp3"
+			var target *corev1.PersistentVolumeClaim
+			for i, name := range []string{"text-embeddings-inference-s3", "text-generation-inference-s3"} {
+				pvName := name
+				ann := c9kubeScoped()
+				c.Create(t, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvName, Annotations: ann},
+					Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1200Gi")},
+						AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, MountOptions: []string{"allow-delete", "region us-east-1"},
+						PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+						PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "s3.csi.aws.com", VolumeHandle: name,
+							VolumeAttributes: map[string]string{"bucketName": "platform-" + name}}}},
+					Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeAvailable}})
+				dropAfterScenario(t, c, "PersistentVolume", pvName, ann)
+				pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+					Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class, VolumeName: pvName, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+						Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1200Gi")}}},
+					Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+				c.Create(t, pvc)
+				c8kubeEvent(t, c, pvc, "", corev1.EventTypeWarning, "VolumeMismatch", "persistentvolume-controller", "",
+					fmt.Sprintf("Cannot bind to requested volume %q: storageClassName does not match", pvName), int32(62+i), 17*time.Minute, 2*time.Minute+31*time.Second)
+				target = pvc
+			}
+			return []string{"pvc/" + target.Name}
+		},
+	},
+	{
+		// First round: MISS. Today: Unknown (0.30) "cause not determined: Warning ExternalExpanding on persistentvolumeclaim/data-sanlock-test ×1: Ignoring the PVC: didn't find a plugin capable of expanding the volume; ..." (Setup corrected once: the resizer's privileged securityContext, from the repository's manifest, is refused by this API server's --allow-privileged=false, so the scenario had not run; it is dropped.)
+		// Missing: following the class's driver to its csi-resizer (StatefulSet csi-sanlock-lvm-resizer) and reading its log: pods is forbidden for system:serviceaccount:...:csi-resizer, i.e. ClusterRole external-resizer-runner (v0.3.0 rules) lacks list/watch on pods, required since external-resizer v1.0.
+		name:     "real-pvc-resize-sanlock-resizer-rbac-predates-v1",
+		source:   "material: https://github.com/aleofreddi/csi-sanlock-lvm/issues/33 (expanding a claim of csi-sanlock-lvm: Warning ExternalExpanding volume_expand Ignoring the PVC: didn't find a plugin capable of expanding the volume; waiting for an external controller to process this PVC., and csi-sanlock-lvm-resizer-0 fails to list pods: E0305 15:51:16.194095 1 reflector.go:138] k8s.io/client-go/informers/factory.go:134: Failed to watch *v1.Pod: failed to list *v1.Pod: pods is forbidden: User \"system:serviceaccount:csi-sanlock-lvm-system:csi-resizer\" cannot list resource \"pods\" in API group \"\" at the cluster scope) and its duplicate https://github.com/aleofreddi/csi-sanlock-lvm/issues/37 (the same with the Listing and watching *v1.Pod line before); the external-resizer since v1.0.0 needs list/watch on pods (kubernetes-csi/external-resizer CHANGELOG-1.0: New RBAC rules for listing pods are required), as in https://github.com/scaleway/scaleway-csi/issues/22; the ClusterRole is the repository's deploy/kubernetes-1.17/rbac-resizer.yaml (external-resizer v0.3.0's rules, no pods), the StatefulSet its csi-sanlock-lvm-resizer.yaml; the claim's name and sizes are not in the threads",
+		category: "PVC/Resize",
+		culprit:  []string{"csi-resizer", "pods"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			class, driver := "csi-sanlock-lvm-storageclass", "csi-sanlock-lvm.csi.vleo.net"
+			c10kubeClass(t, c, class, driver, storagev1.VolumeBindingImmediate, true, false, map[string]string{"volumeGroup": "vg_hdd"})
+			sa := "csi-resizer"
+			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}})
+			c9kubeClusterRBAC(t, c, ns, ns+"-external-resizer-runner", sa, []rbacv1.PolicyRule{
+				{APIGroups: []string{""}, Resources: []string{"persistentvolumes"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+				{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"get", "list", "watch"}},
+				{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims/status"}, Verbs: []string{"update", "patch"}},
+				{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"list", "watch", "create", "update", "patch"}}})
+			image := "k8s.gcr.io/sig-storage/csi-resizer:v1.4.0"
+			labels := map[string]string{"app": "csi-sanlock-lvm-resizer"}
+			sts := c4bStatefulSet(t, c, ns, "csi-sanlock-lvm-resizer", "csi-sanlock-lvm-resizer", labels, image, 1, appsv1.OrderedReadyPodManagement, func(s *corev1.PodSpec) {
+				s.ServiceAccountName = sa
+				s.Containers[0].Name = "csi-resizer"
+				s.Containers[0].Args = []string{"-v=5", "-csi-address=/csi/csi.sock"}
+				s.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "socket-dir", MountPath: "/csi"}}
+				s.Volumes = []corev1.Volume{{Name: "socket-dir", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
+					Path: "/var/lib/kubelet/plugins/csi-sanlock-lvm", Type: ptr(corev1.HostPathDirectoryOrCreate)}}}}
+			})
+			sts.Status = appsv1.StatefulSetStatus{ObservedGeneration: sts.Generation, Replicas: 1, ReadyReplicas: 1, CurrentReplicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1,
+				CurrentRevision: sts.Name + "-7b9d5c6f8d", UpdateRevision: sts.Name + "-7b9d5c6f8d"}
+			c.SetObjectStatus(t, sts)
+			rp := c9kubeStsPod(t, c, sts, 0, c.NodeName, c10kubeIP(wlReadyStatus("csi-resizer", image, 9*24*time.Hour), "10.244.1.17", ""))
+			forbidden := fmt.Sprintf("pods is forbidden: User \"system:serviceaccount:%s:%s\" cannot list resource \"pods\" in API group \"\" at the cluster scope", ns, sa)
+			log := c8kubeKlog(9*24*time.Hour, "Imain.go:93] Version : v1.4.0", "Icommon.go:111] Probing CSI driver for readiness",
+				"Icontroller.go:255] Starting external resizer "+driver)
+			for _, ago := range []time.Duration{3 * time.Hour, 71 * time.Minute, 33 * time.Minute, 11 * time.Minute, 40 * time.Second} {
+				log += c8kubeKlog(ago, "Ireflector.go:255] Listing and watching *v1.Pod from k8s.io/client-go/informers/factory.go:134",
+					"Wreflector.go:324] k8s.io/client-go/informers/factory.go:134: failed to list *v1.Pod: "+forbidden,
+					"Ereflector.go:138] k8s.io/client-go/informers/factory.go:134: Failed to watch *v1.Pod: failed to list *v1.Pod: "+forbidden)
+			}
+			c.SetLogs(ns, rp.Name, "csi-resizer", false, log)
+			claim := "data-sanlock-test"
+			pvName := "pvc-3f0c2a9e-5b7d-4e1a-9c6f-2d8e1b7a4c50"
+			ann := c9kubeScoped("pv.kubernetes.io/provisioned-by", driver)
+			mode := corev1.PersistentVolumeFilesystem
+			c.Create(t, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvName, Annotations: ann},
+				Spec: corev1.PersistentVolumeSpec{Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, StorageClassName: class, VolumeMode: &mode,
+					PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
+					PersistentVolumeSource:        corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: driver, VolumeHandle: "csi-v-6b2c1d8e4a9f@vg_hdd", FSType: "ext4"}},
+					ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: ns, Name: claim}},
+				Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound}})
+			dropAfterScenario(t, c, "PersistentVolume", pvName, ann)
+			pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: ns, Annotations: map[string]string{
+				"pv.kubernetes.io/bind-completed": "yes", "pv.kubernetes.io/bound-by-controller": "yes",
+				"volume.beta.kubernetes.io/storage-provisioner": driver, "volume.kubernetes.io/storage-provisioner": driver}},
+				Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class, VolumeName: pvName, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: &mode,
+					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("2Gi")}}},
+				Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Capacity: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}
+			c.Create(t, pvc)
+			c8kubeEvent(t, c, pvc, "", corev1.EventTypeWarning, "ExternalExpanding", "volume_expand", "",
+				"Ignoring the PVC: didn't find a plugin capable of expanding the volume; waiting for an external controller to process this PVC.", 1, 11*time.Minute, 11*time.Minute)
+			return []string{"pvc/" + claim}
+		},
+	},
+	{
+		// First round: MISS. Today: ImagePull/Platform (0.90) "container cert-generator cannot start: image ghcr.io/nginx/nginx-gateway-fabric:2.0.2 has no variant for the node's platform (OS/CPU architecture)"; the node and its OS are not named.
+		// Missing: naming the node the pod landed on (akswin000034, kubernetes.io/os=windows) against the Linux-only image, and that the Job's pod template has no nodeSelector; fix: kubernetes.io/os: linux (certGenerator.nodeSelector).
+		name:     "real-job-ngf-cert-generator-pod-on-windows-node-no-platform",
+		source:   "material: https://github.com/nginx/nginx-gateway-fabric/issues/3661 (helm install of NGINX Gateway Fabric on AKS fails: the cert-generator Job's pod ngf-nginx-gateway-fabric-cert-generator-gwg9d, on node akswin000034/10.40.112.10, is in ImagePullBackOff: Failed to pull image \"ghcr.io/nginx/nginx-gateway-fabric:2.0.2\": rpc error: code = NotFound desc = failed to pull and unpack image \"ghcr.io/nginx/nginx-gateway-fabric:2.0.2\": no match for platform in manifest: not found; the pod was assigned to a Windows node and has no node selector; the image is Linux-only) with the fix from https://github.com/nginx/nginx-gateway-fabric/pull/3494 (helm values for the cert-generator Job's placement: certGenerator.nodeSelector kubernetes.io/os: linux); the Job is the chart's templates/certs-job.yaml; the Linux nodes' names and the Windows node's build are not in the thread",
+		category: "ImagePull",
+		culprit:  []string{"akswin000034", "kubernetes.io/os"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			for i := 0; i < 2; i++ {
+				c8kubeNode(t, c, fmt.Sprintf("aks-system-31352386-vmss00000%d", i), c8kubeNodeInfo("Ubuntu 22.04.5 LTS", "5.15.0-1089-azure", "containerd://1.7.27-1", "v1.31.9",
+					"kubernetes.azure.com/agentpool", "system", "kubernetes.azure.com/os-sku", "Ubuntu", "node.kubernetes.io/instance-type", "Standard_D4s_v5"))
+			}
+			win := "akswin000034"
+			c8kubeNode(t, c, win, c8kubeNodeInfo("Windows Server 2022 Datacenter", "10.0.20348.3692", "containerd://1.7.20+azure", "v1.31.9",
+				"kubernetes.io/os", "windows", "beta.kubernetes.io/os", "windows", "node.kubernetes.io/windows-build", "10.0.20348",
+				"kubernetes.azure.com/agentpool", "akswin", "kubernetes.azure.com/os-sku", "Windows2022", "node.kubernetes.io/instance-type", "Standard_D8s_v5"),
+				func(n *corev1.Node) {
+					n.Status.NodeInfo.OperatingSystem = "windows"
+					n.Status.Addresses = append([]corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.40.112.10"}}, n.Status.Addresses...)
+				})
+			name, image := "ngf-nginx-gateway-fabric-cert-generator", "ghcr.io/nginx/nginx-gateway-fabric:2.0.2"
+			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, AutomountServiceAccountToken: ptr(false)})
+			tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, ServiceAccountName: name, AutomountServiceAccountToken: ptr(true),
+				SecurityContext: &corev1.PodSecurityContext{FSGroup: ptr(int64(1001)), RunAsNonRoot: ptr(true)},
+				Containers: []corev1.Container{{Name: "cert-generator", Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
+					Args: []string{"generate-certs", "--service=ngf-nginx-gateway-fabric", "--cluster-domain=cluster.local", "--server-tls-secret=server-tls", "--agent-tls-secret=agent-tls"},
+					Env:  []corev1.EnvVar{{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}},
+					SecurityContext: &corev1.SecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+						Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}, AllowPrivilegeEscalation: ptr(false), ReadOnlyRootFilesystem: ptr(true),
+						RunAsUser: ptr(int64(101)), RunAsGroup: ptr(int64(1001))}}}}}
+			j := wlJob(t, c, ns, name, batchv1.JobSpec{BackoffLimit: ptr(int32(6)), TTLSecondsAfterFinished: ptr(int32(30)), Template: tmpl},
+				batchv1.JobStatus{Active: 1, Ready: ptr(int32(0)), Terminating: ptr(int32(0)), StartTime: ptr(wlAgo(12 * time.Minute))})
+			st := c8kubeWaiting("cert-generator", image, "ImagePullBackOff", fmt.Sprintf("Back-off pulling image %q", image), 12*time.Minute, "10.40.112.37")
+			st.HostIP, st.HostIPs = "10.40.112.10", []corev1.HostIP{{IP: "10.40.112.10"}}
+			spec := *j.Spec.Template.Spec.DeepCopy()
+			spec.NodeName = win
+			p := c.CreatePod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-gwg9d", Namespace: ns, Labels: maps.Clone(j.Spec.Template.Labels),
+				OwnerReferences: []metav1.OwnerReference{wlController("Job", j)}}, Spec: spec, Status: st})
+			c8kubeEvent(t, c, j, "", corev1.EventTypeNormal, "SuccessfulCreate", "job-controller", "", "Created pod: "+p.Name, 1, 12*time.Minute, 12*time.Minute)
+			c8kubeEvent(t, c, p, "", corev1.EventTypeNormal, "Scheduled", "default-scheduler", "", fmt.Sprintf("Successfully assigned %s/%s to %s", ns, p.Name, win), 1, 12*time.Minute, 12*time.Minute)
+			fp := "spec.containers{cert-generator}"
+			pull := fmt.Sprintf("Failed to pull image %q: rpc error: code = NotFound desc = failed to pull and unpack image %q: no match for platform in manifest: not found", image, image)
+			c8kubeEvent(t, c, p, win, corev1.EventTypeNormal, "Pulling", "kubelet", fp, fmt.Sprintf("Pulling image %q", image), 7, 12*time.Minute, 90*time.Second)
+			c8kubeEvent(t, c, p, win, corev1.EventTypeWarning, "Failed", "kubelet", fp, pull, 7, 12*time.Minute, 90*time.Second)
+			c8kubeEvent(t, c, p, win, corev1.EventTypeWarning, "Failed", "kubelet", fp, "Error: ErrImagePull", 7, 12*time.Minute, 90*time.Second)
+			c8kubeEvent(t, c, p, win, corev1.EventTypeNormal, "BackOff", "kubelet", fp, fmt.Sprintf("Back-off pulling image %q", image), 48, 12*time.Minute, 10*time.Second)
+			c8kubeEvent(t, c, p, win, corev1.EventTypeWarning, "Failed", "kubelet", fp, "Error: ImagePullBackOff", 48, 12*time.Minute, 10*time.Second)
+			return []string{"job/" + name}
+		},
+	},
+}
+
+// c10kubeSlicePods is the EndpointSlice of Service svc over pods on port.
+func c10kubeSlicePods(t *testing.T, c *testcluster.Cluster, ns, svc, port string, n int32, pods []*corev1.Pod) {
+	t.Helper()
+	c4bSlice(t, c, ns, svc, []discoveryv1.EndpointPort{{Name: ptr(port), Port: ptr(n), Protocol: ptr(corev1.ProtocolTCP)}}, pods...)
+}
+
+// c10kubeReplicaSet creates ReplicaSet name-hash of dep from tmpl at
+// revision (old replicas of a Deployment whose template moved on).
+func c10kubeReplicaSet(t *testing.T, c *testcluster.Cluster, dep *appsv1.Deployment, hash, revision string, replicas int32, tmpl corev1.PodTemplateSpec) *appsv1.ReplicaSet {
+	t.Helper()
+	rsTmpl := *tmpl.DeepCopy()
+	rsTmpl.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: dep.Name + "-" + hash, Namespace: dep.Namespace, Labels: maps.Clone(rsTmpl.Labels),
+		Annotations: map[string]string{testcluster.AnnotationRevision: revision, testcluster.AnnotationDesiredReplicas: fmt.Sprint(replicas),
+			testcluster.AnnotationMaxReplicas: fmt.Sprint(replicas + 8)},
+		OwnerReferences: []metav1.OwnerReference{wlController("Deployment", dep)}},
+		Spec: appsv1.ReplicaSetSpec{Replicas: ptr(replicas), Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(rsTmpl.Labels)}, Template: rsTmpl}}
+	c.Create(t, rs)
+	rs.Status = appsv1.ReplicaSetStatus{Replicas: replicas, FullyLabeledReplicas: replicas, ReadyReplicas: replicas, AvailableReplicas: replicas, ObservedGeneration: rs.Generation}
+	c.SetObjectStatus(t, rs)
+	return rs
+}
