@@ -15,7 +15,9 @@ import (
 )
 
 // The tenth application batch, continued (registered with the first part
-// in scenarios_corpus10_app_test.go).
+// in scenarios_corpus10_app_test.go, whose header records the first
+// round). The Kafka Connect scenario that passed it is captured as
+// test/scenarios/real-kafka-connect-status-topic-cleanup-policy-delete.
 
 // c10appTrinoConfig is the chart's config files for one Trino role.
 func c10appTrinoConfig(coordinator bool, heap, maxPerNode, discovery string) map[string]string {
@@ -273,42 +275,5 @@ var c10appScenarios2 = []scenario{
 		},
 		category: "OOMKilled",
 		culprit:  []string{"63793M", "cacheSizeGB"},
-	},
-	{
-		// Connect's status topic already existed with cleanup.policy=delete
-		// (created by hand, not by the worker): since Kafka 3.x the worker
-		// verifies its internal topics are compacted and refuses to start.
-		// The fix is altering connect-status (and connect-configs) to
-		// cleanup.policy=compact.
-		name:   "real-kafka-connect-status-topic-cleanup-policy-delete",
-		source: "material: https://github.com/apache/doris-kafka-connector/pull/46 (starting doris-kafka-connect: org.apache.kafka.common.config.ConfigException: Topic 'connect-status' supplied via the 'status.storage.topic' property is required to have 'cleanup.policy=compact' ... but found the topic currently has 'cleanup.policy=delete'. ...; just adjust the cleanup policy of connect-configs and connect-status); the check in https://github.com/apache/kafka/pull/8828 (KAFKA-9216: enforce that Connect's internal topics use compact cleanup policy; topics created by hand before starting Connect are not); the herder's exit line as in https://github.com/strimzi/strimzi-kafka-operator/issues/3109",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			image, kafka := "confluentinc/cp-kafka-connect:7.7.1", "docker.io/bitnami/kafka:3.7.1"
-			kpods := c8appSts(t, c, ns, "kafka", "kafka-headless", "kafka", kafka, 9092, 1, nil, c4bReady("kafka", kafka, "10.244.0.70", 40*24*time.Hour))
-			c4bService(t, c, ns, "kafka", map[string]string{"app.kubernetes.io/name": "kafka"}, []corev1.ServicePort{c4bPort("tcp-client", 9092, intstr.FromInt32(9092))})
-			c4bSlice(t, c, ns, "kafka", c4bSlicePort("tcp-client", 9092), kpods...)
-			env := []string{"CONNECT_BOOTSTRAP_SERVERS", "kafka:9092", "CONNECT_REST_PORT", "8083", "CONNECT_GROUP_ID", "connect-cluster",
-				"CONNECT_CONFIG_STORAGE_TOPIC", "connect-configs", "CONNECT_OFFSET_STORAGE_TOPIC", "connect-offsets", "CONNECT_STATUS_STORAGE_TOPIC", "connect-status",
-				"CONNECT_CONFIG_STORAGE_REPLICATION_FACTOR", "1", "CONNECT_OFFSET_STORAGE_REPLICATION_FACTOR", "1", "CONNECT_STATUS_STORAGE_REPLICATION_FACTOR", "1",
-				"CONNECT_KEY_CONVERTER", "org.apache.kafka.connect.json.JsonConverter", "CONNECT_VALUE_CONVERTER", "org.apache.kafka.connect.json.JsonConverter",
-				"CONNECT_REST_ADVERTISED_HOST_NAME", "kafka-connect", "CONNECT_PLUGIN_PATH", "/usr/share/java,/usr/share/confluent-hub-components,/opt/doris-kafka-connector"}
-			stack := []string{
-				"\tat org.apache.kafka.connect.util.TopicAdmin.verifyTopicCleanupPolicyOnlyCompact(TopicAdmin.java:581)",
-				"\tat org.apache.kafka.connect.storage.KafkaTopicBasedBackingStore.lambda$topicInitializer$0(KafkaTopicBasedBackingStore.java:47)",
-				"\tat org.apache.kafka.connect.util.KafkaBasedLog.start(KafkaBasedLog.java:247)",
-				"\tat org.apache.kafka.connect.util.KafkaBasedLog.start(KafkaBasedLog.java:231)",
-				"\tat org.apache.kafka.connect.storage.KafkaStatusBackingStore.start(KafkaStatusBackingStore.java:228)",
-				"\tat org.apache.kafka.connect.runtime.AbstractHerder.startServices(AbstractHerder.java:164)",
-				"\tat org.apache.kafka.connect.runtime.distributed.DistributedHerder.run(DistributedHerder.java:375)",
-			}
-			log := c5Lines(append([]string{
-				"[2024-09-20 07:41:22,418] ERROR [Worker clientId=connect-1, groupId=connect-cluster] Uncaught exception in herder work thread, exiting:  (org.apache.kafka.connect.runtime.distributed.DistributedHerder:391)",
-				"org.apache.kafka.common.config.ConfigException: Topic 'connect-status' supplied via the 'status.storage.topic' property is required to have 'cleanup.policy=compact' to guarantee consistency and durability of connector and task statuses, but found the topic currently has 'cleanup.policy=delete'. Continuing would likely result in eventually losing connector and task statuses and problems restarting this Connect cluster in the future. Change the 'status.storage.topic' property in the Connect worker configurations to use a topic with 'cleanup.policy=compact'.",
-			}, append(stack, "[2024-09-20 07:41:22,431] INFO Kafka Connect stopping (org.apache.kafka.connect.runtime.Connect:67)")...)...)
-			p := c2CrashDeployment(t, c, ns, "kafka-connect", image, 8083, 1, log, c2Env(env...))[0]
-			return []string{"pod/" + p.Name}
-		},
-		category: "CrashLoop/",
-		culprit:  []string{"connect-status", "cleanup.policy=delete"},
 	},
 }

@@ -29,6 +29,49 @@ import (
 // resolution names the cause. Registered only with
 // KUBECTL_TRIAGE_REAL_MISSES set; the expectations were written from the
 // threads before the first run.
+//
+// First round against 1c470504 (built at 9ada7402, which adds only these
+// files): 1 of 12, the Kafka Connect worker refusing connect-status with
+// cleanup.policy=delete (CrashLoop/Exit1/InvalidConfig/Setting, naming
+// the topic and the env var that sets it); it is captured as
+// test/scenarios/real-kafka-connect-status-topic-cleanup-policy-delete.
+// Nine misses had the right category prefix and missed the culprit, two
+// missed the category too. What the reports said instead:
+//   - ScyllaDB: Probe/Readiness/Unhealthy on the 503 of /readyz; the
+//     aio-max-nr FATAL line is in the evidence (E5) but the root cause
+//     quotes the log as "" and names only the probe.
+//   - Mosquitto: Running/Errors/ConnectionRefused on the bridge's "dial tcp
+//     <ClusterIP>:1883: connection refused"; the ClusterIP is not traced to
+//     Service mosquitto, whose pod logs "Starting in local only mode".
+//   - Nextcloud: CrashLoop/Exit0/Timeout/Localhost (category missed):
+//     "no container declares port 9000" for the nginx sidecar's fastcgi
+//     upstream 127.0.0.1:9000, which the nextcloud FPM container serves
+//     without declaring it (as the chart has it); pm.max_children in the
+//     FPM container's log is not read.
+//   - Keycloak: Healthy (category missed) for ingress/keycloak: the backend
+//     Service has ready endpoints and the ingress-nginx controller's log
+//     ("upstream sent too big header", 502s) is not read.
+//   - Immich: CrashLoop/Exit1 on the pgvecto.rs 0.4.0 line; DB_HOSTNAME
+//     immich-postgres-v17-rw is not followed to the database pod and its
+//     cloudnative-pgvecto.rs:17.2-v0.4.0 image.
+//   - Alertmanager: CrashLoop/Exit1/FatalError on the gossip mesh line;
+//     neither the pod's class E IP 240.1.0.142 nor
+//     --cluster.advertise-address is named.
+//   - Datadog: Running/Errors/ErrorLine "API Key invalid" repeated; not
+//     that no DD_SITE is set, so the agent sends to datadoghq.com.
+//   - Trino: CrashLoop/Exit1/Panic on the Guice IllegalArgumentException
+//     line; query.max-memory-per-node=150GB and -Xmx107G in ConfigMap
+//     trino-coordinator are not named.
+//   - APISIX etcd: CrashLoop/Exit1 on the last line (failed to publish
+//     local member ... request cancelled) over "the member has been
+//     permanently removed" and "data-dir used by this member must be
+//     removed"; claim data-apisix-etcd-0 is not named.
+//   - Filebeat: CrashLoop/Exit1/FatalError quoting the strict.perms line
+//     (-rw-rw-r-- is there); not that no volume mounts filebeat.yml, so
+//     the file comes from image elkacr.azurecr.io/filebeat:1.0.0.
+//   - mongod: OOMKilled "at its memory limit 16Gi" (limit as culprit); the
+//     previous log's wiredtiger_open cache_size=63793M (sized from the
+//     node's 125Gi) and the missing cacheSizeGB are not read.
 
 func init() {
 	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
