@@ -45,6 +45,9 @@ const (
 	// RoleAPIService serves an aggregated API (metrics.k8s.io) an HPA
 	// reads.
 	RoleAPIService ActorRole = "apiservice"
+	// RoleResizer expands the volume of a claim grown in its spec (the
+	// CSI external-resizer sidecar of the claim's driver).
+	RoleResizer ActorRole = "resizer"
 )
 
 // Actor records the search for the controller an object waits on: what
@@ -112,14 +115,25 @@ func (c *collector) actors(ctx context.Context) {
 	if pvc, prov := c.waitingClaim(); pvc != nil {
 		a := Actor{Role: RoleProvisioner, Name: prov, For: "pvc/" + pvc.Name, Complete: true}
 		if !c.byLease(ctx, &a, provisionerLeases(prov)) {
-			c.byTemplate(ctx, &a, func(ctr *corev1.Container) bool { return namesValue(ctr, prov) })
+			c.byTemplate(ctx, &a, func(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container) bool {
+				return namesValue(ctr, prov) || sidecarOf(w, spec, ctr, "csi-provisioner", prov)
+			})
+		}
+		c.addActor(a)
+	}
+	if pvc, driver := c.expandingClaim(); pvc != nil {
+		a := Actor{Role: RoleResizer, Name: driver, For: "pvc/" + pvc.Name, Complete: true}
+		if !c.byLease(ctx, &a, []string{"external-resizer-" + provisionerLeases(driver)[0]}) {
+			c.byTemplate(ctx, &a, func(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container) bool {
+				return sidecarOf(w, spec, ctr, "csi-resizer", driver)
+			})
 		}
 		c.addActor(a)
 	}
 	if p := c.waitingPod(); p != nil {
 		name := p.Spec.SchedulerName
 		a := Actor{Role: RoleScheduler, Name: name, For: "pod/" + p.Name, Complete: true}
-		c.byTemplate(ctx, &a, func(ctr *corev1.Container) bool { return setsFlag(ctr, "scheduler-name", name) })
+		c.byTemplate(ctx, &a, func(_ *metav1.ObjectMeta, _ *corev1.PodSpec, ctr *corev1.Container) bool { return setsFlag(ctr, "scheduler-name", name) })
 		c.addActor(a)
 	}
 	if h, svc := c.waitingHPA(); h != "" {
@@ -299,9 +313,10 @@ func holderPods(id string) []string {
 // byTemplate searches the Deployments and StatefulSets of every namespace
 // (bounded) for the one whose pod template runs a container that names
 // the controller, then lists that workload's pods.
-func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*corev1.Container) bool) {
+func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1.ObjectMeta, *corev1.PodSpec, *corev1.Container) bool) {
 	type found struct {
 		kind, ns, name string
+		meta           *metav1.ObjectMeta
 		sel            *metav1.LabelSelector
 		tmpl           corev1.PodTemplateSpec
 		obj            runtime.Object
@@ -328,16 +343,16 @@ func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*corev1
 	var all []found
 	for i := range deps.Items {
 		d := &deps.Items[i]
-		all = append(all, found{"Deployment", d.Namespace, d.Name, d.Spec.Selector, d.Spec.Template, d})
+		all = append(all, found{"Deployment", d.Namespace, d.Name, &d.ObjectMeta, d.Spec.Selector, d.Spec.Template, d})
 	}
 	for i := range sts.Items {
 		s := &sts.Items[i]
-		all = append(all, found{"StatefulSet", s.Namespace, s.Name, s.Spec.Selector, s.Spec.Template, s})
+		all = append(all, found{"StatefulSet", s.Namespace, s.Name, &s.ObjectMeta, s.Spec.Selector, s.Spec.Template, s})
 	}
 	container := ""
 	for i := range all {
 		for j := range all[i].tmpl.Spec.Containers {
-			if ctr := &all[i].tmpl.Spec.Containers[j]; names(ctr) {
+			if ctr := &all[i].tmpl.Spec.Containers[j]; names(all[i].meta, &all[i].tmpl.Spec, ctr) {
 				hit, container = &all[i], ctr.Name
 				break
 			}
@@ -400,6 +415,62 @@ func (c *collector) keepActorPods(ctx context.Context, a *Actor, pods []corev1.P
 	if first.Status.Phase == corev1.PodRunning && container != "" {
 		c.log(ctx, first.Namespace, first.Name, logRequest{container: container})
 	}
+}
+
+// expandingClaim is a Bound claim grown in its spec that the expand
+// controller handed to an external resizer (ExternalExpanding) which has
+// said nothing since (no Resizing, VolumeResizeFailed or
+// VolumeResizeSuccessful event), and the claim's driver.
+func (c *collector) expandingClaim() (*corev1.PersistentVolumeClaim, string) {
+	for _, pvc := range c.b.PVCs {
+		req, okReq := pvc.Spec.Resources.Requests[corev1.ResourceStorage]
+		got, okGot := pvc.Status.Capacity[corev1.ResourceStorage]
+		if pvc.Status.Phase != corev1.ClaimBound || !okReq || !okGot || req.Cmp(got) <= 0 {
+			continue
+		}
+		handed, answered := false, false
+		for _, e := range c.b.EventsFor(string(pvc.UID)) {
+			switch e.Reason {
+			case "ExternalExpanding":
+				handed = true
+			case "Resizing", "VolumeResizeFailed", "VolumeResizeSuccessful", "FileSystemResizeRequired":
+				answered = true
+			}
+		}
+		driver := pvc.Annotations["volume.kubernetes.io/storage-provisioner"]
+		if driver == "" {
+			driver = pvc.Annotations["volume.beta.kubernetes.io/storage-provisioner"]
+		}
+		if handed && !answered && driver != "" {
+			return pvc, driver
+		}
+	}
+	return nil, ""
+}
+
+// sidecarOf: the container is a CSI sidecar (its image names it:
+// csi-resizer, csi-provisioner) serving driver, whose first label
+// ("csi-sanlock-lvm" of csi-sanlock-lvm.csi.vleo.net) the workload's
+// name, its namespace or a hostPath of its pod names: a sidecar learns
+// the driver's name over its socket, so its own args seldom carry it.
+func sidecarOf(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container, sidecar, driver string) bool {
+	if w == nil || !strings.Contains(ctr.Image, "/"+sidecar+":") && !strings.HasPrefix(ctr.Image, sidecar+":") {
+		return false
+	}
+	label, _, _ := strings.Cut(driver, ".")
+	token := strings.TrimSuffix(strings.TrimPrefix(label, "csi-"), "-csi")
+	if len(token) < 3 {
+		return false
+	}
+	if strings.Contains(w.Name, token) || strings.Contains(w.Namespace, token) {
+		return true
+	}
+	for _, v := range spec.Volumes {
+		if v.HostPath != nil && strings.Contains(v.HostPath.Path, token) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesValue: an env value, arg or command word of the container is the

@@ -49,7 +49,9 @@ const noSchedulerAfter = time.Minute
 // FailedScheduling event has not been looked at by any scheduler.
 func noSchedulerFinding(c *rule.Pass, p *corev1.Pod) (rule.Finding, bool) {
 	age := c.Now.Sub(p.CreationTimestamp.Time)
-	if p.CreationTimestamp.IsZero() || age < noSchedulerAfter {
+	// A young pod may simply not have been looked at yet, unless its
+	// scheduler is seen failing.
+	if (p.CreationTimestamp.IsZero() || age < noSchedulerAfter) && !schedulerFailing(c, p) {
 		return rule.Finding{}, false
 	}
 	name := p.Spec.SchedulerName

@@ -44,8 +44,16 @@ func TestWithScheduler(t *testing.T) {
 	}{
 		{"refused its reads", found, "Unschedulable/NoScheduler/SchedulerFailing", []string{"scheduler stork", "csistoragecapacities.storage.k8s.io, csidrivers.storage.k8s.io", "stork-scheduler-account"}},
 		{"none runs", none, "Unschedulable/NoScheduler", []string{"no workload runs a scheduler of that name"}},
+		// Seconds old: not yet looked at is no finding, a failing
+		// scheduler is.
+		{"young, refused its reads", found, "Unschedulable/NoScheduler/SchedulerFailing", []string{"csidrivers.storage.k8s.io"}},
+		{"young, none runs", none, "", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			p := p.DeepCopy()
+			if strings.HasPrefix(tt.name, "young") {
+				p.CreationTimestamp = metav1.NewTime(now.Add(-10 * time.Second))
+			}
 			b := &bundle.Bundle{Target: fault.Resource{Kind: "Pod", Name: p.Name, Namespace: "app", UID: "p1"}, Pods: []*corev1.Pod{p},
 				Cluster: bundle.ClusterInfo{Actors: []bundle.Actor{tt.actor}}}
 			if len(tt.actor.Pods) > 0 {
@@ -53,6 +61,12 @@ func TestWithScheduler(t *testing.T) {
 				b.Logs = []bundle.ContainerLog{{Namespace: "kube-system", Pod: sched.Name, Container: "stork-scheduler", Text: log}}
 			}
 			f := ruletest.Root(ruletest.Run(Unschedulable, b, now))
+			if tt.category == "" {
+				if f != nil {
+					t.Fatalf("a pod seconds old with no scheduler found: %+v", f)
+				}
+				return
+			}
 			if f == nil || string(f.Category) != tt.category {
 				t.Fatalf("finding %+v, want category %s", f, tt.category)
 			}

@@ -98,6 +98,9 @@ func checkPVCResize(c *rule.Pass) []rule.Finding {
 	}
 	failures, failedStatus := ResizeFailing(c, pvc)
 	if len(failures) == 0 && failedStatus == "" {
+		if f, ok := silentResizer(c, pvc, want, have); ok {
+			return []rule.Finding{f}
+		}
 		return nil // a resize in progress: the health model notes it
 	}
 	f := rule.Finding{Category: rule.PVC.Sub("Resize"), Verdict: report.Validated, Current: true, Strength: rule.Explained, Subject: pvc.Name, Confidence: rule.Strong}
