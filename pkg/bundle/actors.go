@@ -133,7 +133,9 @@ func (c *collector) actors(ctx context.Context) {
 	if p := c.waitingPod(); p != nil {
 		name := p.Spec.SchedulerName
 		a := Actor{Role: RoleScheduler, Name: name, For: "pod/" + p.Name, Complete: true}
-		c.byTemplate(ctx, &a, func(_ *metav1.ObjectMeta, _ *corev1.PodSpec, ctr *corev1.Container) bool { return setsFlag(ctr, "scheduler-name", name) })
+		c.byTemplate(ctx, &a, func(_ *metav1.ObjectMeta, _ *corev1.PodSpec, ctr *corev1.Container) bool {
+			return setsFlag(ctr, "scheduler-name", name)
+		})
 		c.addActor(a)
 	}
 	if h, svc := c.waitingHPA(); h != "" {

@@ -37,6 +37,18 @@ type Controller struct {
 // when not "", is what the controller's lines must name to be about the
 // waiting object.
 func ControllerOf(c *rule.Pass, role bundle.ActorRole, forObj, about string) *Controller {
+	return readController(c, role, forObj, about, true)
+}
+
+// ControllerFailing reports whether the controller of role that forObj
+// waits on was found down or logging an error, citing nothing.
+func ControllerFailing(c *rule.Pass, role bundle.ActorRole, forObj string) bool {
+	k := readController(c, role, forObj, "", false)
+	return k != nil && k.Pod != nil && (k.Down || k.Line != "")
+}
+
+// readController is ControllerOf; cite files the facts as evidence.
+func readController(c *rule.Pass, role bundle.ActorRole, forObj, about string, cite bool) *Controller {
 	a := c.B.Actor(role, forObj)
 	if a == nil {
 		return nil
@@ -60,8 +72,10 @@ func ControllerOf(c *rule.Pass, role bundle.ActorRole, forObj, about string) *Co
 	if a.Workload != "" {
 		runs = " (" + a.Workload + ")"
 	}
-	k.Evidence = append(k.Evidence, c.Evidence(fmt.Sprintf("Pod %s%s, which runs %s %s, is %s", k.Ref, runs, a.Role, a.Name, k.State),
-		k.Ref+" .status", fmt.Sprintf("kubectl get pod %s -n %s -o wide", p.Name, p.Namespace)))
+	if cite {
+		k.Evidence = append(k.Evidence, c.Evidence(fmt.Sprintf("Pod %s%s, which runs %s %s, is %s", k.Ref, runs, a.Role, a.Name, k.State),
+			k.Ref+" .status", fmt.Sprintf("kubectl get pod %s -n %s -o wide", p.Name, p.Namespace)))
+	}
 	for i, ctr := range p.Spec.Containers {
 		if ctr.Name == a.Container || i == 0 {
 			k.Image = ctr.Image
@@ -77,8 +91,10 @@ func ControllerOf(c *rule.Pass, role bundle.ActorRole, forObj, about string) *Co
 			continue
 		}
 		k.Line = d.Line
-		k.Evidence = append(k.Evidence, c.Evidence(fmt.Sprintf("Log line: %q", d.Line),
-			fmt.Sprintf("logs of %s container %s (%s instance)", k.Ref, st.Name, Instance(prev)), LogsCmd(p, st.Name, prev)))
+		if cite {
+			k.Evidence = append(k.Evidence, c.Evidence(fmt.Sprintf("Log line: %q", d.Line),
+				fmt.Sprintf("logs of %s container %s (%s instance)", k.Ref, st.Name, Instance(prev)), LogsCmd(p, st.Name, prev)))
+		}
 		break
 	}
 	return k

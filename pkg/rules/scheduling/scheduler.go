@@ -68,6 +68,5 @@ func withScheduler(c *rule.Pass, f rule.Finding, p *corev1.Pod, name string) rul
 // schedulerFailing: the scheduler the pod names was found down or logging
 // an error.
 func schedulerFailing(c *rule.Pass, p *corev1.Pod) bool {
-	k := kube.ControllerOf(c, bundle.RoleScheduler, kube.PodRef(p), "")
-	return k != nil && k.Pod != nil && (k.Down || k.Line != "")
+	return kube.ControllerFailing(c, bundle.RoleScheduler, kube.PodRef(p))
 }

@@ -28,7 +28,7 @@ func TestWithProvisioner(t *testing.T) {
 		Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
 	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Provisioner: "fuseim.pri/ifs"}
 	ext := corev1.Event{Reason: "ExternalProvisioning", Count: 106, InvolvedObject: corev1.ObjectReference{UID: "c1", Kind: "PersistentVolumeClaim", Name: "test-claim"},
-		Message: `waiting for a volume to be created, either by external provisioner "fuseim.pri/ifs" or manually created by system administrator`,
+		Message:        `waiting for a volume to be created, either by external provisioner "fuseim.pri/ifs" or manually created by system administrator`,
 		FirstTimestamp: metav1.NewTime(now.Add(-25 * time.Minute)), LastTimestamp: metav1.NewTime(now.Add(-15 * time.Second))}
 	prov := func(ready bool, waiting string) *corev1.Pod {
 		st := corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "nfs-client-provisioner", Ready: ready}}}
