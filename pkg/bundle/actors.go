@@ -45,6 +45,8 @@ const (
 	// RoleAPIService serves an aggregated API (metrics.k8s.io) an HPA
 	// reads.
 	RoleAPIService ActorRole = "apiservice"
+	// RoleIngressController serves the Ingresses of a class.
+	RoleIngressController ActorRole = "ingress-controller"
 	// RoleResizer expands the volume of a claim grown in its spec (the
 	// CSI external-resizer sidecar of the claim's driver).
 	RoleResizer ActorRole = "resizer"
@@ -105,8 +107,8 @@ func (b *Bundle) ActorPods(a *Actor) []*corev1.Pod {
 	return out
 }
 
-// maxActorWorkloads bounds each cluster-wide list of Deployments and
-// StatefulSets searched for a controller's args or env.
+// maxActorWorkloads bounds each cluster-wide list of Deployments,
+// StatefulSets and DaemonSets searched for a controller's args or env.
 const maxActorWorkloads = 500
 
 // actors follows the waiting objects of the bundle to their controller:
@@ -115,8 +117,8 @@ func (c *collector) actors(ctx context.Context) {
 	if pvc, prov := c.waitingClaim(); pvc != nil {
 		a := Actor{Role: RoleProvisioner, Name: prov, For: "pvc/" + pvc.Name, Complete: true}
 		if !c.byLease(ctx, &a, provisionerLeases(prov)) {
-			c.byTemplate(ctx, &a, func(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container) bool {
-				return namesValue(ctr, prov) || sidecarOf(w, spec, ctr, "csi-provisioner", prov)
+			c.byTemplate(ctx, &a, func(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container) int {
+				return score(namesValue(ctr, prov) || sidecarOf(w, spec, ctr, "csi-provisioner", prov))
 			})
 		}
 		c.addActor(a)
@@ -124,8 +126,8 @@ func (c *collector) actors(ctx context.Context) {
 	if pvc, driver := c.expandingClaim(); pvc != nil {
 		a := Actor{Role: RoleResizer, Name: driver, For: "pvc/" + pvc.Name, Complete: true}
 		if !c.byLease(ctx, &a, []string{"external-resizer-" + provisionerLeases(driver)[0]}) {
-			c.byTemplate(ctx, &a, func(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container) bool {
-				return sidecarOf(w, spec, ctr, "csi-resizer", driver)
+			c.byTemplate(ctx, &a, func(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container) int {
+				return score(sidecarOf(w, spec, ctr, "csi-resizer", driver))
 			})
 		}
 		c.addActor(a)
@@ -133,8 +135,15 @@ func (c *collector) actors(ctx context.Context) {
 	if p := c.waitingPod(); p != nil {
 		name := p.Spec.SchedulerName
 		a := Actor{Role: RoleScheduler, Name: name, For: "pod/" + p.Name, Complete: true}
-		c.byTemplate(ctx, &a, func(_ *metav1.ObjectMeta, _ *corev1.PodSpec, ctr *corev1.Container) bool {
-			return setsFlag(ctr, "scheduler-name", name)
+		c.byTemplate(ctx, &a, func(_ *metav1.ObjectMeta, _ *corev1.PodSpec, ctr *corev1.Container) int {
+			return score(setsFlag(ctr, "scheduler-name", name))
+		})
+		c.addActor(a)
+	}
+	if ing, class, controller := c.servedIngress(); ing != "" {
+		a := Actor{Role: RoleIngressController, Name: class, For: "ingress/" + ing, Complete: true}
+		c.byTemplate(ctx, &a, func(_ *metav1.ObjectMeta, _ *corev1.PodSpec, ctr *corev1.Container) int {
+			return ingressClassScore(ctr, class, controller)
 		})
 		c.addActor(a)
 	}
@@ -312,10 +321,10 @@ func holderPods(id string) []string {
 	return out
 }
 
-// byTemplate searches the Deployments and StatefulSets of every namespace
+// byTemplate searches the Deployments, StatefulSets and DaemonSets of every namespace
 // (bounded) for the one whose pod template runs a container that names
 // the controller, then lists that workload's pods.
-func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1.ObjectMeta, *corev1.PodSpec, *corev1.Container) bool) {
+func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1.ObjectMeta, *corev1.PodSpec, *corev1.Container) int) {
 	type found struct {
 		kind, ns, name string
 		meta           *metav1.ObjectMeta
@@ -338,10 +347,17 @@ func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1
 		c.problem("statefulsets of every namespace (the "+string(a.Role)+" "+a.Name+")", err)
 		sts = &appsv1.StatefulSetList{}
 	}
-	if deps.Continue != "" || sts.Continue != "" {
+	c.count()
+	dss, err := c.cs.AppsV1().DaemonSets("").List(ctx, metav1.ListOptions{Limit: maxActorWorkloads})
+	if err != nil {
+		a.Complete = false
+		c.problem("daemonsets of every namespace (the "+string(a.Role)+" "+a.Name+")", err)
+		dss = &appsv1.DaemonSetList{}
+	}
+	if deps.Continue != "" || sts.Continue != "" || dss.Continue != "" {
 		a.Complete = false
 	}
-	a.Searched = append(a.Searched, "the pod templates of the Deployments and StatefulSets of every namespace")
+	a.Searched = append(a.Searched, "the pod templates of the Deployments, StatefulSets and DaemonSets of every namespace")
 	var all []found
 	for i := range deps.Items {
 		d := &deps.Items[i]
@@ -351,16 +367,18 @@ func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1
 		s := &sts.Items[i]
 		all = append(all, found{"StatefulSet", s.Namespace, s.Name, &s.ObjectMeta, s.Spec.Selector, s.Spec.Template, s})
 	}
-	container := ""
+	for i := range dss.Items {
+		d := &dss.Items[i]
+		all = append(all, found{"DaemonSet", d.Namespace, d.Name, &d.ObjectMeta, d.Spec.Selector, d.Spec.Template, d})
+	}
+	// The surest match wins; among equals, the first listed.
+	container, best := "", 0
 	for i := range all {
 		for j := range all[i].tmpl.Spec.Containers {
-			if ctr := &all[i].tmpl.Spec.Containers[j]; names(all[i].meta, &all[i].tmpl.Spec, ctr) {
-				hit, container = &all[i], ctr.Name
-				break
+			ctr := &all[i].tmpl.Spec.Containers[j]
+			if score := names(all[i].meta, &all[i].tmpl.Spec, ctr); score > best {
+				hit, container, best = &all[i], ctr.Name, score
 			}
-		}
-		if hit != nil {
-			break
 		}
 	}
 	if hit == nil {
@@ -448,60 +466,6 @@ func (c *collector) expandingClaim() (*corev1.PersistentVolumeClaim, string) {
 		}
 	}
 	return nil, ""
-}
-
-// sidecarOf: the container is a CSI sidecar (its image names it:
-// csi-resizer, csi-provisioner) serving driver, whose first label
-// ("csi-sanlock-lvm" of csi-sanlock-lvm.csi.vleo.net) the workload's
-// name, its namespace or a hostPath of its pod names: a sidecar learns
-// the driver's name over its socket, so its own args seldom carry it.
-func sidecarOf(w *metav1.ObjectMeta, spec *corev1.PodSpec, ctr *corev1.Container, sidecar, driver string) bool {
-	if w == nil || !strings.Contains(ctr.Image, "/"+sidecar+":") && !strings.HasPrefix(ctr.Image, sidecar+":") {
-		return false
-	}
-	label, _, _ := strings.Cut(driver, ".")
-	token := strings.TrimSuffix(strings.TrimPrefix(label, "csi-"), "-csi")
-	if len(token) < 3 {
-		return false
-	}
-	if strings.Contains(w.Name, token) || strings.Contains(w.Namespace, token) {
-		return true
-	}
-	for _, v := range spec.Volumes {
-		if v.HostPath != nil && strings.Contains(v.HostPath.Path, token) {
-			return true
-		}
-	}
-	return false
-}
-
-// namesValue: an env value, arg or command word of the container is the
-// name, or sets it ("--provisioner=fuseim.pri/ifs").
-func namesValue(ctr *corev1.Container, name string) bool {
-	for _, e := range ctr.Env {
-		if e.Value == name {
-			return true
-		}
-	}
-	for _, w := range append(append([]string(nil), ctr.Command...), ctr.Args...) {
-		if w == name || strings.HasSuffix(w, "="+name) {
-			return true
-		}
-	}
-	return false
-}
-
-// setsFlag: the container's command line sets --flag to value (as
-// "--flag=value" or "--flag value").
-func setsFlag(ctr *corev1.Container, flag, value string) bool {
-	words := append(append([]string(nil), ctr.Command...), ctr.Args...)
-	for i, w := range words {
-		w = strings.TrimLeft(w, "-")
-		if w == flag+"="+value || w == flag && i+1 < len(words) && words[i+1] == value {
-			return true
-		}
-	}
-	return false
 }
 
 // apiService is the part of an apiregistration.k8s.io/v1 APIService read:

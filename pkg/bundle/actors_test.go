@@ -59,16 +59,16 @@ func TestActors(t *testing.T) {
 		forObj   string
 		pods     []string
 		workload string
-		requests int // lease lists, gets, workload lists, pod list, log
+		requests int // lease lists, gets, workload lists (3), pod list, log
 	}{
 		{"csi provisioner by its lease", []runtime.Object{lease, csiPod, nfsDep, nfsPod}, claim("ebs.csi.aws.com"), []corev1.Event{handed}, nil,
 			RoleProvisioner, "pvc/data", []string{"kube-system/" + holder}, "Lease kube-system/ebs-csi-aws-com", 3},
 		{"provisioner by its env", []runtime.Object{lease, csiPod, nfsDep, nfsPod}, claim("fuseim.pri/ifs"), []corev1.Event{handed}, nil,
-			RoleProvisioner, "pvc/data", []string{"nfs/" + nfsPod.Name}, "Deployment nfs/nfs-client-provisioner", 6},
+			RoleProvisioner, "pvc/data", []string{"nfs/" + nfsPod.Name}, "Deployment nfs/nfs-client-provisioner", 7},
 		{"provisioner that answered", []runtime.Object{nfsDep, nfsPod}, claim("fuseim.pri/ifs"),
 			[]corev1.Event{handed, {Reason: "ProvisioningFailed", InvolvedObject: corev1.ObjectReference{UID: "claim-uid"}}}, nil, RoleProvisioner, "", nil, "", 0},
-		{"scheduler by its flag", []runtime.Object{sched, nfsDep}, nil, nil, pending, RoleScheduler, "pod/web-0", nil, "Deployment kube-system/stork-scheduler", 3},
-		{"no such scheduler", []runtime.Object{nfsDep}, nil, nil, pending, RoleScheduler, "pod/web-0", nil, "", 2},
+		{"scheduler by its flag", []runtime.Object{sched, nfsDep}, nil, nil, pending, RoleScheduler, "pod/web-0", nil, "Deployment kube-system/stork-scheduler", 4},
+		{"no such scheduler", []runtime.Object{nfsDep}, nil, nil, pending, RoleScheduler, "pod/web-0", nil, "", 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := fake.NewClientset(tt.objects...)

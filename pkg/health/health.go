@@ -123,7 +123,7 @@ func (r Reading) Confidence() rule.Confidence {
 var Catalogue = []*Check{
 	deploymentReplicas, statefulSetReplicas, daemonSetCoverage, daemonSetNodes, replicaSetReplicas, workloadUpToDate,
 	jobOutcome, cronJobRuns,
-	serviceEndpoints, serviceSelector, serviceType, ingressBackends, ingressTLS, hpaScaling,
+	serviceEndpoints, serviceSelector, serviceType, ingressBackends, ingressTLS, ingressController, hpaScaling,
 	nodeTarget, namespacePods,
 	podStatus, podStarting, podRestarts, podLogErrors,
 	podServices, podPolicies,

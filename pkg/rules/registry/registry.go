@@ -90,6 +90,7 @@ var Rules = []*rule.Rule{
 	network.IngressClass,
 	network.IngressTLS,
 	network.IngressControllerError,
+	network.IngressControllerDown,
 	network.PolicyBlocks,
 	network.ServiceNearMiss,
 	network.HeadlessDiscovery,

@@ -18,7 +18,7 @@ import (
 // cause; not found, the finding says what was searched (docs/DESIGN.md,
 // "Correlations").
 func withScheduler(c *rule.Pass, f rule.Finding, p *corev1.Pod, name string) rule.Finding {
-	k := kube.ControllerOf(c, bundle.RoleScheduler, kube.PodRef(p), "")
+	k := kube.ControllerOf(c, bundle.RoleScheduler, kube.PodRef(p))
 	if k == nil {
 		return f
 	}
