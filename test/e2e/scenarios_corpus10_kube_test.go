@@ -10,7 +10,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,7 +54,9 @@ import (
 // the resources its log says it may not list), and captured: the resizer;
 // and to an Ingress's controller (the workload serving its class, which
 // a healthy verdict now needs seen ready): the NGINX Inc controller
-// crash-looping on a forbidden ingressclasses read.
+// crash-looping on a forbidden ingressclasses read. And the split TLS
+// entries (a TLS host in an entry without a secretName next to an entry
+// naming a Secret for no host).
 
 func init() {
 	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
@@ -231,12 +232,6 @@ var c10kubeScenarios = []scenario{
 			return []string{"job/" + name}
 		},
 	},
-}
-
-// c10kubeSlicePods is the EndpointSlice of Service svc over pods on port.
-func c10kubeSlicePods(t *testing.T, c *testcluster.Cluster, ns, svc, port string, n int32, pods []*corev1.Pod) {
-	t.Helper()
-	c4bSlice(t, c, ns, svc, []discoveryv1.EndpointPort{{Name: ptr(port), Port: ptr(n), Protocol: ptr(corev1.ProtocolTCP)}}, pods...)
 }
 
 // c10kubeReplicaSet creates ReplicaSet name-hash of dep from tmpl at

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -18,7 +17,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -195,21 +193,6 @@ func c9kubeTLSSecret(t *testing.T, c *testcluster.Cluster, ns, name, issuer stri
 		Type: corev1.SecretTypeTLS, Data: map[string][]byte{
 			corev1.TLSCertKey:       pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 			corev1.TLSPrivateKeyKey: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})}})
-}
-
-// c9kubeClusterRBAC creates ClusterRole role (rules) bound to the
-// ServiceAccount sa of ns, both deleted when the scenario ends.
-func c9kubeClusterRBAC(t *testing.T, c *testcluster.Cluster, ns, role, sa string, rules []rbacv1.PolicyRule) {
-	t.Helper()
-	c.Create(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role}, Rules: rules})
-	c.Create(t, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role + "-binding"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role}})
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = c.Client.RbacV1().ClusterRoleBindings().Delete(ctx, role+"-binding", metav1.DeleteOptions{})
-		_ = c.Client.RbacV1().ClusterRoles().Delete(ctx, role, metav1.DeleteOptions{})
-	})
 }
 
 // c9kubeFailedCreate is Deployment name whose ReplicaSet name-hash cannot

@@ -116,5 +116,51 @@ func checkIngressTLS(c *rule.Pass) []rule.Finding {
 				Risk: "the controller serves the new certificate at once"}},
 		}}
 	}
+	if sp, ok := SplitTLSOf(ing); ok {
+		return []rule.Finding{splitTLSFinding(c, ing, sp)}
+	}
 	return nil
+}
+
+// SplitTLS is a host that a spec.tls entry lists without a secretName
+// while another entry names a Secret for no host: written as two entries
+// where one was meant, the host gets the controller's default
+// certificate and the Secret serves nothing.
+type SplitTLS struct {
+	Host, HostField     string
+	Secret, SecretField string
+}
+
+// SplitTLSOf finds the first such pair.
+func SplitTLSOf(ing *networkingv1.Ingress) (SplitTLS, bool) {
+	for i, t := range ing.Spec.TLS {
+		if t.SecretName != "" || len(t.Hosts) == 0 {
+			continue
+		}
+		for j, u := range ing.Spec.TLS {
+			if u.SecretName != "" && len(u.Hosts) == 0 {
+				return SplitTLS{Host: t.Hosts[0], HostField: fmt.Sprintf(".spec.tls[%d]", i), Secret: u.SecretName, SecretField: fmt.Sprintf(".spec.tls[%d]", j)}, true
+			}
+		}
+	}
+	return SplitTLS{}, false
+}
+
+func splitTLSFinding(c *rule.Pass, ing *networkingv1.Ingress, sp SplitTLS) rule.Finding {
+	ns := "-n " + ing.Namespace
+	ev := c.Evidence(fmt.Sprintf("Ingress %s %s lists host %s without a secretName; %s names secret %s for no host", ing.Name, sp.HostField, sp.Host, sp.SecretField, sp.Secret),
+		"ingress/"+ing.Name+" .spec.tls", fmt.Sprintf("kubectl get ingress %s %s -o jsonpath='{.spec.tls}'", ing.Name, ns))
+	return rule.Finding{
+		Category: rule.Ingress.Sub("TLS", "HostWithoutSecret"), Verdict: report.Validated, Confidence: rule.Strong, Evidence: []string{ev},
+		Current: true, Strength: rule.Explained, Subject: ing.Name,
+		Hypothesis: fmt.Sprintf("Host %s of Ingress %s has no certificate: its TLS entry names no secret, and secret %s is in an entry for no host", sp.Host, ing.Name, sp.Secret),
+		Title:      fmt.Sprintf("ingress %s serves %s with the controller's default certificate: %s lists the host without a secretName and %s names secret %s for no host", ing.Name, sp.Host, sp.HostField, sp.SecretField, sp.Secret),
+		Summary:    fmt.Sprintf("Each spec.tls entry pairs hosts with the Secret that holds their certificate. Ingress %s has host %s in an entry without a secretName and secret %s in an entry without hosts, so the controller gives %s its default (self-signed) certificate and uses %s for nothing.", ing.Name, sp.Host, sp.Secret, sp.Host, sp.Secret),
+		Mechanism:  "A controller takes a TLS host's certificate from the secretName of the entry that lists it; an entry with no secretName means the default certificate, and an entry with no hosts is matched to none of the rules' hosts.",
+		Culprit:    fmt.Sprintf("ingress/%s %s host %s has no secretName; secret %s sits in %s with no hosts", ing.Name, sp.HostField, sp.Host, sp.Secret, sp.SecretField),
+		Actions: []report.Action{{Kind: report.Immediate,
+			Description: fmt.Sprintf("Make it one entry: hosts [%s] with secretName %s.", sp.Host, sp.Secret),
+			Commands:    []string{fmt.Sprintf(`kubectl patch ingress %s %s --type=json -p '[{"op":"replace","path":"/spec/tls","value":[{"hosts":["%s"],"secretName":"%s"}]}]'`, ing.Name, ns, sp.Host, sp.Secret)},
+			Risk:        "replaces every spec.tls entry; add the Ingress's other TLS hosts to the value first"}},
+	}
 }

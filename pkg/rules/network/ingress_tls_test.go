@@ -80,3 +80,31 @@ func seen(b *bundle.Bundle, key string) *bundle.Bundle {
 	b.Cluster.SecretsSeen = append(b.Cluster.SecretsSeen, key)
 	return b
 }
+
+// TestSplitTLS: a TLS host in an entry without a secretName, next to an
+// entry naming a Secret for no host, is one entry written as two
+// (https://github.com/kubernetes/ingress-nginx/issues/1641); a host with
+// its Secret, or an entry left to the default certificate on purpose with
+// no Secret elsewhere, is not.
+func TestSplitTLS(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		tls  []networkingv1.IngressTLS
+		want bool
+	}{
+		{"split", []networkingv1.IngressTLS{{SecretName: "mytls"}, {Hosts: []string{"myhost.ex.net"}}}, true},
+		{"one entry", []networkingv1.IngressTLS{{Hosts: []string{"myhost.ex.net"}, SecretName: "mytls"}}, false},
+		{"default certificate on purpose", []networkingv1.IngressTLS{{Hosts: []string{"myhost.ex.net"}}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "myapp", Namespace: "web", UID: "i1"}, Spec: networkingv1.IngressSpec{TLS: tt.tls}}
+			fs := ruletest.Run(IngressTLS, &bundle.Bundle{Target: fault.Resource{Kind: "Ingress", Name: "myapp", Namespace: "web", UID: "i1"}, Ingresses: []*networkingv1.Ingress{ing}}, time.Now())
+			if got := len(fs) == 1 && string(fs[0].Category) == "Ingress/TLS/HostWithoutSecret"; got != tt.want {
+				t.Fatalf("findings %+v, want split %v", fs, tt.want)
+			}
+			if tt.want && (!strings.Contains(fs[0].Culprit, "myhost.ex.net") || !strings.Contains(fs[0].Culprit, "mytls")) {
+				t.Errorf("culprit %q", fs[0].Culprit)
+			}
+		})
+	}
+}
