@@ -8,7 +8,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -56,7 +55,9 @@ import (
 // a healthy verdict now needs seen ready): the NGINX Inc controller
 // crash-looping on a forbidden ingressclasses read. And the split TLS
 // entries (a TLS host in an entry without a secretName next to an entry
-// naming a Secret for no host).
+// naming a Secret for no host). And, as a class of its own, the image
+// without a variant for its node's platform now names the node's os and
+// arch and whether the pod pins either (the Windows node).
 
 func init() {
 	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
@@ -180,56 +181,6 @@ var c10kubeScenarios = []scenario{
 				target = pvc
 			}
 			return []string{"pvc/" + target.Name}
-		},
-	},
-	{
-		// First round: MISS. Today: ImagePull/Platform (0.90) "container cert-generator cannot start: image ghcr.io/nginx/nginx-gateway-fabric:2.0.2 has no variant for the node's platform (OS/CPU architecture)"; the node and its OS are not named.
-		// Missing: naming the node the pod landed on (akswin000034, kubernetes.io/os=windows) against the Linux-only image, and that the Job's pod template has no nodeSelector; fix: kubernetes.io/os: linux (certGenerator.nodeSelector).
-		name:     "real-job-ngf-cert-generator-pod-on-windows-node-no-platform",
-		source:   "material: https://github.com/nginx/nginx-gateway-fabric/issues/3661 (helm install of NGINX Gateway Fabric on AKS fails: the cert-generator Job's pod ngf-nginx-gateway-fabric-cert-generator-gwg9d, on node akswin000034/10.40.112.10, is in ImagePullBackOff: Failed to pull image \"ghcr.io/nginx/nginx-gateway-fabric:2.0.2\": rpc error: code = NotFound desc = failed to pull and unpack image \"ghcr.io/nginx/nginx-gateway-fabric:2.0.2\": no match for platform in manifest: not found; the pod was assigned to a Windows node and has no node selector; the image is Linux-only) with the fix from https://github.com/nginx/nginx-gateway-fabric/pull/3494 (helm values for the cert-generator Job's placement: certGenerator.nodeSelector kubernetes.io/os: linux); the Job is the chart's templates/certs-job.yaml; the Linux nodes' names and the Windows node's build are not in the thread",
-		category: "ImagePull",
-		culprit:  []string{"akswin000034", "kubernetes.io/os"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			for i := 0; i < 2; i++ {
-				c8kubeNode(t, c, fmt.Sprintf("aks-system-31352386-vmss00000%d", i), c8kubeNodeInfo("Ubuntu 22.04.5 LTS", "5.15.0-1089-azure", "containerd://1.7.27-1", "v1.31.9",
-					"kubernetes.azure.com/agentpool", "system", "kubernetes.azure.com/os-sku", "Ubuntu", "node.kubernetes.io/instance-type", "Standard_D4s_v5"))
-			}
-			win := "akswin000034"
-			c8kubeNode(t, c, win, c8kubeNodeInfo("Windows Server 2022 Datacenter", "10.0.20348.3692", "containerd://1.7.20+azure", "v1.31.9",
-				"kubernetes.io/os", "windows", "beta.kubernetes.io/os", "windows", "node.kubernetes.io/windows-build", "10.0.20348",
-				"kubernetes.azure.com/agentpool", "akswin", "kubernetes.azure.com/os-sku", "Windows2022", "node.kubernetes.io/instance-type", "Standard_D8s_v5"),
-				func(n *corev1.Node) {
-					n.Status.NodeInfo.OperatingSystem = "windows"
-					n.Status.Addresses = append([]corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.40.112.10"}}, n.Status.Addresses...)
-				})
-			name, image := "ngf-nginx-gateway-fabric-cert-generator", "ghcr.io/nginx/nginx-gateway-fabric:2.0.2"
-			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, AutomountServiceAccountToken: ptr(false)})
-			tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, ServiceAccountName: name, AutomountServiceAccountToken: ptr(true),
-				SecurityContext: &corev1.PodSecurityContext{FSGroup: ptr(int64(1001)), RunAsNonRoot: ptr(true)},
-				Containers: []corev1.Container{{Name: "cert-generator", Image: image, ImagePullPolicy: corev1.PullIfNotPresent,
-					Args: []string{"generate-certs", "--service=ngf-nginx-gateway-fabric", "--cluster-domain=cluster.local", "--server-tls-secret=server-tls", "--agent-tls-secret=agent-tls"},
-					Env:  []corev1.EnvVar{{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}}},
-					SecurityContext: &corev1.SecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-						Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}, AllowPrivilegeEscalation: ptr(false), ReadOnlyRootFilesystem: ptr(true),
-						RunAsUser: ptr(int64(101)), RunAsGroup: ptr(int64(1001))}}}}}
-			j := wlJob(t, c, ns, name, batchv1.JobSpec{BackoffLimit: ptr(int32(6)), TTLSecondsAfterFinished: ptr(int32(30)), Template: tmpl},
-				batchv1.JobStatus{Active: 1, Ready: ptr(int32(0)), Terminating: ptr(int32(0)), StartTime: ptr(wlAgo(12 * time.Minute))})
-			st := c8kubeWaiting("cert-generator", image, "ImagePullBackOff", fmt.Sprintf("Back-off pulling image %q", image), 12*time.Minute, "10.40.112.37")
-			st.HostIP, st.HostIPs = "10.40.112.10", []corev1.HostIP{{IP: "10.40.112.10"}}
-			spec := *j.Spec.Template.Spec.DeepCopy()
-			spec.NodeName = win
-			p := c.CreatePod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-gwg9d", Namespace: ns, Labels: maps.Clone(j.Spec.Template.Labels),
-				OwnerReferences: []metav1.OwnerReference{wlController("Job", j)}}, Spec: spec, Status: st})
-			c8kubeEvent(t, c, j, "", corev1.EventTypeNormal, "SuccessfulCreate", "job-controller", "", "Created pod: "+p.Name, 1, 12*time.Minute, 12*time.Minute)
-			c8kubeEvent(t, c, p, "", corev1.EventTypeNormal, "Scheduled", "default-scheduler", "", fmt.Sprintf("Successfully assigned %s/%s to %s", ns, p.Name, win), 1, 12*time.Minute, 12*time.Minute)
-			fp := "spec.containers{cert-generator}"
-			pull := fmt.Sprintf("Failed to pull image %q: rpc error: code = NotFound desc = failed to pull and unpack image %q: no match for platform in manifest: not found", image, image)
-			c8kubeEvent(t, c, p, win, corev1.EventTypeNormal, "Pulling", "kubelet", fp, fmt.Sprintf("Pulling image %q", image), 7, 12*time.Minute, 90*time.Second)
-			c8kubeEvent(t, c, p, win, corev1.EventTypeWarning, "Failed", "kubelet", fp, pull, 7, 12*time.Minute, 90*time.Second)
-			c8kubeEvent(t, c, p, win, corev1.EventTypeWarning, "Failed", "kubelet", fp, "Error: ErrImagePull", 7, 12*time.Minute, 90*time.Second)
-			c8kubeEvent(t, c, p, win, corev1.EventTypeNormal, "BackOff", "kubelet", fp, fmt.Sprintf("Back-off pulling image %q", image), 48, 12*time.Minute, 10*time.Second)
-			c8kubeEvent(t, c, p, win, corev1.EventTypeWarning, "Failed", "kubelet", fp, "Error: ImagePullBackOff", 48, 12*time.Minute, 10*time.Second)
-			return []string{"job/" + name}
 		},
 	},
 }

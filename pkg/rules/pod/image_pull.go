@@ -233,6 +233,15 @@ func pullFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, image, 
 			fixText = fmt.Sprintf("Find what answers for %s from the node: the container runtime's HTTP_PROXY/HTTPS_PROXY settings (its systemd unit's Environment), a transparent proxy or captive portal on the node's network, or /etc/hosts and DNS entries for %[1]s; the public registry itself only speaks HTTPS, so do not configure it as insecure.", host)
 			f.Culprit = fmt.Sprintf("the path from node/%s to %s: a plain HTTP answer to the runtime's HTTPS request (http: server gave HTTP response to HTTPS client) pulling image %s for %s", kube.OrDash(p.Spec.NodeName), host, image, kube.PodRef(p))
 		}
+	case pullPlatform:
+		if pf, ok := nodePlatform(c, p); ok {
+			why = fmt.Sprintf("image %s has no variant for node %s's platform (%s)", image, pf.Node, pf.Platform)
+			f.Culprit = fmt.Sprintf("%s container %s image %s on node %s (%s)%s", kube.PodRef(p), st.Name, image, pf.Node, pf.Platform, pf.Unpinned)
+			f.Evidence = append(f.Evidence, pf.Evidence(c))
+			if pf.Fix != "" {
+				fixText = pf.Fix
+			}
+		}
 	case pullShortName:
 		fixText = fmt.Sprintf(match.Fix, qualified(image))
 		f.Culprit = fmt.Sprintf("%s container %s image %s (no registry host; the runtime resolves no short name)", kube.PodRef(p), st.Name, image)
