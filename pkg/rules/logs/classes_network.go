@@ -67,7 +67,7 @@ var _ = register(Def{
 
 var _ = register(Def{
 	Class: DNS,
-	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)(no such host|name or service not known|temporary failure in name resolution|could not resolve host|getaddrinfo ENOTFOUND)`),
+	Patterns: []Pattern{{re: regexp.MustCompile(`(?i)(no such host|name or service not known|temporary failure in name resolution|could not resolve host|getaddrinfo ENOTFOUND|bad address '[a-z0-9.-]+')`),
 		Explains: "the application cannot resolve a host name it needs",
 		Fix:      "Check the host name in the configuration and that the Service it names exists in the expected namespace.", Priority: 80}},
 	Rank:       1, // a line of both is a ConnectionRefused

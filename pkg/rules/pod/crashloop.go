@@ -241,6 +241,9 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		if kind == "pod" || kind == "job" || kind == "cronjob" || kind == "replicaset" { // nothing to roll back
 			f.Actions = f.Actions[:1]
 		}
+		if dec.Pattern.Class == logs.DNS {
+			f = withHostNetworkDNS(c, f, p, dec)
+		}
 	default:
 		f.Hypothesis = fmt.Sprintf("Container %s exits with an application error", st.Name)
 		f.Confidence = rule.Moderate
