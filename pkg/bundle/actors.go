@@ -111,6 +111,10 @@ func (b *Bundle) ActorPods(a *Actor) []*corev1.Pod {
 // StatefulSets and DaemonSets searched for a controller's args or env.
 const maxActorWorkloads = 500
 
+// maxActorMatches bounds the workloads of equal rank kept for one
+// controller (a pod list and a log each).
+const maxActorMatches = 3
+
 // actors follows the waiting objects of the bundle to their controller:
 // at most one claim, one pod and one HPA, each a handful of requests.
 func (c *collector) actors(ctx context.Context) {
@@ -323,7 +327,7 @@ func holderPods(id string) []string {
 
 // byTemplate searches the Deployments, StatefulSets and DaemonSets of every namespace
 // (bounded) for the one whose pod template runs a container that names
-// the controller, then lists that workload's pods.
+// the controller, then lists the pods of the best-ranked ones.
 func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1.ObjectMeta, *corev1.PodSpec, *corev1.Container) int) {
 	type found struct {
 		kind, ns, name string
@@ -332,7 +336,6 @@ func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1
 		tmpl           corev1.PodTemplateSpec
 		obj            runtime.Object
 	}
-	var hit *found
 	c.count()
 	deps, err := c.cs.AppsV1().Deployments("").List(ctx, metav1.ListOptions{Limit: maxActorWorkloads})
 	if err != nil {
@@ -371,33 +374,44 @@ func (c *collector) byTemplate(ctx context.Context, a *Actor, names func(*metav1
 		d := &dss.Items[i]
 		all = append(all, found{"DaemonSet", d.Namespace, d.Name, &d.ObjectMeta, d.Spec.Selector, d.Spec.Template, d})
 	}
-	// The surest match wins; among equals, the first listed.
-	container, best := "", 0
+	// The surest match wins; several workloads of equal rank (two
+	// installations claiming one class) are all kept, up to
+	// maxActorMatches, each with its pods and one log.
+	type match struct {
+		w         *found
+		container string
+	}
+	var hits []match
+	best := 0
 	for i := range all {
 		for j := range all[i].tmpl.Spec.Containers {
 			ctr := &all[i].tmpl.Spec.Containers[j]
-			if score := names(all[i].meta, &all[i].tmpl.Spec, ctr); score > best {
-				hit, container, best = &all[i], ctr.Name, score
+			switch score := names(all[i].meta, &all[i].tmpl.Spec, ctr); {
+			case score > best:
+				hits, best = []match{{&all[i], ctr.Name}}, score
+			case score == best && score > 0 && len(hits) < maxActorMatches && hits[len(hits)-1].w != &all[i]:
+				hits = append(hits, match{&all[i], ctr.Name})
 			}
 		}
 	}
-	if hit == nil {
-		return
+	for n, h := range hits {
+		if n == 0 {
+			a.Workload, a.Container = h.w.kind+" "+h.w.ns+"/"+h.w.name, h.container
+		}
+		c.keepActorObject(h.w.obj, appsv1.SchemeGroupVersion.WithKind(h.w.kind))
+		sel, err := metav1.LabelSelectorAsSelector(h.w.sel)
+		if err != nil || sel.Empty() {
+			continue
+		}
+		c.count()
+		list, err := c.cs.CoreV1().Pods(h.w.ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String(), Limit: maxDependencyPods})
+		if err != nil {
+			a.Complete = false
+			c.problem("pods of "+h.w.kind+" "+h.w.ns+"/"+h.w.name, err)
+			continue
+		}
+		c.keepActorPods(ctx, a, list.Items, h.container)
 	}
-	a.Workload, a.Container = hit.kind+" "+hit.ns+"/"+hit.name, container
-	c.keepActorObject(hit.obj, appsv1.SchemeGroupVersion.WithKind(hit.kind))
-	sel, err := metav1.LabelSelectorAsSelector(hit.sel)
-	if err != nil || sel.Empty() {
-		return
-	}
-	c.count()
-	list, err := c.cs.CoreV1().Pods(hit.ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String(), Limit: maxDependencyPods})
-	if err != nil {
-		a.Complete = false
-		c.problem("pods of "+a.Workload, err)
-		return
-	}
-	c.keepActorPods(ctx, a, list.Items, container)
 }
 
 // keepActorPods files the controller's pods among DependencyPods and reads

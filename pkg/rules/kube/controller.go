@@ -72,6 +72,16 @@ func readController(c *rule.Pass, role bundle.ActorRole, forObj string, about []
 			break
 		}
 	}
+	// Several installations may claim the object (two controllers of one
+	// class): the one whose log names it is the one serving it.
+	if len(about) > 0 {
+		for _, p := range pods {
+			if _, _, named := podLine(c, p, a.Container, about); named {
+				k.Pod = p
+				break
+			}
+		}
+	}
 	p := k.Pod
 	k.Ref = "pod " + p.Namespace + "/" + p.Name
 	k.State, k.Down = PodState(p)
@@ -105,6 +115,24 @@ func readController(c *rule.Pass, role bundle.ActorRole, forObj string, about []
 		break
 	}
 	return k
+}
+
+// podLine is controllerLine over the pod's containers, the named one
+// first.
+func podLine(c *rule.Pass, p *corev1.Pod, container string, about []string) (*logs.Decisive, bool, bool) {
+	names := []string{container}
+	for _, st := range p.Status.ContainerStatuses {
+		names = append(names, st.Name)
+	}
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		if d, prev, named := controllerLine(c, p, n, about); d != nil {
+			return d, prev, named
+		}
+	}
+	return nil, false, false
 }
 
 // controllerLine is the decisive line of a controller's log: among the

@@ -4,6 +4,7 @@
 package logs
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -103,7 +104,11 @@ func FindDecisive(text string) *Decisive {
 		best = bestWarn
 	}
 	if best == nil || best.Pattern.Priority <= 10 {
-		if ds := log.Decisive(applog.Options{Max: 1}); len(ds) > 0 {
+		ds := log.Decisive(applog.Options{Max: 3})
+		// A crash report cut before the line that names its cause says
+		// nothing: the next record does.
+		ds = slices.DeleteFunc(ds, func(d applog.Decisive) bool { return strings.TrimSpace(d.Text) == "" })
+		if len(ds) > 0 {
 			p := classify(ds[0].Text, ds[0].Event.Trace != "")
 			if (p == nil || p.Priority <= 10) && declaredError(ds[0].Event) {
 				p = declared
