@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -112,29 +111,7 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 		u.SetKind("Pod")
 		objs = append(objs, u)
 	}
-	// What the search for a controller found (its Lease, workload,
-	// APIService and Service): an APIService is cluster-scoped and sends
-	// to the scenario's namespace, for the scenario's time only.
-	for _, u := range b.ActorObjects {
-		u = u.DeepCopy()
-		if have[u.GetKind()+"/"+u.GetName()] {
-			continue
-		}
-		have[u.GetKind()+"/"+u.GetName()] = true
-		if u.GetKind() == "APIService" {
-			if _, ok, _ := unstructured.NestedMap(u.Object, "spec", "service"); ok {
-				_ = unstructured.SetNestedField(u.Object, ns, "spec", "service", "namespace")
-			}
-			ann := u.GetAnnotations()
-			if ann == nil {
-				ann = map[string]string{}
-			}
-			ann[scenarioScoped] = "true"
-			u.SetAnnotations(ann)
-			unstructured.RemoveNestedField(u.Object, "status")
-		}
-		objs = append(objs, u)
-	}
+	objs = append(objs, actorObjects(b, ns, have)...)
 	// Within a kind, oldest first and, among objects created in the same
 	// second, the reverse of the collection's order: the collector lists
 	// the newest pods first, by creationTimestamp (set by the API server,
@@ -224,15 +201,7 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 		}
 	}
 	time.Sleep(wait)
-	// The Secrets the capture saw exist (their names only were kept:
-	// the collector reads no more than a Secret's table row).
-	for _, ref := range b.Cluster.SecretsSeen {
-		_, name, _ := strings.Cut(ref, "/")
-		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Type: corev1.SecretTypeOpaque}
-		if _, err := c.Client.CoreV1().Secrets(ns).Create(context.Background(), sec, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("create secret %s: %v", ref, err)
-		}
-	}
+	createSeenSecrets(t, c, b, ns)
 	for _, e := range b.Events {
 		createEvent(t, c, e, ns, created, shift)
 	}
