@@ -82,6 +82,17 @@ type Actor struct {
 	Missing bool `json:"missing,omitempty"`
 }
 
+// SearchedText says what the search read, for a finding that found no
+// controller: "searched …", and when a read was cut short or refused, that
+// not all of it could be read.
+func (a *Actor) SearchedText() string {
+	s := "searched " + strings.Join(a.Searched, ", ")
+	if !a.Complete {
+		s += "; not all of it could be read"
+	}
+	return s
+}
+
 // Actor returns the search for the controller of role the object named
 // for waits on, or nil when none was made.
 func (b *Bundle) Actor(role ActorRole, forObj string) *Actor {

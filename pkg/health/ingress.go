@@ -38,20 +38,6 @@ var ingressController = &Check{
 		if a.Workload != "" {
 			return []Result{fail("The controller of Ingress class %s, %s, has no pod", a.Name, a.Workload)}
 		}
-		return []Result{unchecked("Not checked: no workload found that serves Ingress class %s (searched %s); it may run outside the cluster or under flags not recognised", a.Name, joinSearched(a))}
+		return []Result{unchecked("Not checked: no workload found that serves Ingress class %s (%s); it may run outside the cluster or under flags not recognised", a.Name, a.SearchedText())}
 	},
-}
-
-func joinSearched(a *bundle.Actor) string {
-	s := ""
-	for i, x := range a.Searched {
-		if i > 0 {
-			s += ", "
-		}
-		s += x
-	}
-	if !a.Complete {
-		s += "; not all of it could be read"
-	}
-	return s
 }

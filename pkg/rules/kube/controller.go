@@ -174,28 +174,27 @@ func namesAny(line string, terms []string) bool {
 	return false
 }
 
-// Searched says what the search read, for a finding that found no
-// controller: "searched …" and whether that was everything.
-func (k *Controller) Searched() string {
-	s := "searched " + strings.Join(k.Actor.Searched, ", ")
-	if !k.Actor.Complete {
-		s += " (not all of it could be read)"
-	}
-	return s
-}
-
 // deniedRe is the API server refusing a read in a client's log: `cannot
 // list resource "csidrivers" in API group "storage.k8s.io"`.
 var deniedRe = regexp.MustCompile(`cannot (get|list|watch) resource "([^"]+)" in API group "([^"]*)"`)
 
-// Denied are the resources (with their group: "csidrivers.storage.k8s.io")
-// the controller's log says it may not read, each once, in the order
-// first logged: what its ClusterRole lacks.
-func (k *Controller) Denied(c *rule.Pass) []string {
+// Denial is what a controller's log says its ServiceAccount may not
+// read: what its ClusterRole lacks.
+type Denial struct {
+	Namespace, Account string
+	// Resources are "csidrivers.storage.k8s.io", each once, in the order
+	// first logged, with the verb the API server refused.
+	Resources []string
+	verbs     []string
+}
+
+// Denied reads the denials of the controller's logs; ok is false when
+// there is none.
+func (k *Controller) Denied(c *rule.Pass) (d Denial, ok bool) {
 	if k.Pod == nil {
-		return nil
+		return d, false
 	}
-	var out []string
+	d.Namespace, d.Account = k.Pod.Namespace, k.Pod.Spec.ServiceAccountName
 	for _, st := range k.Pod.Status.ContainerStatuses {
 		cur, prev := c.B.LogsFor(k.Pod.Name, st.Name)
 		for _, l := range []*bundle.ContainerLog{prev, cur} {
@@ -207,11 +206,29 @@ func (k *Controller) Denied(c *rule.Pass) []string {
 				if m[3] != "" {
 					r += "." + m[3]
 				}
-				if !slices.Contains(out, r) {
-					out = append(out, r)
+				if !slices.Contains(d.Resources, r) {
+					d.Resources, d.verbs = append(d.Resources, r), append(d.verbs, m[1])
 				}
 			}
 		}
+	}
+	return d, len(d.Resources) > 0
+}
+
+// List is the resources, comma-separated.
+func (d Denial) List() string { return strings.Join(d.Resources, ", ") }
+
+// Clause is the culprit's "; its ServiceAccount x may not read …".
+func (d Denial) Clause() string {
+	return fmt.Sprintf("; its ServiceAccount %s may not read %s", d.Account, d.List())
+}
+
+// Checks are the `kubectl auth can-i` commands that show each refusal,
+// with the verb the log names.
+func (d Denial) Checks() []string {
+	var out []string
+	for i, r := range d.Resources {
+		out = append(out, fmt.Sprintf("kubectl auth can-i %s %s --as=system:serviceaccount:%s:%s", d.verbs[i], r, d.Namespace, d.Account))
 	}
 	return out
 }

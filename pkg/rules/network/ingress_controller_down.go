@@ -59,14 +59,11 @@ func checkIngressControllerDown(c *rule.Pass) []rule.Finding {
 	}
 	fix := report.Action{Kind: report.Immediate, Description: fmt.Sprintf("Fix what the controller's log says, then let it restart; Ingress %s is served once it runs.", ing.Name),
 		Commands: []string{fmt.Sprintf("kubectl logs %s -n %s --previous --tail=50", k.Pod.Name, k.Pod.Namespace)}}
-	if denied := k.Denied(c); len(denied) > 0 {
-		sa := k.Pod.Spec.ServiceAccountName
-		f.Culprit += fmt.Sprintf("; its ServiceAccount %s may not read %s", sa, strings.Join(denied, ", "))
+	if d, ok := k.Denied(c); ok {
+		f.Culprit += d.Clause()
 		f.Contributing = append(f.Contributing, "A controller's release reads what its RBAC must grant: an upgrade that reads a new resource (IngressClasses since Kubernetes 1.18) exits at start until its ClusterRole is the release's.")
-		fix.Description = fmt.Sprintf("Grant ServiceAccount %s/%s get, list and watch on %s (apply the ClusterRole of the controller's release), then restart it.", k.Pod.Namespace, sa, strings.Join(denied, ", "))
-		for _, r := range denied {
-			fix.Commands = append(fix.Commands, fmt.Sprintf("kubectl auth can-i get %s --as=system:serviceaccount:%s:%s", r, k.Pod.Namespace, sa))
-		}
+		fix.Description = fmt.Sprintf("Grant ServiceAccount %s/%s get, list and watch on %s (apply the ClusterRole of the controller's release), then restart it.", d.Namespace, d.Account, d.List())
+		fix.Commands = append(fix.Commands, d.Checks()...)
 	}
 	f.Actions = []report.Action{fix}
 	return []rule.Finding{f}

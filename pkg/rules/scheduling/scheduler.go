@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,12 +22,12 @@ func withScheduler(c *rule.Pass, f rule.Finding, p *corev1.Pod, name string) rul
 		return f
 	}
 	if k.Pod == nil {
-		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("No pod runs a scheduler named %s: %s", name, k.Searched()),
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("No pod runs a scheduler named %s: %s", name, k.Actor.SearchedText()),
 			"the collector's search for the scheduler", "kubectl get pods -A -o wide | grep -i scheduler"))
 		if k.Actor.Complete {
 			f.Confidence = rule.Strong
 			f.Title = fmt.Sprintf("pod names scheduler %q, and no workload runs a scheduler of that name", name)
-			f.Summary = fmt.Sprintf("Pod %s asks for scheduler %q; no Deployment or StatefulSet runs a container with --scheduler-name=%s (%s), so nothing will ever schedule it: the name is wrong or that scheduler is not installed.", p.Name, name, name, k.Searched())
+			f.Summary = fmt.Sprintf("Pod %s asks for scheduler %q; no Deployment, StatefulSet or DaemonSet runs a container with --scheduler-name=%s (%s), so nothing will ever schedule it: the name is wrong or that scheduler is not installed.", p.Name, name, name, k.Actor.SearchedText())
 		}
 		return f
 	}
@@ -52,14 +51,11 @@ func withScheduler(c *rule.Pass, f rule.Finding, p *corev1.Pod, name string) rul
 	fix := report.Action{Kind: report.Immediate,
 		Description: fmt.Sprintf("Fix what scheduler %s's log says, then restart it; the pod is scheduled once its scheduler runs.", name),
 		Commands:    []string{fmt.Sprintf("kubectl logs %s -n %s --tail=50", k.Pod.Name, k.Pod.Namespace)}}
-	if denied := k.Denied(c); len(denied) > 0 {
-		sa := k.Pod.Spec.ServiceAccountName
-		f.Culprit += fmt.Sprintf("; its ServiceAccount %s may not read %s", sa, strings.Join(denied, ", "))
+	if d, ok := k.Denied(c); ok {
+		f.Culprit += d.Clause()
 		f.Contributing = append(f.Contributing, "A scheduler's informers must list and watch every resource its plugins read: one it may not list never syncs, and the scheduler waits for its caches before it schedules anything. The fix is its ClusterRole, not the pod.")
-		fix.Description = fmt.Sprintf("Grant ServiceAccount %s/%s get, list and watch on %s in the ClusterRole bound to it, then restart scheduler %s; the pod is scheduled once its caches sync.", k.Pod.Namespace, sa, strings.Join(denied, ", "), name)
-		for _, r := range denied {
-			fix.Commands = append(fix.Commands, fmt.Sprintf("kubectl auth can-i list %s --as=system:serviceaccount:%s:%s", r, k.Pod.Namespace, sa))
-		}
+		fix.Description = fmt.Sprintf("Grant ServiceAccount %s/%s get, list and watch on %s in the ClusterRole bound to it, then restart scheduler %s; the pod is scheduled once its caches sync.", d.Namespace, d.Account, d.List(), name)
+		fix.Commands = append(fix.Commands, d.Checks()...)
 	}
 	f.Actions = []report.Action{fix}
 	return f

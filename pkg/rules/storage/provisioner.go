@@ -23,10 +23,10 @@ func withProvisioner(c *rule.Pass, f rule.Finding, pvc *corev1.PersistentVolumeC
 		return f
 	}
 	if k.Pod == nil {
-		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("No pod runs provisioner %s: %s", prov, k.Searched()),
+		f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("No pod runs provisioner %s: %s", prov, k.Actor.SearchedText()),
 			"the collector's search for the provisioner", "kubectl get pods -A -o wide | grep -i provisioner"))
 		if k.Actor.Complete {
-			f.Summary += fmt.Sprintf(" No pod runs it: %s, and none names %s.", k.Searched(), prov)
+			f.Summary += fmt.Sprintf(" No pod runs it: %s, and none names %s.", k.Actor.SearchedText(), prov)
 		}
 		return f
 	}
@@ -60,8 +60,8 @@ func withProvisioner(c *rule.Pass, f rule.Finding, pvc *corev1.PersistentVolumeC
 	if k.Down {
 		f.Culprit = fmt.Sprintf("provisioner %s (%s%s) is %s%s", prov, k.Ref, image, k.State, said)
 	}
-	if denied := k.Denied(c); len(denied) > 0 {
-		f.Culprit += fmt.Sprintf("; its ServiceAccount %s may not read %s", k.Pod.Spec.ServiceAccountName, strings.Join(denied, ", "))
+	if d, ok := k.Denied(c); ok {
+		f.Culprit += d.Clause()
 	}
 	if strings.Contains(k.Line, "selfLink was empty") {
 		f.Contributing = append(f.Contributing, "The API server no longer fills metadata.selfLink (removed in Kubernetes 1.20, and the RemoveSelfLink=false escape hatch with it in 1.24); a provisioner built on the old external-storage library needs it to reference the claim: the fix is a current release of the provisioner (for NFS, nfs-subdir-external-provisioner), not the claim.")
