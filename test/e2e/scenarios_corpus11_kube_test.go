@@ -1,0 +1,360 @@
+package e2e
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-triage/kubectl-triage/test/testcluster"
+)
+
+// An eleventh batch of Kubernetes-side scenarios from real material (issue
+// threads with the recorded events, statuses and logs, whose resolution the
+// thread established): a hard hostname spread that counts a tainted
+// control-plane node, a regional disk quota under a StatefulSet's claims,
+// a GCE load balancer health check that takes the readiness probe's path,
+// a node left tainted by a cluster-autoscaler that restarted mid
+// scale-down, a CSI node plugin DaemonSet that does not tolerate the node a
+// tolerating pod landed on, the kubelet's image pull rate limit, a cloud
+// account's load balancer quota, GKE's quota on the critical priority
+// classes, a node pool at its autoscaling maximum, CoreDNS forwarding to an
+// empty resolv.conf, an injected init container refused by Pod Security and
+// an ingress controller whose ClusterRole predates its release. The
+// expectations were written from the threads' resolutions before the first
+// run; the setups are in this file and in scenarios_corpus11_kube2_test.go,
+// registered only with KUBECTL_TRIAGE_REAL_MISSES set.
+
+func init() {
+	if os.Getenv("KUBECTL_TRIAGE_REAL_MISSES") != "" {
+		register(c11kubeScenarios...)
+		register(c11kubeScenarios2...)
+	}
+}
+
+// c11kubeUnixAgo is the Unix time of ago, as the cluster-autoscaler writes
+// it in its taints' values.
+func c11kubeUnixAgo(ago time.Duration) string {
+	return fmt.Sprint(time.Now().Add(-ago).Unix())
+}
+
+// c11kubeIP gives a pod status the address ip on the node at hostIP.
+func c11kubeIP(st corev1.PodStatus, ip, hostIP string) corev1.PodStatus {
+	st.PodIP, st.PodIPs = ip, []corev1.PodIP{{IP: ip}}
+	st.HostIP, st.HostIPs = hostIP, []corev1.HostIP{{IP: hostIP}}
+	return st
+}
+
+// c11kubeLabelNamespace adds labels (key, value pairs) to namespace ns.
+func c11kubeLabelNamespace(t *testing.T, c *testcluster.Cluster, ns string, kv ...string) {
+	t.Helper()
+	got, err := c.Client.CoreV1().Namespaces().Get(t.Context(), ns, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Labels == nil {
+		got.Labels = map[string]string{}
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		got.Labels[kv[i]] = kv[i+1]
+	}
+	if _, err := c.Client.CoreV1().Namespaces().Update(t.Context(), got, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("label namespace %s: %v", ns, err)
+	}
+}
+
+// c11kubeWaitingPod is a scheduled pod whose container waits with reason
+// (and message) since ago.
+func c11kubeWaitingPod(container, image, reason, msg, hostIP string, ago time.Duration) corev1.PodStatus {
+	st := c8kubeWaiting(container, image, reason, msg, ago, "")
+	st.HostIP, st.HostIPs = hostIP, []corev1.HostIP{{IP: hostIP}}
+	return st
+}
+
+var c11kubeScenarios = []scenario{
+	{
+		name:     "real-deployment-coredns-spread-counts-tainted-control-plane",
+		source:   "material: https://github.com/kubernetes/kops/pull/17472 (kops enforces CoreDNS's topologySpreadConstraints: the kubernetes.io/hostname constraint becomes whenUnsatisfiable: DoNotSchedule; a comment there: on a cluster of 1 control plane node and 1 worker, kops validate cluster fails with Pod kube-system/coredns-545b87966c-hlkxb system-cluster-critical pod \"coredns-545b87966c-hlkxb\" is pending, the second pod pending due to 0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2 nodes are available: 1 Preemption is not helpful for scheduling, 1 node(s) didn't match pod topology spread constraints.; CoreDNS tolerates CriticalAddonsOnly and the not-ready/unreachable NoExecute taints only) with https://github.com/cilium/cilium/issues/41313 (the same failure on kops 1.33: instance groups control-plane-us-west1-a and nodes-us-west1-a, nodes control-plane-us-west1-a-x6x7 and nodes-us-west1-a-2qpk) and the resolution https://github.com/kubernetes/kops/pull/18535 (the tainted control-plane node was counted as an empty topology domain, so the second replica could never satisfy maxSkew; nodeTaintsPolicy: Honor excludes nodes with untolerated taints from the skew); the node OS, runtime versions and the CoreDNS image tag are this setup's",
+		category: "Unschedulable",
+		culprit:  []string{"control-plane", "nodeTaintsPolicy"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			cp, worker := "control-plane-us-west1-a-x6x7", "nodes-us-west1-a-2qpk"
+			info := func(group string, role string) func(*corev1.Node) {
+				return c8kubeNodeInfo("Ubuntu 24.04.2 LTS", "6.8.0-1031-gcp", "containerd://1.7.28", "v1.33.3",
+					"node-role.kubernetes.io/"+role, "", "kops.k8s.io/instancegroup", group, "node.kubernetes.io/instance-type", "n2-standard-8",
+					"topology.kubernetes.io/region", "us-west1", "topology.kubernetes.io/zone", "us-west1-a")
+			}
+			c8kubeNode(t, c, cp, info("control-plane-us-west1-a", "control-plane"), c4bTaint("node-role.kubernetes.io/control-plane", "", corev1.TaintEffectNoSchedule))
+			c8kubeNode(t, c, worker, info("nodes-us-west1-a", "node"))
+			labels := map[string]string{"k8s-app": "kube-dns"}
+			image := "registry.k8s.io/coredns/coredns:v1.12.1"
+			sel := &metav1.LabelSelector{MatchLabels: maps.Clone(labels)}
+			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)}, Spec: corev1.PodSpec{
+				PriorityClassName: "system-cluster-critical", DNSPolicy: corev1.DNSDefault, NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
+				Tolerations: []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists},
+					{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))},
+					{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr(int64(300))}},
+				TopologySpreadConstraints: []corev1.TopologySpreadConstraint{
+					{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: sel},
+					{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: sel}},
+				Containers: []corev1.Container{{Name: "coredns", Image: image, Args: []string{"-conf", "/etc/coredns/Corefile"},
+					Ports: []corev1.ContainerPort{{Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}, {Name: "dns-tcp", ContainerPort: 53, Protocol: corev1.ProtocolTCP},
+						{Name: "metrics", ContainerPort: 9153, Protocol: corev1.ProtocolTCP}},
+					Resources: corev1.ResourceRequirements{Requests: c10appRes("100m", "70Mi"), Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("170Mi")}},
+					ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8181)}}, PeriodSeconds: 10}}}}}
+			rsName := "coredns-545b87966c"
+			st := appsv1.DeploymentStatus{Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1, Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable", Message: "Deployment has minimum availability.", LastUpdateTime: wlAgo(38 * time.Minute), LastTransitionTime: wlAgo(38 * time.Minute)},
+				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: fmt.Sprintf("ReplicaSet %q has timed out progressing.", rsName), LastUpdateTime: wlAgo(29 * time.Minute), LastTransitionTime: wlAgo(29 * time.Minute)}}}
+			_, rs := c8kubeDeployment(t, c, ns, "coredns", "545b87966c", 2, tmpl, c9kubeReadyRS(2, 1), st)
+			c8kubePod(t, c, rs, "q7t4d", worker, c11kubeIP(wlReadyStatus("coredns", image, 38*time.Minute), "100.96.1.3", "10.0.16.5"))
+			msg := "0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2 nodes are available: 1 Preemption is not helpful for scheduling, 1 node(s) didn't match pod topology spread constraints."
+			c9kubeUnscheduled(t, c, ns, rsName+"-hlkxb", rs.Spec.Template.Labels, wlController("ReplicaSet", rs), rs.Spec.Template.Spec, msg, 23, 39*time.Minute)
+			return []string{"deployment/coredns"}
+		},
+	},
+	{
+		name:     "real-statefulset-mongo-gce-pd-ssd-total-gb-quota-exceeded",
+		source:   "material: https://github.com/googlecodelabs/feedback/issues/440 (the cloud-mongodb-statefulset codelab: a StatefulSet mongo whose volumeClaimTemplate mongo-persistent-storage asks 100Gi of StorageClass \"fast\" (kubernetes.io/gce-pd, pd-ssd) exceeds the default quota of a new project: Warning ProvisioningFailed persistentvolume-controller Failed to provision volume with StorageClass \"fast\": googleapi: Error 403: Quota 'SSD_TOTAL_GB' exceeded. Limit: 100.0 in region us-west1., quotaExceeded (x13) on mongo-persistent-storage-mongo-1, and Warning FailedScheduling default-scheduler PersistentVolumeClaim is not bound: \"mongo-persistent-storage-mongo-1\" (repeated 3 times) on mongo-1: the first claim takes the region's 100 GB of SSD and the second cannot be provisioned; fix: smaller claims or a quota increase); the manifests follow the codelab's (mongo with --replSet rs0 and the cvallance/mongo-k8s-sidecar); the node names and the first disk's name are this setup's",
+		category: "PVC/Pending",
+		culprit:  []string{"SSD_TOTAL_GB"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			c10kubeClass(t, c, "fast", "kubernetes.io/gce-pd", storagev1.VolumeBindingImmediate, false, false, map[string]string{"type": "pd-ssd"})
+			node := "gke-mongo-cluster-default-pool-2c6a13f0-7kq4"
+			c8kubeNode(t, c, node, c8kubeNodeInfo("Container-Optimized OS from Google", "4.4.111+", "docker://17.3.2", "v1.10.4-gke.2",
+				"cloud.google.com/gke-nodepool", "default-pool", "failure-domain.beta.kubernetes.io/region", "us-west1", "failure-domain.beta.kubernetes.io/zone", "us-west1-b"))
+			labels := map[string]string{"role": "mongo", "environment": "test"}
+			c4bService(t, c, ns, "mongo", maps.Clone(labels), []corev1.ServicePort{c4bPort("", 27017, intstr.FromInt32(27017))}, func(s *corev1.Service) { s.Spec.ClusterIP = corev1.ClusterIPNone })
+			class := "fast"
+			sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "mongo", Namespace: ns},
+				Spec: appsv1.StatefulSetSpec{Replicas: ptr(int32(3)), ServiceName: "mongo", Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(labels)},
+					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)}, Spec: corev1.PodSpec{TerminationGracePeriodSeconds: ptr(int64(10)),
+						Containers: []corev1.Container{
+							{Name: "mongo", Image: "mongo", Command: []string{"mongod", "--replSet", "rs0", "--smallfiles", "--noprealloc", "--bind_ip", "0.0.0.0"},
+								Ports: []corev1.ContainerPort{{ContainerPort: 27017, Protocol: corev1.ProtocolTCP}}, VolumeMounts: []corev1.VolumeMount{{Name: "mongo-persistent-storage", MountPath: "/data/db"}}},
+							{Name: "mongo-sidecar", Image: "cvallance/mongo-k8s-sidecar", Env: []corev1.EnvVar{{Name: "MONGO_SIDECAR_POD_LABELS", Value: "role=mongo,environment=test"}}}}}},
+					VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "mongo-persistent-storage", Annotations: map[string]string{"volume.beta.kubernetes.io/storage-class": "fast"}},
+						Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+							Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("100Gi")}}}}}}}
+			c.Create(t, sts)
+			sts.Status = appsv1.StatefulSetStatus{ObservedGeneration: sts.Generation, Replicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, CurrentReplicas: 2, UpdatedReplicas: 2,
+				CurrentRevision: "mongo-7b9d5c6f8d", UpdateRevision: "mongo-7b9d5c6f8d", CollisionCount: ptr(int32(0))}
+			c.SetObjectStatus(t, sts)
+			pv := "pvc-5be7a0f4-799c-11e8-a5b3-42010a8a0fd3"
+			c9kubeBoundClaim(t, c, ns, "mongo-persistent-storage-mongo-0", pv, class, "kubernetes.io/gce-pd", "100Gi", []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, false,
+				corev1.PersistentVolumeSource{GCEPersistentDisk: &corev1.GCEPersistentDiskVolumeSource{PDName: "gke-mongo-cluster-4d1e2-" + pv, FSType: "ext4"}})
+			st := c10appPod("10.8.0.12", 9*time.Minute, c10appCtr("mongo", "mongo", true, 9*time.Minute, 0), c10appCtr("mongo-sidecar", "cvallance/mongo-k8s-sidecar", true, 9*time.Minute, 0))
+			st.HostIP = "10.138.0.2"
+			c9kubeStsPod(t, c, sts, 0, node, st)
+			pending := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "mongo-persistent-storage-mongo-1", Namespace: ns, Labels: maps.Clone(labels),
+				Annotations: map[string]string{"volume.beta.kubernetes.io/storage-class": "fast", "volume.beta.kubernetes.io/storage-provisioner": "kubernetes.io/gce-pd"}},
+				Spec:   *sts.Spec.VolumeClaimTemplates[0].Spec.DeepCopy(),
+				Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+			c.Create(t, pending)
+			c8kubeEvent(t, c, pending, "", corev1.EventTypeWarning, "ProvisioningFailed", "persistentvolume-controller", "",
+				"Failed to provision volume with StorageClass \"fast\": googleapi: Error 403: Quota 'SSD_TOTAL_GB' exceeded. Limit: 100.0 in region us-west1., quotaExceeded", 13, 3*time.Minute, 6*time.Second)
+			msg := "PersistentVolumeClaim is not bound: \"mongo-persistent-storage-mongo-1\" (repeated 3 times)"
+			p := c9kubeStsPod(t, c, sts, 1, "", corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+				Reason: "Unschedulable", Message: msg, LastTransitionTime: wlAgo(3 * time.Minute)}}})
+			c8kubeEvent(t, c, p, "", corev1.EventTypeWarning, "FailedScheduling", "default-scheduler", "", msg, 15, 3*time.Minute, 5*time.Second)
+			return []string{"statefulset/mongo"}
+		},
+	},
+	{
+		name:     "real-ingress-gce-backend-unhealthy-xray-readiness-redirect",
+		source:   "material: https://github.com/jfrog/charts/issues/149 (GKE ingress controller will fail with an \"unhealthy\" backend because of the readiness probe path: the xray-server template has readinessProbe httpGet path / on its internalPort (initialDelaySeconds 60, periodSeconds 10, failureThreshold 10); the GCE ingress creates the load balancer's health check from the readiness probe's path, and / answers curl http://localhost:31469/ with <a href=\"/web\">Moved Permanently</a>. (301), which the kubelet counts as a success and the load balancer does not, so the backend is UNHEALTHY; curl http://localhost:31469/api/v1/system/ping answers {\"status\":\"pong\"}; fix: a readiness probe on /api/v1/system/ping) with the ingress.kubernetes.io/backends annotation as GKE writes it ({\"k8s-be-30450--7901e6b62d1b12c3\":\"UNHEALTHY\"} in https://github.com/weaviate/weaviate/issues/1039); the release name, the Deployment, the image tag, the default backend's port, the hash of the backend names and the load balancer's address are this setup's",
+		category: "Ingress",
+		culprit:  []string{"xray-xray-server", "readinessProbe"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			labels := map[string]string{"app": "xray", "component": "xray-server", "release": "xray"}
+			image := "docker.bintray.io/jfrog/xray-server:2.4.6"
+			probe := func(delay int32) *corev1.Probe {
+				return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(8000)}}, InitialDelaySeconds: delay, PeriodSeconds: 10, FailureThreshold: 10}
+			}
+			live := probe(90)
+			live.FailureThreshold = 3
+			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)}, Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "xray-server", Image: image, Ports: []corev1.ContainerPort{{ContainerPort: 8000, Protocol: corev1.ProtocolTCP}},
+					ReadinessProbe: probe(60), LivenessProbe: live}}}}
+			_, rs := c8kubeDeployment(t, c, ns, "xray-xray-server", "6b9f7d4c8d", 1, tmpl, c9kubeReadyRS(1, 1), c9kubeAvailable("xray-xray-server-6b9f7d4c8d", 1, 3*time.Hour))
+			p := c8kubePod(t, c, rs, "m2xq8", "", c11kubeIP(wlReadyStatus("xray-server", image, 3*time.Hour), "10.44.1.17", "127.0.0.1"))
+			svc := c4bService(t, c, ns, "xray-xray-server", maps.Clone(labels), []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8000), NodePort: 31469, Protocol: corev1.ProtocolTCP}},
+				func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort })
+			c4bSlice(t, c, ns, svc.Name, c4bSlicePort("http", 8000), p)
+			hash := "b5f3c2a1e8d94f07"
+			ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "xray", Namespace: ns, Annotations: map[string]string{
+				"kubernetes.io/ingress.class":           "gce",
+				"ingress.kubernetes.io/backends":        fmt.Sprintf(`{"k8s-be-30932--%s":"HEALTHY","k8s-be-31469--%s":"UNHEALTHY"}`, hash, hash),
+				"ingress.kubernetes.io/forwarding-rule": fmt.Sprintf("k8s-fw-%s-xray--%s", ns, hash),
+				"ingress.kubernetes.io/target-proxy":    fmt.Sprintf("k8s-tp-%s-xray--%s", ns, hash),
+				"ingress.kubernetes.io/url-map":         fmt.Sprintf("k8s-um-%s-xray--%s", ns, hash)}},
+				Spec: networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "xray-xray-server", Port: networkingv1.ServiceBackendPort{Number: 80}}}}}
+			c.Create(t, ing)
+			ing.Status = networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "35.227.218.53"}}}}
+			c.SetObjectStatus(t, ing)
+			c8kubeEvent(t, c, ing, "", corev1.EventTypeNormal, "ADD", "loadbalancer-controller", "", ns+"/xray", 1, 2*time.Hour+50*time.Minute, 2*time.Hour+50*time.Minute)
+			c8kubeEvent(t, c, ing, "", corev1.EventTypeNormal, "CREATE", "loadbalancer-controller", "", "ip: 35.227.218.53", 1, 2*time.Hour+46*time.Minute, 2*time.Hour+46*time.Minute)
+			return []string{"ingress/xray"}
+		},
+	},
+	{
+		name:     "real-node-to-be-deleted-taint-left-by-restarted-autoscaler",
+		source:   "material: https://github.com/kubernetes/autoscaler/issues/3949 (EKS 1.17 with self-managed node groups, cluster-autoscaler 1.17.4: the leading cluster-autoscaler pod was disrupted in the middle of draining and deleting a node; the node kept both the ToBeDeletedByClusterAutoscaler and DeletionCandidateOfClusterAutoscaler taints, still ran pods and was never deleted from EC2, and its node group was stuck) with https://github.com/kubernetes/autoscaler/issues/5048 (when cluster-autoscaler restarts after tainting a node for deletion it forgets about it: the node stays tainted, unused, and no longer considered; resolution in both: remove the taint by hand, e.g. kubectl taint node NODE ToBeDeletedByClusterAutoscaler-); the ScaleDown event wording (marked the node as toBeDeleted/unschedulable) and the log lines are cluster-autoscaler's (core/scaledown, leaderelection); the node names, its pods and the times are this setup's",
+		category: "Node",
+		culprit:  []string{"ToBeDeletedByClusterAutoscaler"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			info := func(zone string) func(*corev1.Node) {
+				return c8kubeNodeInfo("Amazon Linux 2", "4.14.209-160.339.amzn2.x86_64", "docker://19.3.6", "v1.17.12-eks-7684af",
+					"node.kubernetes.io/instance-type", "m5.xlarge", "topology.kubernetes.io/region", "eu-west-1", "topology.kubernetes.io/zone", zone,
+					"alpha.eksctl.io/nodegroup-name", "workers-m5")
+			}
+			tainted := "ip-10-20-42-117.eu-west-1.compute.internal"
+			c8kubeNode(t, c, tainted, info("eu-west-1b"),
+				func(n *corev1.Node) {
+					n.Spec.Taints = append(n.Spec.Taints,
+						corev1.Taint{Key: "DeletionCandidateOfClusterAutoscaler", Value: c11kubeUnixAgo(14*time.Hour + 11*time.Minute), Effect: corev1.TaintEffectPreferNoSchedule},
+						corev1.Taint{Key: "ToBeDeletedByClusterAutoscaler", Value: c11kubeUnixAgo(14 * time.Hour), Effect: corev1.TaintEffectNoSchedule})
+				})
+			others := []string{"ip-10-20-11-38.eu-west-1.compute.internal", "ip-10-20-77-203.eu-west-1.compute.internal"}
+			c8kubeNode(t, c, others[0], info("eu-west-1a"))
+			c8kubeNode(t, c, others[1], info("eu-west-1c"))
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: tainted}}
+			if err := c.Get(n); err != nil {
+				t.Fatal(err)
+			}
+			c8kubeEvent(t, c, n, "", corev1.EventTypeNormal, "ScaleDown", "cluster-autoscaler", "", "marked the node as toBeDeleted/unschedulable", 1, 14*time.Hour, 14*time.Hour)
+			image := "registry.example.com/orders-api:4.12.0"
+			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "orders-api"}}, Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "orders-api", Image: image, Ports: []corev1.ContainerPort{{ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+					Resources: corev1.ResourceRequirements{Requests: c10appRes("500m", "1Gi")}}}}}
+			_, rs := c8kubeDeployment(t, c, ns, "orders-api", "7f6c9d8b54", 3, tmpl, c9kubeReadyRS(3, 3), c9kubeAvailable("orders-api-7f6c9d8b54", 3, 2*24*time.Hour))
+			for i, node := range []string{tainted, tainted, others[0]} {
+				host := []string{"10.20.42.117", "10.20.42.117", "10.20.11.38"}[i]
+				c8kubePod(t, c, rs, []string{"k2q9x", "w7d4m", "b8n3z"}[i], node, c11kubeIP(wlReadyStatus("orders-api", image, 2*24*time.Hour), fmt.Sprintf("10.20.%d.%d", []int{42, 43, 11}[i], 60+i), host))
+			}
+			caImage := "k8s.gcr.io/autoscaling/cluster-autoscaler:v1.17.4"
+			caTmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "cluster-autoscaler"}}, Spec: corev1.PodSpec{
+				ServiceAccountName: "cluster-autoscaler",
+				Containers: []corev1.Container{{Name: "cluster-autoscaler", Image: caImage, Command: []string{"./cluster-autoscaler", "--v=4", "--stderrthreshold=info", "--cloud-provider=aws",
+					"--skip-nodes-with-local-storage=false", "--expander=least-waste", "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/orders-prod"}}}}}
+			_, caRS := c8kubeDeployment(t, c, ns, "cluster-autoscaler", "5b7d8c6f9", 1, caTmpl, c9kubeReadyRS(1, 1), c9kubeAvailable("cluster-autoscaler-5b7d8c6f9", 1, 13*time.Hour+52*time.Minute))
+			ca := c8kubePod(t, c, caRS, "vq2lr", others[1], c11kubeIP(wlReadyStatus("cluster-autoscaler", caImage, 13*time.Hour+52*time.Minute), "10.20.77.41", "10.20.77.203"))
+			c.SetLogs(ns, ca.Name, "cluster-autoscaler", false, c8kubeKlog(13*time.Hour+52*time.Minute,
+				"Imain.go:376] Cluster Autoscaler 1.17.4",
+				"Ileaderelection.go:242] attempting to acquire leader lease  "+ns+"/cluster-autoscaler...",
+				"Ileaderelection.go:252] successfully acquired lease "+ns+"/cluster-autoscaler",
+				"Istatic_autoscaler.go:194] Starting main loop",
+				"Istatic_autoscaler.go:340] No unschedulable pods",
+				"Iscale_down.go:706] No candidates for scale down"))
+			return []string{"node/" + tainted}
+		},
+	},
+	{
+		name:     "real-pod-efs-volume-on-tainted-node-without-efs-csi-node",
+		source:   "material: https://github.com/kubernetes-sigs/aws-efs-csi-driver/issues/122 (EKS v1.14.9, driver v0.2.0: a pod mounting an EFS claim works without tolerations; with tolerations it stays ContainerCreating: driver name efs.csi.aws.com not found in the list of registered CSI drivers; a comment: it has to do with the daemonset: kubectl get ds shows aws-node 7/7, ebs-csi-node 7/7, efs-csi-node 5/5 (node selector beta.kubernetes.io/os=linux) and fluentd 5/5: efs-csi-node does not run on the tainted nodes the tolerating pod can land on) with the resolution https://github.com/kubernetes-sigs/aws-efs-csi-driver/pull/133 (the efs-csi-node DaemonSet tolerates all taints, so it runs on every node) and the kubelet's full FailedMount wording from https://github.com/kubernetes-sigs/aws-efs-csi-driver/issues/323 (MountVolume.MountDevice failed for volume ... : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name efs.csi.aws.com not found in the list of registered CSI drivers); the pod is the driver's static provisioning example (app, centos); the taint, the node names, the file system id and the times are this setup's",
+		category: "Volume/Mount",
+		culprit:  []string{"efs-csi-node"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			var nodes []string
+			for i := 0; i < 7; i++ {
+				name := fmt.Sprintf("ip-192-168-%d-%d.ec2.internal", 10+i*13, 20+i*7)
+				mut := []func(*corev1.Node){c8kubeNodeInfo("Amazon Linux 2", "4.14.154-128.181.amzn2.x86_64", "docker://18.9.9", "v1.14.8-eks-b8860f",
+					"beta.kubernetes.io/os", "linux", "node.kubernetes.io/instance-type", "m5.2xlarge", "failure-domain.beta.kubernetes.io/zone", []string{"us-east-1a", "us-east-1b"}[i%2])}
+				if i >= 5 {
+					mut = append(mut, c4bLabel("workload", "batch"), c4bTaint("workload", "batch", corev1.TaintEffectNoSchedule))
+				}
+				c8kubeNode(t, c, name, mut...)
+				nodes = append(nodes, name)
+			}
+			dsImage := "amazon/aws-efs-csi-driver:v0.2.0"
+			ds := c4bDaemonSet(t, c, ns, "efs-csi-node", dsImage, func(s *corev1.PodSpec) {
+				s.NodeSelector = map[string]string{"beta.kubernetes.io/os": "linux"}
+				s.HostNetwork = true
+				s.Containers[0].Name = "efs-plugin"
+				s.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr(true)}
+				s.Containers[0].Args = []string{"--endpoint=$(CSI_ENDPOINT)", "--logtostderr", "--v=5"}
+				s.Containers = append(s.Containers,
+					corev1.Container{Name: "csi-driver-registrar", Image: "quay.io/k8scsi/csi-node-driver-registrar:v1.1.0",
+						Args: []string{"--csi-address=$(ADDRESS)", "--kubelet-registration-path=$(DRIVER_REG_SOCK_PATH)", "--v=5"}},
+					corev1.Container{Name: "liveness-probe", Image: "quay.io/k8scsi/livenessprobe:v1.1.0", Args: []string{"--csi-address=/csi/csi.sock", "--health-port=9809"}})
+			}, appsv1.DaemonSetStatus{DesiredNumberScheduled: 5, CurrentNumberScheduled: 5, NumberReady: 5, NumberAvailable: 5, UpdatedNumberScheduled: 5})
+			for i, n := range nodes[:5] {
+				st := c10appPod(fmt.Sprintf("192.168.%d.%d", 10+i*13, 20+i*7), 6*24*time.Hour,
+					c10appCtr("efs-plugin", dsImage, true, 6*24*time.Hour, 0), c10appCtr("csi-driver-registrar", "quay.io/k8scsi/csi-node-driver-registrar:v1.1.0", true, 6*24*time.Hour, 0),
+					c10appCtr("liveness-probe", "quay.io/k8scsi/livenessprobe:v1.1.0", true, 6*24*time.Hour, 0))
+				st.HostIP = st.PodIP
+				c4bDaemonPod(t, c, ds, n, fmt.Sprintf("%c%c%c%c%c", 'f'+i, 'k', '2'+i, 'q', 'w'+i%3), st)
+			}
+			class := "efs-sc"
+			c10kubeClass(t, c, class, "efs.csi.aws.com", storagev1.VolumeBindingImmediate, false, false, nil)
+			pvc := c9kubeBoundClaim(t, c, ns, "efs-claim", "efs-pv-"+ns, class, "efs.csi.aws.com", "5Gi", []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}, false,
+				corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "efs.csi.aws.com", VolumeHandle: "fs-4af69aab"}},
+				func(pv *corev1.PersistentVolume) { pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain })
+			image := "centos"
+			p := c.CreatePod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns, Labels: map[string]string{"app": "efs-app"}},
+				Spec: corev1.PodSpec{NodeName: nodes[6],
+					Tolerations: []corev1.Toleration{{Key: "workload", Operator: corev1.TolerationOpEqual, Value: "batch", Effect: corev1.TaintEffectNoSchedule}},
+					Containers: []corev1.Container{{Name: "app", Image: image, Command: []string{"/bin/sh"}, Args: []string{"-c", "while true; do echo $(date -u) >> /data/out.txt; sleep 5; done"},
+						VolumeMounts: []corev1.VolumeMount{{Name: "persistent-storage", MountPath: "/data"}}}},
+					Volumes: []corev1.Volume{{Name: "persistent-storage", VolumeSource: c4aClaimSource(pvc.Name)}}},
+				Status: c11kubeWaitingPod("app", image, "ContainerCreating", "", "192.168.75.62", 24*time.Minute)})
+			c8kubeEvent(t, c, p, "", corev1.EventTypeNormal, "Scheduled", "default-scheduler", "", fmt.Sprintf("Successfully assigned %s/app to %s", ns, nodes[6]), 1, 24*time.Minute, 24*time.Minute)
+			c8kubeEvent(t, c, p, nodes[6], corev1.EventTypeWarning, "FailedMount", "kubelet", "",
+				fmt.Sprintf("MountVolume.MountDevice failed for volume %q : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name efs.csi.aws.com not found in the list of registered CSI drivers", pvc.Spec.VolumeName),
+				19, 24*time.Minute, 70*time.Second)
+			c8kubeEvent(t, c, p, nodes[6], corev1.EventTypeWarning, "FailedMount", "kubelet", "",
+				fmt.Sprintf("Unable to mount volumes for pod \"app_%s(%s)\": timeout expired waiting for volumes to attach or mount for pod %q/\"app\". list of unmounted volumes=[persistent-storage]. list of unattached volumes=[persistent-storage default-token-8x7kq]", ns, p.UID, ns),
+				10, 22*time.Minute, 90*time.Second)
+			return []string{"pod/app"}
+		},
+	},
+	{
+		name:     "real-pod-image-pull-qps-exceeded-many-pods-one-node",
+		source:   "material: https://github.com/Azure/AKS/issues/3138 (when multiple pods start pulling images at the same time the pulls fail: Warning Failed 52s kubelet Failed to pull image \"a.b.c/image-0.1\": pull QPS exceeded, Warning Failed 52s kubelet Error: ErrImagePull, Normal BackOff 45s (x2 over 46s) kubelet Back-off pulling image \"a.b.c/image-0.1\", Warning Failed 45s (x2 over 46s) kubelet Error: ImagePullBackOff; the node aks--38921313-vmss000000 runs the default kubelet configuration, its configz: \"registryPullQPS\": 5, \"registryBurst\": 10: the kubelet's own pull rate limit refuses the burst, not the registry; fix: raise registryPullQPS/registryBurst in the kubelet configuration) with https://github.com/cortexlabs/cortex/issues/1989 (the same on scale-up: the default pull QPS of 5 per node is hit when a node starts many pods at once; increase registry-qps via eksctl kubeletExtraConfig); the Deployment, its replica count and which replicas pulled are this setup's",
+		category: "ImagePull",
+		culprit:  []string{"registryPullQPS"},
+		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
+			node := "aks--38921313-vmss000000"
+			c8kubeNode(t, c, node, c8kubeNodeInfo("Ubuntu 18.04.6 LTS", "5.4.0-1089-azure", "containerd://1.5.11+azure-2", "v1.23.8",
+				"kubernetes.azure.com/agentpool", "nodepool1", "node.kubernetes.io/instance-type", "Standard_D8s_v3", "kubernetes.azure.com/mode", "system"))
+			image := "a.b.c/image-0.1"
+			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "image-0"}}, Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "image-0", Image: image, ImagePullPolicy: corev1.PullAlways}}}}
+			st := c8kubeUnavailable("image-0-6c8f9b7d5", 12, 2*time.Minute)
+			st.ReadyReplicas, st.AvailableReplicas, st.UnavailableReplicas = 9, 9, 3
+			_, rs := c8kubeDeployment(t, c, ns, "image-0", "6c8f9b7d5", 12, tmpl, c9kubeReadyRS(12, 9), st)
+			var failing *corev1.Pod
+			for i := 0; i < 12; i++ {
+				sfx := fmt.Sprintf("%c%c%c%c%c", 'b'+i, 'q'+i%5, '2'+i%7, 'x', 'm'+i%9)
+				ip := fmt.Sprintf("10.244.2.%d", 30+i)
+				if i < 9 {
+					c8kubePod(t, c, rs, sfx, node, c11kubeIP(wlReadyStatus("image-0", image, 50*time.Second), ip, "10.240.0.4"))
+					continue
+				}
+				wait := c11kubeWaitingPod("image-0", image, "ImagePullBackOff", fmt.Sprintf("Back-off pulling image %q", image), "10.240.0.4", 58*time.Second)
+				wait.PodIP, wait.PodIPs = ip, []corev1.PodIP{{IP: ip}}
+				p := c8kubePod(t, c, rs, sfx, node, wait)
+				field := "spec.containers{image-0}"
+				c8kubeEvent(t, c, p, "", corev1.EventTypeNormal, "Scheduled", "default-scheduler", "", fmt.Sprintf("Successfully assigned %s/%s to %s", ns, p.Name, node), 1, 58*time.Second, 58*time.Second)
+				c8kubeEvent(t, c, p, node, corev1.EventTypeNormal, "Pulling", "kubelet", field, fmt.Sprintf("Pulling image %q", image), 1, 57*time.Second, 57*time.Second)
+				c8kubeEvent(t, c, p, node, corev1.EventTypeWarning, "Failed", "kubelet", field, fmt.Sprintf("Failed to pull image %q: pull QPS exceeded", image), 1, 52*time.Second, 52*time.Second)
+				c8kubeEvent(t, c, p, node, corev1.EventTypeWarning, "Failed", "kubelet", field, "Error: ErrImagePull", 1, 52*time.Second, 52*time.Second)
+				c8kubeEvent(t, c, p, node, corev1.EventTypeNormal, "BackOff", "kubelet", field, fmt.Sprintf("Back-off pulling image %q", image), 2, 46*time.Second, 45*time.Second)
+				c8kubeEvent(t, c, p, node, corev1.EventTypeWarning, "Failed", "kubelet", field, "Error: ImagePullBackOff", 2, 46*time.Second, 45*time.Second)
+				if failing == nil {
+					failing = p
+				}
+			}
+			return []string{"pod/" + failing.Name}
+		},
+	},
+}
