@@ -114,6 +114,24 @@ func (l *Log) Decisive(opt Options) []Decisive {
 			rank[cands[i].key] = len(rank)
 		}
 	}
+	// The last words may be the end of a cascade that an earlier record of
+	// the same moment explains (cascade.go): that record takes their place.
+	cascade := ""
+	if !opt.Running && !opt.Killed {
+		evs, texts := make([]*Event, len(cands)), make([]string, len(cands))
+		for i := range cands {
+			evs[i], texts[i] = cands[i].ev, cands[i].text
+		}
+		if i := cascadeCause(evs, texts); i >= 0 && rank[cands[i].key] > 0 {
+			cascade = cands[i].key
+			for k, r := range rank {
+				if r < rank[cascade] {
+					rank[k] = r + 1
+				}
+			}
+			rank[cascade] = 0
+		}
+	}
 	// A process that gave up waiting did not get past its retry loop: what
 	// it retried is what it waited for.
 	gaveUp := !opt.Running && !opt.Killed && len(cands) > 0 && gaveUpRe.MatchString(cands[len(cands)-1].text)
@@ -123,7 +141,10 @@ func (l *Log) Decisive(opt Options) []Decisive {
 		r := rank[c.key]
 		if r < len(posBonus) {
 			score += posBonus[r]
-			if r == 0 && !opt.Running && !opt.Killed {
+			switch {
+			case r == 0 && c.key == cascade:
+				reasons = append(reasons, "first record of the failure the process exited on (the later ones name nothing of their own)")
+			case r == 0 && !opt.Running && !opt.Killed:
 				reasons = append(reasons, "last error-like record before the exit")
 			}
 		}

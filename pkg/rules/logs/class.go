@@ -84,6 +84,10 @@ type Pattern struct {
 	def    *Def
 }
 
+// Generic: the row names no cause of its own, only that an error was
+// logged (ErrorLine, a declared error record).
+func (p *Pattern) Generic() bool { return p.Priority <= 10 }
+
 var (
 	// defs are the registered classes, in no meaningful order.
 	defs    []*Def

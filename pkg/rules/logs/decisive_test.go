@@ -178,3 +178,17 @@ func TestFindDecisiveRuntimeLines(t *testing.T) {
 		t.Errorf("go panic: got %+v", d)
 	}
 }
+
+// TestDecisiveRepeatedDetail: a line that only repeats the detail of an
+// earlier one (Envoy prints the bootstrap error, then its detail alone)
+// yields to the earlier, which names the file.
+// https://github.com/kubernetes-sigs/kubespray/pull/9613
+func TestDecisiveRepeatedDetail(t *testing.T) {
+	detail := "Protobuf message (type envoy.config.bootstrap.v3.Bootstrap reason INVALID_ARGUMENT:(static_resources.clusters[1]) hosts: Cannot find field.) has unknown fields"
+	log := "[2023-03-06 08:16:26.648][1][critical][main] [source/server/server.cc:117] error initializing configuration '/etc/envoy.yaml': " + detail + "\n" +
+		"[2023-03-06 08:16:26.648][1][info][main] [source/server/server.cc:939] exiting\n" + detail + "\n"
+	d := FindDecisive(log)
+	if d == nil || !strings.Contains(d.Line, "'/etc/envoy.yaml'") {
+		t.Fatalf("decisive %+v, want the line naming /etc/envoy.yaml", d)
+	}
+}

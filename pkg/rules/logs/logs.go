@@ -89,10 +89,13 @@ func FindDecisive(text string) *Decisive {
 		if ev.Level == applog.LevelWarn && !ev.Implied {
 			slot = &bestWarn
 		}
-		// Among lines of one class the first wins, unless only a later one
-		// names what it is about (the endpoint, the port).
+		// Among lines of equal weight the last wins, unless only an earlier
+		// one names what it is about (the endpoint, the port), or the last
+		// only repeats an earlier line's detail (Envoy's "error initializing
+		// configuration '/etc/envoy.yaml': <detail>", then the detail).
 		if *slot == nil || p.Priority > (*slot).Pattern.Priority ||
-			p.Priority == (*slot).Pattern.Priority && SubjectOf(p.Class, (*slot).Line) == "" && SubjectOf(p.Class, line) != "" {
+			p.Priority == (*slot).Pattern.Priority && SubjectOf(p.Class, (*slot).Line) == "" && SubjectOf(p.Class, line) != "" ||
+			p.Priority >= (*slot).Pattern.Priority && len(line) > len((*slot).Line) && strings.Contains(line, (*slot).Line) {
 			*slot = newDecisive(p, line, ev)
 		}
 	}

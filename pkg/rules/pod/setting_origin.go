@@ -42,7 +42,7 @@ var (
 	settingNameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b`)
 	// unknownOptionRe: the program does not know the option at all, which
 	// for one that worked before means the version changed under it.
-	unknownOptionRe = regexp.MustCompile(`(?i)\bunknown (?:variable|option|(?:long |short )?flag|argument|parameter|setting|directive|config(?:uration)? key)|\bunrecognized (?:option|argument|flag|parameter)|flag provided but not defined|\bno such option\b|\binvalid option\b`)
+	unknownOptionRe = regexp.MustCompile(`(?i)\bunknown (?:variable|option|(?:long |short )?flag|argument|parameter|setting|directive|config(?:uration)? key)|\bunrecognized (?:option|argument|flag|parameter)|flag provided but not defined|\bno such option\b|\binvalid option\b|\b(?:field|key) not found\b|\bunknown (?:field|key)s?\b|cannot find field`)
 	// versionRe is a release number x.y.z (x.y.z.w is an address).
 	versionRe = regexp.MustCompile(`\bv?\d+\.\d+\.\d+(?:\.\d+)?\b`)
 	// bannerRe marks a line that states the program's own version.
@@ -63,7 +63,10 @@ func checkSettingOrigin(c *rule.Pass) []rule.Finding {
 		}
 		spec := kube.SpecOf(p, ctrName)
 		dec, fromPrev := logs.LastDecisive(c, p, ctrName)
-		if spec == nil || dec == nil || dec.Pattern.Class != logs.InvalidConfig {
+		// A line of no specific class (mysqld's "[ERROR] Different
+		// lower_case_table_names settings for server ('1') and data
+		// dictionary ('0')") that names a setting the pod sets is about it.
+		if spec == nil || dec == nil || dec.Pattern.Class != logs.InvalidConfig && !dec.Pattern.Generic() {
 			continue
 		}
 		// The log already says where the value came from (Spring Boot's
@@ -88,6 +91,9 @@ func findSettingOrigin(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, line
 			return o
 		}
 		if o := envOrigin(c, p, spec, name); o != nil {
+			return o
+		}
+		if o := fileOrigin(c, p, spec, name); o != nil {
 			return o
 		}
 	}
@@ -234,10 +240,16 @@ func movingTag(image, running string) string {
 	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
 		tag = image[i+1:]
 	}
-	if strings.Contains(image, "@") || running == "" || strings.TrimPrefix(tag, "v") == running {
+	if strings.Contains(image, "@") || running != "" && strings.TrimPrefix(tag, "v") == running {
 		return ""
 	}
 	switch {
+	case (tag == "" || tag == "latest") && running == "":
+		// The log states no version, but an image that names none pulls
+		// whatever release is latest at each pull.
+		return fmt.Sprintf("image %s names no version (latest): each pull may bring a newer release", image)
+	case running == "":
+		return ""
 	case tag == "" || tag == "latest":
 		return fmt.Sprintf("image %s names no version and now pulls %s", image, running)
 	case strings.HasPrefix(running, strings.TrimPrefix(tag, "v")+"."):
@@ -269,17 +281,26 @@ func settingOriginFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, c
 			version = runningVersion(log.Text, dec.Line)
 		}
 		why = fmt.Sprintf("the program does not know the option (%s)", dec.Line)
-		if version != "" {
+		tag := movingTag(spec.Image, version)
+		switch {
+		case version != "":
 			why += fmt.Sprintf("; the log reports version %s", version)
-			if tag := movingTag(spec.Image, version); tag != "" {
+			if tag != "" {
 				why += ", and " + tag + ": the option was removed or renamed by that release"
 				f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Container %s runs image %s; its log reports version %s", spec.Name, spec.Image, version),
 					fmt.Sprintf("%s .spec.containers[%s].image and its log", kube.PodRef(p), spec.Name), containerSpecCmd(p, spec.Name, "image")))
 			}
+		case tag != "":
+			why += "; " + tag + ", so a release that removed or renamed the option may be what runs now"
+			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Container %s runs image %s, which names no version", spec.Name, spec.Image),
+				fmt.Sprintf("%s .spec.containers[%s].image", kube.PodRef(p), spec.Name), containerSpecCmd(p, spec.Name, "image")))
 		}
 		fix = o.fix + " to an option this version accepts: a misspelling, or an option another release has."
-		if tag := movingTag(spec.Image, version); tag != "" {
+		switch {
+		case tag != "" && version != "":
 			fix = o.fix + fmt.Sprintf(" to what %s accepts (its release notes name the option's replacement), or pin the image to the release the option was written for (a full version tag, not %s).", version, spec.Image)
+		case tag != "":
+			fix = o.fix + fmt.Sprintf(" to what the release now pulled accepts, or pin the image to the release the configuration was written for (a full version tag, not %s).", spec.Image)
 		}
 	}
 	f.Title = fmt.Sprintf("container %s rejects setting %s (set by %s)", spec.Name, o.setting, origin)

@@ -63,6 +63,28 @@ func TestSettingOrigin(t *testing.T) {
 			"level=fatal msg=\"invalid configuration\" error=\"max_connections must be a positive integer, got \\\"-5\\\"\"\n",
 			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "api-config", Namespace: "shop"}, Data: map[string]string{"MAX_CONNECTIONS": "-5"}}),
 			[]string{"env API_MAX_CONNECTIONS", "key MAX_CONNECTIONS of ConfigMap api-config"}},
+		// https://github.com/apecloud/kubeblocks/issues/6936: the setting
+		// is a line of my.cnf from a ConfigMap, the decisive line the first
+		// of a cascade ending in "Aborting".
+		{"line of a mounted ConfigMap file, first of the exit cascade", withConfigVolume(mk(corev1.Container{Image: "docker.io/apecloud/mysql:8.0.33",
+			VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/mysql/conf.d"}}}, 1,
+			"2024-04-01T08:32:05.692379Z 1 [ERROR] [MY-011087] [Server] Different lower_case_table_names settings for server ('1') and data dictionary ('0').\n"+
+				"2024-04-01T08:32:05.692529Z 0 [ERROR] [MY-010020] [Server] Data Dictionary initialization failed.\n"+
+				"2024-04-01T08:32:05.692551Z 0 [ERROR] [MY-010119] [Server] Aborting\n",
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mysql-config", Namespace: "shop"}, Data: map[string]string{"my.cnf": "[mysqld]\nmax_connections=1000\nlower_case_table_names=1\n"}}), "config", "mysql-config"),
+			[]string{`line "lower_case_table_names=1" of /etc/mysql/conf.d/my.cnf`, "key my.cnf of ConfigMap mysql-config", "('1')"}},
+		// https://github.com/dusansusic/kubernetes-traefik/issues/7: an
+		// untagged image that became v2 no longer knows a v1 key.
+		{"unknown field under an untagged image", withConfigVolume(mk(corev1.Container{Image: "traefik", Args: []string{"--configfile=/config/traefik.toml"},
+			VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/config"}}}, 1,
+			"2020/04/06 21:01:45 command traefik error: field not found, node: entryPoint\n",
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "traefik", Namespace: "shop"}, Data: map[string]string{"traefik.toml": "[ping]\nentryPoint = \"http\"\n"}}), "config", "traefik"),
+			[]string{`entryPoint = \"http\"`, "key traefik.toml of ConfigMap traefik", "names no version (latest)"}},
+		{"a mounted file that does not set the setting", withConfigVolume(mk(corev1.Container{Image: "docker.io/apecloud/mysql:8.0.33",
+			VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/mysql/conf.d"}}}, 1,
+			"2024-04-01T08:32:05.692379Z 1 [ERROR] [MY-011087] [Server] Different lower_case_table_names settings for server ('1') and data dictionary ('0').\n"+
+				"2024-04-01T08:32:05.692551Z 0 [ERROR] [MY-010119] [Server] Aborting\n",
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mysql-config", Namespace: "shop"}, Data: map[string]string{"my.cnf": "[mysqld]\nmax_connections=1000\n"}}), "config", "mysql-config"), nil},
 		{"a setting the spec does not set", mk(corev1.Container{Image: "quay.io/oauth2-proxy/oauth2-proxy:v7.6.0",
 			Args: []string{"--config=/etc/oauth2-proxy.cfg"}}, 1,
 			"[2026/08/28 09:41:17] [main.go:54] invalid configuration:\n  cookie_secret must be 16, 24, or 32 bytes to create an AES cipher, but is 44 bytes\n"), nil},
@@ -93,6 +115,13 @@ func TestSettingOrigin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withConfigVolume gives the bundle's pod a volume of the ConfigMap.
+func withConfigVolume(b *bundle.Bundle, volume, configMap string) *bundle.Bundle {
+	b.Pods[0].Spec.Volumes = append(b.Pods[0].Spec.Volumes, corev1.Volume{Name: volume,
+		VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configMap}}}})
+	return b
 }
 
 func TestSettingKey(t *testing.T) {
