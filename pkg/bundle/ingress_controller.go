@@ -92,9 +92,12 @@ func ingressClassScore(ctr *corev1.Container, class, controller string) int {
 			byFlag = byFlag || value == class
 		}
 	}
-	if controller != "" {
+	// The image says which controller it is only when the flags do not: a
+	// redistribution (rancher/nginx-ingress-controller) of ingress-nginx
+	// says so with --controller-class.
+	if controller != "" && !byController {
 		for other, img := range controllerImages {
-			if other != controller && strings.Contains(ctr.Image, img) && !strings.Contains(ctr.Image, controllerImages[controller]+":") {
+			if other != controller && imageIs(ctr.Image, img) {
 				return 0
 			}
 		}
@@ -103,8 +106,23 @@ func ingressClassScore(ctr *corev1.Container, class, controller string) int {
 	switch {
 	case byFlag:
 		return 2
-	case byController || known && strings.Contains(ctr.Image, img):
+	case byController || known && imageIs(ctr.Image, img):
 		return 1
 	}
 	return 0
+}
+
+// imageIs: the image's repository is repo, or ends with "/"+repo
+// (registry.k8s.io/ingress-nginx/controller:v1.9.4 is
+// ingress-nginx/controller; rancher/nginx-ingress-controller is not
+// nginx-ingress).
+func imageIs(image, repo string) bool {
+	name := image
+	if i := strings.IndexByte(name, '@'); i >= 0 {
+		name = name[:i]
+	}
+	if i := strings.LastIndexByte(name, ':'); i > strings.LastIndexByte(name, '/') {
+		name = name[:i]
+	}
+	return name == repo || strings.HasSuffix(name, "/"+repo)
 }

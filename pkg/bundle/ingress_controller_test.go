@@ -34,6 +34,10 @@ func TestServesIngressClass(t *testing.T) {
 		// ingress-nginx also defaults to class nginx; it is not the
 		// NGINX Inc controller the class names.
 		{"another controller's class flag", corev1.Container{Image: "registry.k8s.io/ingress-nginx/controller:v1.11.2", Args: []string{"--ingress-class=nginx", "--controller-class=k8s.io/ingress-nginx"}}, "nginx", "nginx.org/ingress-controller", false},
+		// https://github.com/rancher/rke2/issues/3702: RKE2 ships
+		// ingress-nginx as rancher/nginx-ingress-controller, which is not
+		// NGINX Inc's nginx-ingress; its --controller-class says so.
+		{"a redistribution named like another controller", corev1.Container{Image: "rancher/nginx-ingress-controller:nginx-1.5.1-hardened1", Args: []string{"/nginx-ingress-controller", "--controller-class=k8s.io/ingress-nginx", "--ingress-class=nginx"}}, "nginx", "k8s.io/ingress-nginx", true},
 		{"another controller's image", corev1.Container{Image: "registry.k8s.io/ingress-nginx/controller:v1.11.2", Args: []string{"--ingress-class=nginx"}}, "nginx", "nginx.org/ingress-controller", false},
 	} {
 		if got := servesIngressClass(&tt.ctr, tt.class, tt.controller); got != tt.want {

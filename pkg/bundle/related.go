@@ -80,8 +80,14 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 			if !c.opts.wants(NeedServices) {
 				break
 			}
-			if svc := c.getService(ctx, ns, name, "ingress/"+ing.Name); svc != nil && c.opts.wants(NeedEndpointSlices) {
+			svc := c.getService(ctx, ns, name, "ingress/"+ing.Name)
+			if svc != nil && c.opts.wants(NeedEndpointSlices) {
 				c.endpointSlices(ctx, ns, name)
+			}
+			// A load balancer that calls a backend unhealthy judges it by
+			// the pods' probe: their spec says which (ingress_lb.go).
+			if svc != nil && strings.Contains(ing.Annotations[LBBackendsAnnotation], LBUnhealthy) && c.opts.wants(NeedDependencies) {
+				c.dependencyPods(ctx, svc, servingPod)
 			}
 		}
 		if c.opts.wants(NeedTLSSecrets) {

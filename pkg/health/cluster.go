@@ -54,7 +54,7 @@ const heartbeatStale = 5 * time.Minute
 
 var nodeTarget = &Check{
 	ID: "node/conditions", Kinds: []string{"Node"},
-	Doc: "Ready is True and recently renewed; no pressure or other problem condition is True; the node is not cordoned.",
+	Doc: "Ready is True and recently renewed; no pressure or other problem condition is True; the node is not cordoned, nor tainted by a controller for a state (uninitialized, shut down, being removed).",
 	Run: func(c *rule.Pass) []Result {
 		var out []Result
 		for _, n := range c.B.Nodes {
@@ -86,6 +86,9 @@ func NodeSymptoms(n *corev1.Node) []string {
 	}
 	if n.Spec.Unschedulable {
 		out = append(out, "Node is cordoned (spec.unschedulable=true)")
+	}
+	for _, t := range kube.BlockingTaints(n) {
+		out = append(out, fmt.Sprintf("Node carries %s: pods that do not tolerate it are not scheduled there", kube.TaintWhy(t)))
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 // only not checked, unless the search read everything (docs/DESIGN.md §7).
 var ingressController = &Check{
 	ID: "ingress/controller", Kinds: []string{"Ingress"},
-	Doc: "The controller of the Ingress's class (the workload whose container sets its --ingress-class or --controller-class, or runs the class's controller image) has a ready pod.",
+	Doc: "The controller of the Ingress's class (the workload whose container sets its --ingress-class or --controller-class, or runs the class's controller image) has a ready pod, which the API server does not refuse reads.",
 	Run: func(c *rule.Pass) []Result {
 		ing := kube.TargetOf(c, "Ingress", c.B.Ingresses)
 		if ing == nil {
@@ -25,6 +25,11 @@ var ingressController = &Check{
 		pods := c.B.ActorPods(a)
 		if k := kube.ControllerSeen(c, bundle.RoleIngressController, "ingress/"+ing.Name, network.IngressTerms(ing)...); k != nil && k.Pod != nil && kube.IsPodReady(k.Pod) && k.About && k.Line != "" {
 			return []Result{fail("The controller of Ingress class %s, pod %s/%s, logs for the Ingress's host: %q", a.Name, k.Pod.Namespace, k.Pod.Name, k.Line)}
+		}
+		if k := kube.ControllerSeen(c, bundle.RoleIngressController, "ingress/"+ing.Name); k != nil && k.Pod != nil && kube.IsPodReady(k.Pod) {
+			if d, ok := k.Denied(c); ok {
+				return []Result{fail("The controller of Ingress class %s, pod %s/%s, is ready but its ServiceAccount %s may not read %s", a.Name, k.Pod.Namespace, k.Pod.Name, d.Account, d.List())}
+			}
 		}
 		for _, p := range pods {
 			if kube.IsPodReady(p) {

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/bundle"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/network"
@@ -81,7 +82,7 @@ var serviceType = &Check{
 
 var ingressBackends = &Check{
 	ID: "ingress/backends", Kinds: []string{"Ingress"},
-	Doc: "Every backend of the Ingress is a Service that exists, exposes the port and has a ready endpoint, of a type its controller accepts (a controller's warning that a backend must be NodePort or LoadBalancer, matched to a backend that is neither); an Ingress no controller has given an address is noted.",
+	Doc: "Every backend of the Ingress is a Service that exists, exposes the port and has a ready endpoint, of a type its controller accepts (a controller's warning that a backend must be NodePort or LoadBalancer, matched to a backend that is neither), and that its load balancer does not report UNHEALTHY (GKE's ingress.kubernetes.io/backends); an Ingress no controller has given an address is noted.",
 	Run: func(c *rule.Pass) []Result {
 		ing := kube.TargetOf(c, "Ingress", c.B.Ingresses)
 		if ing == nil {
@@ -106,6 +107,16 @@ var ingressBackends = &Check{
 					out = append(out, fail("Ingress %s %s routes to service %s, which has no ready endpoint: %s", ing.Name, be.Where, be.Service, eps.Summary()))
 				}
 			}
+		}
+		for _, lb := range network.LBBackends(c, ing) {
+			if lb.Health != bundle.LBUnhealthy {
+				continue
+			}
+			svc := "a backend no Service of the Ingress matched"
+			if lb.Service != nil {
+				svc = "service " + lb.Service.Name
+			}
+			out = append(out, fail("Ingress %s: its load balancer reports backend %s (%s) UNHEALTHY", ing.Name, lb.Name, svc))
 		}
 		if !hasStatus(out, Fail, Unchecked) && len(backends) > 0 {
 			out = append(out, pass("Every backend of Ingress %s (%d) is a Service that exists, exposes the port and has a ready endpoint", ing.Name, len(backends)))

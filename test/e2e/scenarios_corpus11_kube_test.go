@@ -9,7 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -201,100 +200,6 @@ var c11kubeScenarios = []scenario{
 				Reason: "Unschedulable", Message: msg, LastTransitionTime: wlAgo(3 * time.Minute)}}})
 			c8kubeEvent(t, c, p, "", corev1.EventTypeWarning, "FailedScheduling", "default-scheduler", "", msg, 15, 3*time.Minute, 5*time.Second)
 			return []string{"statefulset/mongo"}
-		},
-	},
-	{
-		// First round: MISS. Today: Healthy (0.80) "No fault found: the resource is healthy."
-		// Missing: reading the GCE controller's ingress.kubernetes.io/backends annotation: k8s-be-31469 is UNHEALTHY, 31469 is the NodePort of Service xray-xray-server, whose pods' readinessProbe (httpGet / on 8000) is the path the load balancer's health check takes; it must answer 200 (/ redirects); fix: a readiness probe on /api/v1/system/ping.
-		name:     "real-ingress-gce-backend-unhealthy-xray-readiness-redirect",
-		source:   "material: https://github.com/jfrog/charts/issues/149 (GKE ingress controller will fail with an \"unhealthy\" backend because of the readiness probe path: the xray-server template has readinessProbe httpGet path / on its internalPort (initialDelaySeconds 60, periodSeconds 10, failureThreshold 10); the GCE ingress creates the load balancer's health check from the readiness probe's path, and / answers curl http://localhost:31469/ with <a href=\"/web\">Moved Permanently</a>. (301), which the kubelet counts as a success and the load balancer does not, so the backend is UNHEALTHY; curl http://localhost:31469/api/v1/system/ping answers {\"status\":\"pong\"}; fix: a readiness probe on /api/v1/system/ping) with the ingress.kubernetes.io/backends annotation as GKE writes it ({\"k8s-be-30450--7901e6b62d1b12c3\":\"UNHEALTHY\"} in https://github.com/weaviate/weaviate/issues/1039); the release name, the Deployment, the image tag, the default backend's port, the hash of the backend names and the load balancer's address are this setup's",
-		category: "Ingress",
-		culprit:  []string{"xray-xray-server", "readinessProbe"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			labels := map[string]string{"app": "xray", "component": "xray-server", "release": "xray"}
-			image := "docker.bintray.io/jfrog/xray-server:2.4.6"
-			probe := func(delay int32) *corev1.Probe {
-				return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(8000)}}, InitialDelaySeconds: delay, PeriodSeconds: 10, FailureThreshold: 10}
-			}
-			live := probe(90)
-			live.FailureThreshold = 3
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)}, Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "xray-server", Image: image, Ports: []corev1.ContainerPort{{ContainerPort: 8000, Protocol: corev1.ProtocolTCP}},
-					ReadinessProbe: probe(60), LivenessProbe: live}}}}
-			_, rs := c8kubeDeployment(t, c, ns, "xray-xray-server", "6b9f7d4c8d", 1, tmpl, c9kubeReadyRS(1, 1), c9kubeAvailable("xray-xray-server-6b9f7d4c8d", 1, 3*time.Hour))
-			p := c8kubePod(t, c, rs, "m2xq8", "", c11kubeIP(wlReadyStatus("xray-server", image, 3*time.Hour), "10.44.1.17", "127.0.0.1"))
-			svc := c4bService(t, c, ns, "xray-xray-server", maps.Clone(labels), []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8000), NodePort: 31469, Protocol: corev1.ProtocolTCP}},
-				func(s *corev1.Service) { s.Spec.Type = corev1.ServiceTypeNodePort })
-			c4bSlice(t, c, ns, svc.Name, c4bSlicePort("http", 8000), p)
-			hash := "b5f3c2a1e8d94f07"
-			ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "xray", Namespace: ns, Annotations: map[string]string{
-				"kubernetes.io/ingress.class":           "gce",
-				"ingress.kubernetes.io/backends":        fmt.Sprintf(`{"k8s-be-30932--%s":"HEALTHY","k8s-be-31469--%s":"UNHEALTHY"}`, hash, hash),
-				"ingress.kubernetes.io/forwarding-rule": fmt.Sprintf("k8s-fw-%s-xray--%s", ns, hash),
-				"ingress.kubernetes.io/target-proxy":    fmt.Sprintf("k8s-tp-%s-xray--%s", ns, hash),
-				"ingress.kubernetes.io/url-map":         fmt.Sprintf("k8s-um-%s-xray--%s", ns, hash)}},
-				Spec: networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "xray-xray-server", Port: networkingv1.ServiceBackendPort{Number: 80}}}}}
-			c.Create(t, ing)
-			ing.Status = networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "35.227.218.53"}}}}
-			c.SetObjectStatus(t, ing)
-			c8kubeEvent(t, c, ing, "", corev1.EventTypeNormal, "ADD", "loadbalancer-controller", "", ns+"/xray", 1, 2*time.Hour+50*time.Minute, 2*time.Hour+50*time.Minute)
-			c8kubeEvent(t, c, ing, "", corev1.EventTypeNormal, "CREATE", "loadbalancer-controller", "", "ip: 35.227.218.53", 1, 2*time.Hour+46*time.Minute, 2*time.Hour+46*time.Minute)
-			return []string{"ingress/xray"}
-		},
-	},
-	{
-		// First round: MISS. Today: Healthy (0.90) "No fault found: the resource is healthy." (4 API requests; the node's taints not weighed).
-		// Missing: a Ready node tainted ToBeDeletedByClusterAutoscaler (NoSchedule) 14 hours ago, its ScaleDown event "marked the node as toBeDeleted/unschedulable" that long ago, pods still on it and the cluster-autoscaler pod started after the taint: a scale-down the restarted autoscaler forgot; fix: remove the taint (or delete the node).
-		name:     "real-node-to-be-deleted-taint-left-by-restarted-autoscaler",
-		source:   "material: https://github.com/kubernetes/autoscaler/issues/3949 (EKS 1.17 with self-managed node groups, cluster-autoscaler 1.17.4: the leading cluster-autoscaler pod was disrupted in the middle of draining and deleting a node; the node kept both the ToBeDeletedByClusterAutoscaler and DeletionCandidateOfClusterAutoscaler taints, still ran pods and was never deleted from EC2, and its node group was stuck) with https://github.com/kubernetes/autoscaler/issues/5048 (when cluster-autoscaler restarts after tainting a node for deletion it forgets about it: the node stays tainted, unused, and no longer considered; resolution in both: remove the taint by hand, e.g. kubectl taint node NODE ToBeDeletedByClusterAutoscaler-); the ScaleDown event wording (marked the node as toBeDeleted/unschedulable) and the log lines are cluster-autoscaler's (core/scaledown, leaderelection); the node names, its pods and the times are this setup's",
-		category: "Node",
-		culprit:  []string{"ToBeDeletedByClusterAutoscaler"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			info := func(zone string) func(*corev1.Node) {
-				return c8kubeNodeInfo("Amazon Linux 2", "4.14.209-160.339.amzn2.x86_64", "docker://19.3.6", "v1.17.12-eks-7684af",
-					"node.kubernetes.io/instance-type", "m5.xlarge", "topology.kubernetes.io/region", "eu-west-1", "topology.kubernetes.io/zone", zone,
-					"alpha.eksctl.io/nodegroup-name", "workers-m5")
-			}
-			tainted := "ip-10-20-42-117.eu-west-1.compute.internal"
-			c8kubeNode(t, c, tainted, info("eu-west-1b"),
-				func(n *corev1.Node) {
-					n.Spec.Taints = append(n.Spec.Taints,
-						corev1.Taint{Key: "DeletionCandidateOfClusterAutoscaler", Value: c11kubeUnixAgo(14*time.Hour + 11*time.Minute), Effect: corev1.TaintEffectPreferNoSchedule},
-						corev1.Taint{Key: "ToBeDeletedByClusterAutoscaler", Value: c11kubeUnixAgo(14 * time.Hour), Effect: corev1.TaintEffectNoSchedule})
-				})
-			others := []string{"ip-10-20-11-38.eu-west-1.compute.internal", "ip-10-20-77-203.eu-west-1.compute.internal"}
-			c8kubeNode(t, c, others[0], info("eu-west-1a"))
-			c8kubeNode(t, c, others[1], info("eu-west-1c"))
-			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: tainted}}
-			if err := c.Get(n); err != nil {
-				t.Fatal(err)
-			}
-			c8kubeEvent(t, c, n, "", corev1.EventTypeNormal, "ScaleDown", "cluster-autoscaler", "", "marked the node as toBeDeleted/unschedulable", 1, 14*time.Hour, 14*time.Hour)
-			image := "registry.example.com/orders-api:4.12.0"
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "orders-api"}}, Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "orders-api", Image: image, Ports: []corev1.ContainerPort{{ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
-					Resources: corev1.ResourceRequirements{Requests: c10appRes("500m", "1Gi")}}}}}
-			_, rs := c8kubeDeployment(t, c, ns, "orders-api", "7f6c9d8b54", 3, tmpl, c9kubeReadyRS(3, 3), c9kubeAvailable("orders-api-7f6c9d8b54", 3, 2*24*time.Hour))
-			for i, node := range []string{tainted, tainted, others[0]} {
-				host := []string{"10.20.42.117", "10.20.42.117", "10.20.11.38"}[i]
-				c8kubePod(t, c, rs, []string{"k2q9x", "w7d4m", "b8n3z"}[i], node, c11kubeIP(wlReadyStatus("orders-api", image, 2*24*time.Hour), fmt.Sprintf("10.20.%d.%d", []int{42, 43, 11}[i], 60+i), host))
-			}
-			caImage := "k8s.gcr.io/autoscaling/cluster-autoscaler:v1.17.4"
-			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "cluster-autoscaler", Namespace: ns}})
-			caTmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "cluster-autoscaler"}}, Spec: corev1.PodSpec{
-				ServiceAccountName: "cluster-autoscaler",
-				Containers: []corev1.Container{{Name: "cluster-autoscaler", Image: caImage, Command: []string{"./cluster-autoscaler", "--v=4", "--stderrthreshold=info", "--cloud-provider=aws",
-					"--skip-nodes-with-local-storage=false", "--expander=least-waste", "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/orders-prod"}}}}}
-			_, caRS := c8kubeDeployment(t, c, ns, "cluster-autoscaler", "5b7d8c6f9", 1, caTmpl, c9kubeReadyRS(1, 1), c9kubeAvailable("cluster-autoscaler-5b7d8c6f9", 1, 13*time.Hour+52*time.Minute))
-			ca := c8kubePod(t, c, caRS, "vq2lr", others[1], c11kubeIP(wlReadyStatus("cluster-autoscaler", caImage, 13*time.Hour+52*time.Minute), "10.20.77.41", "10.20.77.203"))
-			c.SetLogs(ns, ca.Name, "cluster-autoscaler", false, c8kubeKlog(13*time.Hour+52*time.Minute,
-				"Imain.go:376] Cluster Autoscaler 1.17.4",
-				"Ileaderelection.go:242] attempting to acquire leader lease  "+ns+"/cluster-autoscaler...",
-				"Ileaderelection.go:252] successfully acquired lease "+ns+"/cluster-autoscaler",
-				"Istatic_autoscaler.go:194] Starting main loop",
-				"Istatic_autoscaler.go:340] No unschedulable pods",
-				"Iscale_down.go:706] No candidates for scale down"))
-			return []string{"node/" + tainted}
 		},
 	},
 	{

@@ -42,6 +42,9 @@ func checkIngressControllerDown(c *rule.Pass) []rule.Finding {
 		if k.About && k.Line != "" {
 			return []rule.Finding{controllerErrorFinding(c, ing, k)}
 		}
+		if d, ok := k.Denied(c); ok {
+			return []rule.Finding{controllerForbiddenFinding(ing, k, d)}
+		}
 		return nil
 	}
 	class := k.Actor.Name
@@ -121,6 +124,31 @@ func controllerErrorFinding(c *rule.Pass, ing *networkingv1.Ingress, k *kube.Con
 		f.Actions = append([]report.Action{{Kind: report.Immediate, Description: fmt.Sprintf("Give Ingress %s a larger proxy buffer (16k is usual for identity providers).", ing.Name),
 			Commands: []string{fmt.Sprintf("kubectl annotate ingress %s -n %s %s=16k", ing.Name, ing.Namespace, ann)},
 			Risk:     "the controller reloads its configuration"}}, f.Actions...)
+	}
+	return f
+}
+
+// controllerForbiddenFinding: the controller serving the Ingress is ready,
+// but the API server refuses it reads its release needs (the leader
+// Lease, EndpointSlices): a controller that cannot lead writes no address
+// on its Ingresses, and one that cannot list the backends' endpoints has
+// no upstream to send to (a 503), while its readiness probe passes.
+func controllerForbiddenFinding(ing *networkingv1.Ingress, k *kube.Controller, d kube.Denial) rule.Finding {
+	class := k.Actor.Name
+	f := rule.Finding{Category: rule.Ingress.Sub("ControllerForbidden"), Verdict: report.Validated, Confidence: rule.Strong, Current: true, Strength: rule.Traced, Subject: ing.Name,
+		Evidence:     k.Evidence,
+		Hypothesis:   fmt.Sprintf("The controller of IngressClass %s runs but may not read %s, so it does not serve Ingress %s correctly", class, d.List(), ing.Name),
+		Title:        fmt.Sprintf("Ingress %s: its controller %s (%s) is ready, but its ServiceAccount %s may not read %s", ing.Name, k.Actor.Workload, k.Ref, d.Account, d.List()),
+		Summary:      fmt.Sprintf("Ingress %s is served by %s (image %s), which is ready, and whose log shows the API server refusing ServiceAccount %s/%s %s: the controller's RBAC predates what its release reads.", ing.Name, k.Actor.Workload, k.Image, d.Namespace, d.Account, d.List()),
+		Mechanism:    "A ready controller is only as good as what it may read: without the leader Lease it never leads and writes no address on its Ingresses; without EndpointSlices it has no upstream for the backends and answers 503. The readiness probe checks neither.",
+		Culprit:      fmt.Sprintf("ingress controller %s (%s, image %s)%s", k.Actor.Workload, k.Ref, k.Image, d.Clause()),
+		Contributing: []string{"A controller's release reads what its RBAC must grant: an upgrade that reads a new resource (leases for leader election, EndpointSlices instead of Endpoints) fails those reads until its ClusterRole and Role are the release's."},
+		Actions: []report.Action{{Kind: report.Immediate,
+			Description: fmt.Sprintf("Grant ServiceAccount %s/%s what it is refused (%s: apply the ClusterRole and Role of the controller's release), then restart its pods.", d.Namespace, d.Account, d.List()),
+			Commands:    append([]string{fmt.Sprintf("kubectl logs %s -n %s --tail=50", k.Pod.Name, k.Pod.Namespace)}, d.Checks()...)}},
+	}
+	if k.Line != "" {
+		f.Summary += fmt.Sprintf(" Its log says %q.", k.Line)
 	}
 	return f
 }

@@ -38,6 +38,8 @@ func TestIngressControllerDown(t *testing.T) {
 	bigHeader := `2026/12/03 11:55:00 [error] 2718#2718: *645594 upstream sent too big header while reading response header from upstream, client: 10.244.0.1, server: keycloak.example.com, request: "GET /auth HTTP/2.0", upstream: "http://10.244.0.64:8080/auth", host: "keycloak.example.com"` + "\n"
 	forbidden := `F0813 15:02:34.988438       1 main.go:301] Error when getting IngressClass nginx: ingressclasses.networking.k8s.io "nginx" is forbidden: User "system:serviceaccount:ingress-nginx:ingress-nginx" cannot get resource "ingressclasses" in API group "networking.k8s.io" at the cluster scope` + "\n"
 	other := `2026/12/03 11:55:00 [error] 31#31: *12 connect() failed (111: Connection refused) while connecting to upstream, client: 10.244.0.1, server: shop.example.com, request: "GET / HTTP/1.1", host: "shop.example.com"` + "\n"
+	leases := `E1213 16:43:09.662046       7 leaderelection.go:330] error retrieving resource lock ingress-nginx/ingress-controller-leader: leases.coordination.k8s.io "ingress-controller-leader" is forbidden: User "system:serviceaccount:ingress-nginx:ingress-nginx" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "ingress-nginx"` + "\n" +
+		`E1213 16:57:35.400322       7 reflector.go:140] k8s.io/client-go@v0.25.2/tools/cache/reflector.go:169: Failed to watch *v1.EndpointSlice: failed to list *v1.EndpointSlice: endpointslices.discovery.k8s.io is forbidden: User "system:serviceaccount:ingress-nginx:ingress-nginx" cannot list resource "endpointslices" in API group "discovery.k8s.io" at the cluster scope` + "\n"
 	for _, tt := range []struct {
 		name     string
 		status   corev1.PodStatus
@@ -49,6 +51,9 @@ func TestIngressControllerDown(t *testing.T) {
 		{"crash-looping on its RBAC", crashing, forbidden, true, "Ingress/ControllerDown", []string{"CrashLoopBackOff", "ingressclasses.networking.k8s.io", "ServiceAccount ingress-nginx"}},
 		{"ready, erring for the host", ready, bigHeader, false, "Ingress/ControllerError", []string{"upstream sent too big header", "nginx.ingress.kubernetes.io/proxy-buffer-size"}},
 		{"ready, erring for another host", ready, other, false, "", nil},
+		// https://github.com/rancher/rke2/issues/3702: ready, but refused
+		// the leader Lease and EndpointSlices its release reads.
+		{"ready, refused what its release reads", ready, leases, false, "Ingress/ControllerForbidden", []string{"ServiceAccount ingress-nginx may not read leases.coordination.k8s.io, endpointslices.discovery.k8s.io"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := pod(tt.status)

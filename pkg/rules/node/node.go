@@ -100,7 +100,7 @@ func listSuffix(names []string) string {
 // only then are the healthy checks worth listing as ruled out.
 func nodeHasProblem(n *corev1.Node) bool {
 	return nodeNotReady(n) != nil || n.Spec.Unschedulable || kube.NodeConditionTrue(n, corev1.NodeNetworkUnavailable) ||
-		kube.NodeConditionTrue(n, corev1.NodeMemoryPressure) || kube.NodeConditionTrue(n, corev1.NodeDiskPressure) || kube.NodeConditionTrue(n, corev1.NodePIDPressure) || hasInitTaint(n)
+		kube.NodeConditionTrue(n, corev1.NodeMemoryPressure) || kube.NodeConditionTrue(n, corev1.NodeDiskPressure) || kube.NodeConditionTrue(n, corev1.NodePIDPressure) || hasInitTaint(n) || len(kube.BlockingTaints(n)) > 0
 }
 
 // notReadyClass is why a node is NotReady: the category suffix

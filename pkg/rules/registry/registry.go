@@ -59,6 +59,7 @@ var Rules = []*rule.Rule{
 	node.NetworkUnavailable,
 	node.Cordoned,
 	node.Uninitialized,
+	node.Marked,
 	node.ProblemCondition,
 	node.PodNode,
 
@@ -91,6 +92,7 @@ var Rules = []*rule.Rule{
 	network.IngressTLS,
 	network.IngressControllerError,
 	network.IngressControllerDown,
+	network.IngressLBUnhealthy,
 	network.PolicyBlocks,
 	network.ServiceNearMiss,
 	network.HeadlessDiscovery,

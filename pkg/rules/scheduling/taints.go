@@ -15,30 +15,6 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
-// knownTaint explains a taint that Kubernetes components put on nodes.
-type knownTaint struct {
-	Why string
-	// Expected taints keep pods off nodes by design (control plane): they
-	// are context, not a culprit, unless nothing else blocks the pod.
-	Expected bool
-	// NodeProblem taints come from a node condition: the fix is the node.
-	NodeProblem bool
-}
-
-var knownTaints = map[string]knownTaint{
-	"node-role.kubernetes.io/control-plane":          {Why: "installers such as kubeadm keep ordinary workloads off control-plane nodes with this taint, by design", Expected: true},
-	"node-role.kubernetes.io/master":                 {Why: "older installers keep ordinary workloads off control-plane nodes with this taint, by design", Expected: true},
-	"node.kubernetes.io/not-ready":                   {Why: "the node lifecycle controller taints a node whose Ready condition is False", NodeProblem: true},
-	"node.kubernetes.io/unreachable":                 {Why: "the node lifecycle controller taints a node whose kubelet stopped posting status (Ready Unknown)", NodeProblem: true},
-	"node.kubernetes.io/unschedulable":               {Why: "the node is cordoned (spec.unschedulable=true)"},
-	"node.kubernetes.io/memory-pressure":             {Why: "the kubelet reports MemoryPressure", NodeProblem: true},
-	"node.kubernetes.io/disk-pressure":               {Why: "the kubelet reports DiskPressure", NodeProblem: true},
-	"node.kubernetes.io/pid-pressure":                {Why: "the kubelet reports PIDPressure", NodeProblem: true},
-	"node.kubernetes.io/network-unavailable":         {Why: "the node's network is not configured (NetworkUnavailable=True)", NodeProblem: true},
-	"node.cloudprovider.kubernetes.io/uninitialized": {Why: "the cloud controller manager has not initialized the node yet", NodeProblem: true},
-	"node.kubernetes.io/out-of-service":              {Why: "an operator declared the node out of service"},
-}
-
 // tolerates reports whether any toleration of the pod tolerates the taint,
 // with the API's own matching rules.
 func PodToleratesTaint(tols []corev1.Toleration, t *corev1.Taint) bool {
@@ -114,7 +90,7 @@ func (e *schedContext) taint(part schedReason, _ submatch.Match) schedCause {
 		wanted := e.wantedNodes()
 		best := -1
 		for _, g := range groups {
-			if knownTaints[g.Taint.Key].Expected {
+			if kube.KnownTaints[g.Taint.Key].Expected {
 				continue
 			}
 			if score := len(g.Nodes) + 1000*countIn(g.Nodes, wanted); score > best {
@@ -142,7 +118,7 @@ func (e *schedContext) taint(part schedReason, _ submatch.Match) schedCause {
 		"node/"+names[0]+" .spec.taints", fmt.Sprintf("kubectl get node %s -o jsonpath='{.spec.taints}'", names[0])))
 	cause.Evidence = append(cause.Evidence, e.c.Evidence(fmt.Sprintf("Pod tolerations: %s", tolerationsText(e.p.Spec.Tolerations)),
 		kube.PodRef(e.p)+" .spec.tolerations", fmt.Sprintf("kubectl get pod %s %s -o jsonpath='{.spec.tolerations}'", e.p.Name, kube.NSFlag(e.p))))
-	known, isKnown := knownTaints[t.Key]
+	known, isKnown := kube.KnownTaints[t.Key]
 	switch {
 	case known.Expected:
 		cause.strength = 10
@@ -274,7 +250,7 @@ func (e *schedContext) cordoned(part schedReason, _ submatch.Match) schedCause {
 // was tried (its victims search runs only on nodes that failed a
 // resolvable filter, so they passed the taints and the selector).
 func (e *schedContext) reservesPool(t corev1.Taint) bool {
-	known := knownTaints[t.Key]
+	known := kube.KnownTaints[t.Key]
 	if e.pastAffinity == 0 || known.NodeProblem || t.Key == "node.kubernetes.io/unschedulable" || t.Key == "node.kubernetes.io/out-of-service" {
 		return false
 	}
