@@ -335,15 +335,19 @@ func nextNonBlank(lines []string, i int) int {
 func traceHeadline(block []string) (Trace, string) {
 	var kind Trace
 	head := ""
+	// A traceback printed under its record may be indented as a whole
+	// (JupyterHub's "[E … app:1623]" then "    Traceback …"): its
+	// exception line is the one at the Traceback line's own indentation.
+	base := 0
 	for k, l := range block {
 		lt := strings.TrimSpace(l)
 		switch {
 		case k > 0 && strings.HasPrefix(lt, "Traceback (most recent call last)"):
-			kind = TracePython
+			kind, base = TracePython, len(l)-len(strings.TrimLeft(l, " \t"))
 		case kind == TracePython:
 			// pydantic's field list goes on unindented under its
 			// exception line, which stays the headline.
-			if lt != "" && l[0] != ' ' && l[0] != '\t' && !pyChainRe.MatchString(lt) && !pydanticHeadRe.MatchString(head) {
+			if lt != "" && len(l)-len(strings.TrimLeft(l, " \t")) <= base && !pyChainRe.MatchString(lt) && !pydanticHeadRe.MatchString(head) {
 				head = lt
 			}
 		case strings.HasPrefix(lt, "Caused by: "):

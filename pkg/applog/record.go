@@ -275,6 +275,10 @@ func firstLine(s string) string {
 
 // ---- klog/glog ----
 
+// tornadoLevelRe is Tornado's log prefix, which Jupyter and JupyterHub
+// print: "[E 2018-10-03 09:12:05.214 JupyterHub app:1623] …".
+var tornadoLevelRe = regexp.MustCompile(`^\[([DIWEC]) \d{2,4}-?\d{2}-?\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)? `)
+
 // klogRe matches klog's header: Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg
 var klogRe = regexp.MustCompile(`^(?P<level>[IWEF])(?P<date>\d{4}) (?P<time>\d{2}:\d{2}:\d{2}\.\d+)\s+(?P<thread>\d+) (?P<source>[^\]\s]+:\d+)\] ?(?P<msg>.*)$`)
 
@@ -408,6 +412,9 @@ func plainLevel(line string) (Level, bool) {
 	}
 	if m, ok := submatch.Find(serilogConsoleRe, head); ok {
 		return levelWord(m.Get("level")), false
+	}
+	if m := tornadoLevelRe.FindStringSubmatch(head); m != nil {
+		return map[string]Level{"D": LevelDebug, "I": LevelInfo, "W": LevelWarn, "E": LevelError, "C": LevelFatal}[m[1]], false
 	}
 	if l, ok := scriptLevel(head); ok {
 		return l, false

@@ -114,3 +114,63 @@ func fileOrigin(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, name string
 	}
 	return nil
 }
+
+// quotedTokenRe is a value a line quotes: 'UseCGroupMemoryLimitForHeap'.
+var quotedTokenRe = regexp.MustCompile("['\"`]([^'\"`\\s]{6,})['\"`]")
+
+// valueOrigin is the literal env value or argument that holds a value the
+// line quotes (the JVM's "Unrecognized VM option
+// 'UseCGroupMemoryLimitForHeap'" is a word of JAVA_OPTS): the setting is
+// named by its value, not by a name.
+func valueOrigin(spec *corev1.Container, line string) *settingOrigin {
+	if !unknownOptionRe.MatchString(line) {
+		return nil
+	}
+	for _, m := range quotedTokenRe.FindAllStringSubmatch(line, -1) {
+		token := strings.TrimLeft(m[1], "-")
+		if strings.Contains(token, "/") {
+			continue // a file the line names, which pod/mounted-file traces
+		}
+		for _, e := range spec.Env {
+			if e.ValueFrom != nil || !containsWord(e.Value, token) {
+				continue
+			}
+			return &settingOrigin{setting: token, where: fmt.Sprintf("env %s (%s)", e.Name, e.Value), field: "env",
+				fix: fmt.Sprintf("Remove or replace %s in the value of %s in the container's env", token, e.Name)}
+		}
+		for _, list := range []struct {
+			field string
+			args  []string
+		}{{"args", spec.Args}, {"command", spec.Command}} {
+			for _, a := range list.args {
+				if containsWord(a, token) {
+					return &settingOrigin{setting: token, where: "argument " + a, field: list.field,
+						fix: fmt.Sprintf("Remove or replace the argument %s in the container's %s", a, list.field)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// containsWord: token is in s, not as a part of a longer name.
+func containsWord(s, token string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], token)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(token)
+		before := j == 0 || !isNameByte(s[j-1])
+		after := end == len(s) || !isNameByte(s[end])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

@@ -42,7 +42,7 @@ var (
 	settingNameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b`)
 	// unknownOptionRe: the program does not know the option at all, which
 	// for one that worked before means the version changed under it.
-	unknownOptionRe = regexp.MustCompile(`(?i)\bunknown (?:variable|option|(?:long |short )?flag|argument|parameter|setting|directive|config(?:uration)? key)|\bunrecognized (?:option|argument|flag|parameter)|flag provided but not defined|\bno such option\b|\binvalid option\b|\b(?:field|key) not found\b|\bunknown (?:field|key)s?\b|cannot find field`)
+	unknownOptionRe = regexp.MustCompile(`(?i)\bunknown (?:variable|option|(?:long |short )?flag|argument|parameter|setting|directive|config(?:uration)? key)|\bunrecognized (?:[\w-]+ )?(?:option|argument|flag|parameter)|flag provided but not defined|\bno such option\b|\binvalid option\b|\b(?:field|key) not found\b|\bunknown (?:field|key)s?\b|cannot find field`)
 	// versionRe is a release number x.y.z (x.y.z.w is an address).
 	versionRe = regexp.MustCompile(`\bv?\d+\.\d+\.\d+(?:\.\d+)?\b`)
 	// bannerRe marks a line that states the program's own version.
@@ -97,7 +97,7 @@ func findSettingOrigin(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, line
 			return o
 		}
 	}
-	return nil
+	return valueOrigin(spec, line)
 }
 
 // settingNames are the candidate setting names of a line, in order.
@@ -294,6 +294,8 @@ func settingOriginFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, c
 			why += "; " + tag + ", so a release that removed or renamed the option may be what runs now"
 			f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Container %s runs image %s, which names no version", spec.Name, spec.Image),
 				fmt.Sprintf("%s .spec.containers[%s].image", kube.PodRef(p), spec.Name), containerSpecCmd(p, spec.Name, "image")))
+		default:
+			why += fmt.Sprintf("; the container runs image %s", spec.Image)
 		}
 		fix = o.fix + " to an option this version accepts: a misspelling, or an option another release has."
 		switch {

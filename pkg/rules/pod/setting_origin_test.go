@@ -80,6 +80,15 @@ func TestSettingOrigin(t *testing.T) {
 			"2020/04/06 21:01:45 command traefik error: field not found, node: entryPoint\n",
 			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "traefik", Namespace: "shop"}, Data: map[string]string{"traefik.toml": "[ping]\nentryPoint = \"http\"\n"}}), "config", "traefik"),
 			[]string{`entryPoint = \"http\"`, "key traefik.toml of ConfigMap traefik", "names no version (latest)"}},
+		// https://github.com/jenkinsci/kubernetes-operator/issues/76: a
+		// JVM option of Java 8 in JAVA_OPTS, on a JDK 11 image.
+		{"a quoted value of a literal env value", mk(corev1.Container{Image: "jenkins/jenkins:lts-jdk11",
+			Env: []corev1.EnvVar{{Name: "JAVA_OPTS", Value: "-XX:+UnlockExperimentalVMOptions -XX:+UseCGroupMemoryLimitForHeap -XX:MaxRAMFraction=1"}}}, 1,
+			"Unrecognized VM option 'UseCGroupMemoryLimitForHeap'\nError: Could not create the Java Virtual Machine.\nError: A fatal exception has occurred. Program will exit.\n"),
+			[]string{"env JAVA_OPTS", "does not know the option", "jenkins/jenkins:lts-jdk11"}},
+		{"a quoted value that is part of a longer word", mk(corev1.Container{Image: "jenkins/jenkins:lts-jdk11",
+			Env: []corev1.EnvVar{{Name: "JAVA_OPTS", Value: "-XX:+UseCGroupMemoryLimitForHeapX"}}}, 1,
+			"Unrecognized VM option 'UseCGroupMemoryLimitForHeap'\nError: A fatal exception has occurred. Program will exit.\n"), nil},
 		{"a mounted file that does not set the setting", withConfigVolume(mk(corev1.Container{Image: "docker.io/apecloud/mysql:8.0.33",
 			VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/mysql/conf.d"}}}, 1,
 			"2024-04-01T08:32:05.692379Z 1 [ERROR] [MY-011087] [Server] Different lower_case_table_names settings for server ('1') and data dictionary ('0').\n"+

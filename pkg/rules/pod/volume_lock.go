@@ -45,6 +45,9 @@ func checkVolumeLock(c *rule.Pass) []rule.Finding {
 		if spec == nil || dec == nil || dec.Pattern.Class != logs.LockHeld && !applog.LockHeld(dec.Line) {
 			continue
 		}
+		var claimed []corev1.VolumeMount
+		var claims []string
+		found := false
 		for _, m := range spec.VolumeMounts {
 			v := volumeNamed(p, m.Name)
 			if v == nil || m.ReadOnly {
@@ -54,13 +57,39 @@ func checkVolumeLock(c *rule.Pass) []rule.Finding {
 			if claim == "" {
 				continue
 			}
+			claimed, claims = append(claimed, m), append(claims, claim)
 			if holder := otherClaimant(c, p, claim); holder != nil {
 				out = append(out, lockFinding(c, p, spec, crash, dec, m, claim, holder))
+				found = true
 				break
 			}
 		}
+		// No other pod seen on it: with one writable claim, the lock is
+		// on that claim's data all the same (a lock left by a writer that
+		// died, or held from outside the pods read).
+		if !found && len(claims) == 1 {
+			out = append(out, staleLockFinding(c, p, spec, crash, dec, claimed[0], claims[0]))
+		}
 	}
 	return out
+}
+
+func staleLockFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash rule.Finding, dec *logs.Decisive, m corev1.VolumeMount, claim string) rule.Finding {
+	f := crash
+	f.Strength, f.Current, f.Confidence = rule.Traced, true, rule.Likely
+	f.Category = crashRoot(crash.Category).Sub("VolumeLock")
+	f.Evidence = append(f.Evidence, c.Evidence(fmt.Sprintf("Container %s keeps its data on PVC %s at %s, the only claim it writes; no other pod read mounts it", spec.Name, claim, m.MountPath),
+		fmt.Sprintf("%s .spec.containers[%s].volumeMounts", kube.PodRef(p), spec.Name), containerSpecCmd(p, spec.Name, "volumeMounts")))
+	f.Title = fmt.Sprintf("container %s cannot lock its data on PVC %s, and no other pod seen mounts the claim: the lock is left on the volume", spec.Name, claim)
+	f.Hypothesis = fmt.Sprintf("The data on PVC %s carries a lock no running pod holds (a writer that died mid-write, or one outside the pods read)", claim)
+	f.Culprit = fmt.Sprintf("the data on PVC %s (mounted at %s by %s): its lock is held (log: %q), and no other pod seen mounts the claim", claim, m.MountPath, p.Name, dec.Line)
+	f.Mechanism = fmt.Sprintf("The application locks its data before it writes; a lock left by a process that died (a stale lock file, a SQLite journal) or held by a writer outside the cluster's pods keeps it from starting. %s", crash.Mechanism)
+	f.Actions = append([]report.Action{{Kind: report.Immediate,
+		Description: fmt.Sprintf("Check that nothing else mounts PVC %s (pods of other namespaces' workloads cannot, but a node-level process or a second cluster can); then clear the stale lock in its data, or reset that data (the application's own recovery: for SQLite, its journal or the database file) — back the volume up first.", claim),
+		Commands:    []string{fmt.Sprintf("kubectl get pods -n %s -o json | grep -n '\"claimName\": \"%s\"'", p.Namespace, claim), fmt.Sprintf("kubectl describe pvc %s -n %s", claim, p.Namespace)},
+		Risk:        "resetting the data loses what it holds"}}, crash.Actions...)
+	f.Summary = fmt.Sprintf("%s. %s", upperFirst(f.Title), crash.Summary)
+	return f
 }
 
 // otherClaimant is another running pod of the bundle that mounts claim.

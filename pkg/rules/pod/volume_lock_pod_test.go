@@ -34,7 +34,7 @@ func TestVolumeLockSiblingReplica(t *testing.T) {
 			mysql8, true, true},
 		{"prometheus-lock-db-directory", "https://github.com/prometheus/prometheus/issues/9513",
 			`level=error ts=2021-10-15T08:25:42.501Z caller=main.go:915 err="opening storage failed: lock DB directory: resource temporarily unavailable"` + "\n", true, true},
-		{"mysql8-no-sibling", "https://github.com/bitnami/charts/issues/4134", mysql8, false, false},
+		{"mysql8-no-sibling", "https://github.com/bitnami/charts/issues/4134", mysql8, false, true},
 		{"prometheus-lock-permission-denied", "https://github.com/helm/charts/issues/19105",
 			`level=error ts=2019-11-25T08:57:24.071Z caller=main.go:731 err="opening storage failed: lock DB directory: open /data/lock: permission denied"` + "\n", true, false},
 		{"prometheus-nfs-no-locks", "https://github.com/prometheus/prometheus/issues/13390",
@@ -59,6 +59,12 @@ func TestVolumeLockSiblingReplica(t *testing.T) {
 				}
 			}
 			fs := ruletest.Run(VolumeLock, b, now)
+			if tt.want && !tt.holder {
+				if len(fs) != 1 || !strings.Contains(fs[0].Culprit, "no other pod seen mounts the claim") || !strings.Contains(fs[0].Culprit, "data-mysql") {
+					t.Fatalf("want the stale-lock lead on data-mysql, got %+v (%s)", fs, tt.source)
+				}
+				return
+			}
 			if !tt.want {
 				if len(fs) != 0 {
 					t.Fatalf("want no finding, got %s (%s)", fs[0].Culprit, tt.source)

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule/ruletest"
 )
 
@@ -16,7 +17,8 @@ import (
 // failure (NodeEnvironment.java in elastic/elasticsearch: "failed to obtain
 // node locks, tried [...] maybe these locations are not writable or
 // multiple nodes were started on the same data path"). Negatives: no other
-// pod on the claim; the other pod mounts another claim.
+// pod on the claim, or the other pod mounts another claim: then the lock
+// is left on the claim's own data, a lead (Likely).
 func TestVolumeLock(t *testing.T) {
 	now := time.Date(2026, 11, 26, 10, 5, 0, 0, time.UTC)
 	es := "uncaught exception in thread [main]\njava.lang.IllegalStateException: failed to obtain node locks, tried [[/usr/share/elasticsearch/data]] with lock id [0]; maybe these locations are not writable or multiple nodes were started without increasing [node.max_local_storage_nodes] (was [1])?\n"
@@ -39,8 +41,10 @@ func TestVolumeLock(t *testing.T) {
 			}
 			fs := ruletest.Run(VolumeLock, b, now)
 			if !tt.culprit {
-				if len(fs) != 0 {
-					t.Fatalf("want no finding, got %s", fs[0].Culprit)
+				// No holder seen: the lock is on the claim's data all the
+				// same, a lead, not a proof.
+				if len(fs) != 1 || fs[0].Confidence != rule.Likely || !strings.Contains(fs[0].Culprit, "PVC es-data") || !strings.Contains(fs[0].Culprit, "no other pod seen mounts the claim") {
+					t.Fatalf("want the stale-lock lead on es-data, got %+v", fs)
 				}
 				return
 			}
