@@ -155,7 +155,7 @@ func TestClassificationOrder(t *testing.T) {
 		"ForwardingLoop 94", "ShellSyntax 93",
 		"DataSourceURL 92",
 		"StoredState 91",
-		"MissingEnv 90", "MissingEnv#1 90", "MissingEnv#2 90", "MissingEnv#3 90", "MissingEnv#4 90", "MissingEnv#5 90",
+		"MissingEnv 90", "MissingEnv#1 90", "MissingEnv#2 90", "MissingEnv#3 90", "MissingEnv#4 90", "MissingEnv#5 90", "MissingEnv#6 90",
 		"VersionMismatch 89", "VersionMismatch#1 89", "VersionMismatch#2 89", "VersionMismatch#3 89", "VersionMismatch#4 89", "VersionMismatch#5 89", "VersionMismatch#6 89", "VersionMismatch#7 89",
 		"Forbidden 88", "WatchLimit 88",
 		"NoSpace 87",

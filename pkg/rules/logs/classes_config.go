@@ -28,6 +28,13 @@ var _ = register(Def{
 		{re: regexp.MustCompile(`required key "?[A-Z_][A-Z0-9_]*"? missing value|"?[A-Z_][A-Z0-9_]*"?:? missing required value|missing required value:? "?[A-Z_][A-Z0-9_]*"?|(?i:env(?:ironment)?(?: var(?:iable)?)?)\s+"?[A-Z_][A-Z0-9_]*"?\s+(?i:(?:is\s+)?(?:not set|unset|missing|empty|required))|(?i:(?:required|missing|mandatory)\s+env(?:ironment)?(?: var(?:iable)?)?)\s+"?[A-Z_][A-Z0-9_]*"?|"?[A-Z][A-Z0-9_]{2,}"?\s+(?i:(?:env(?:ironment)? var(?:iable)?\s+)?(?:is\s+)?(?:not set|must be set|is required|is empty))`),
 			Explains: "the application requires an environment variable that is unset or empty",
 			Fix:      "Set the variable in the pod template (env or envFrom), or fix the ConfigMap/Secret it is read from.", Priority: 90},
+		// A program that found no value and names the variable to set:
+		// OpenSearch 2.12's demo installer, "No custom admin password
+		// found. Please provide a password via the environment variable
+		// OPENSEARCH_INITIAL_ADMIN_PASSWORD."
+		{re: regexp.MustCompile(`(?i:\b(?:no|missing)\b[^.\n]{0,60}\b(?:found|provided|given|set|specified)\b)[^\n]{0,40}?(?i:provide|set|define|specify)[^\n]{0,60}?(?i:environment variable|env var(?:iable)?)\s+['"]?[A-Z][A-Z0-9_]{2,}`),
+			Explains: "the application found no value for a setting and names the environment variable that must provide it",
+			Fix:      "Set the variable in the pod template (env or envFrom), from a Secret key for a password.", Priority: 90},
 		// The applications' own wordings rank as the generic row and come
 		// after it: a line the generic row takes keeps its generic
 		// explanation, and only the application's own wording lands here.

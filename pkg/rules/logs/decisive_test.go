@@ -125,6 +125,13 @@ func TestDecisiveLinesFromRealLogs(t *testing.T) {
 			`2026-11-26T07:15:14.8Z {"level":"info","ts":1764140000.5,"msg":"starting orders","version":"2.3.1"}` + "\n" +
 				`2026-11-26T07:15:14.9Z {"level":"fatal","ts":1764140000.6,"caller":"orders/main.go:42","msg":"load config","error":"required key DATABASE_URL missing value"}` + "\n",
 			"MissingEnv", "environment variable DATABASE_URL"},
+		// OpenSearch 2.12's demo installer
+		// (https://github.com/opensearch-project/helm-charts/issues/519):
+		// the banner before it only asks, the last line says nothing was
+		// found.
+		{"no value found, the variable to provide it",
+			"2026-11-26T07:15:14.8Z If a password is not provided, the setup will quit. \n2026-11-26T07:15:14.9Z No custom admin password found. Please provide a password via the environment variable OPENSEARCH_INITIAL_ADMIN_PASSWORD.\n",
+			"MissingEnv", "environment variable OPENSEARCH_INITIAL_ADMIN_PASSWORD"},
 		{"go-envconfig wording", "2026-11-26T07:15:14.9Z load config: DATABASE_URL: missing required value\n", "MissingEnv", "environment variable DATABASE_URL"},
 		{"logfmt, whose time= is no endpoint",
 			`2026-11-26T07:15:14.9Z time=2026-11-26T07:00:01Z level=error msg="connect to queue" err="dial tcp 10.0.0.42:5672: connect: connection refused"` + "\n",
