@@ -24,9 +24,10 @@ const (
 var (
 	// quotedRe is a quoted value: 'x', "x", `x`, ('1').
 	quotedRe = regexp.MustCompile("'[^'\\s][^']*'|\"[^\"\\s][^\"]*\"|`[^`]+`")
-	// nameRe is a setting, field or object name as programs print them:
-	// snake_case, dotted, kebab-case or camelCase, two words at least.
-	nameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b`)
+	// SettingNameRe is a setting, field or object name as programs print
+	// them: snake_case, dotted, kebab-case or camelCase, two words at least
+	// (one word, such as "port", is any program's).
+	SettingNameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b`)
 	// tagRe is a logger's bracketed tag ([ERROR], [MY-010119], [Server]).
 	tagRe = regexp.MustCompile(`\[[^\]]*\]`)
 	// releaseRe is a version number, which names no setting.
@@ -41,7 +42,7 @@ func namesSomething(text string) bool {
 	if quotedRe.MatchString(t) {
 		return true
 	}
-	for _, m := range nameRe.FindAllString(t, -1) {
+	for _, m := range SettingNameRe.FindAllString(t, -1) {
 		if !releaseRe.MatchString(m) {
 			return true
 		}

@@ -23,10 +23,12 @@ var ingressController = &Check{
 			return []Result{unchecked("Not checked: whether a controller serves Ingress %s (its class is not known, or the search was not made)", ing.Name)}
 		}
 		pods := c.B.ActorPods(a)
-		if k := kube.ControllerSeen(c, bundle.RoleIngressController, "ingress/"+ing.Name, network.IngressTerms(ing)...); k != nil && k.Pod != nil && kube.IsPodReady(k.Pod) && k.About && k.Line != "" {
-			return []Result{fail("The controller of Ingress class %s, pod %s/%s, logs for the Ingress's host: %q", a.Name, k.Pod.Namespace, k.Pod.Name, k.Line)}
-		}
-		if k := kube.ControllerSeen(c, bundle.RoleIngressController, "ingress/"+ing.Name); k != nil && k.Pod != nil && kube.IsPodReady(k.Pod) {
+		// The pod network/ingress-controller-down reads: ready, yet erring
+		// for the Ingress's host or refused what it reads.
+		if k := kube.ControllerSeen(c, bundle.RoleIngressController, "ingress/"+ing.Name, network.IngressTerms(ing)...); k != nil && k.Pod != nil && kube.IsPodReady(k.Pod) {
+			if k.About && k.Line != "" {
+				return []Result{fail("The controller of Ingress class %s, pod %s/%s, logs for the Ingress's host: %q", a.Name, k.Pod.Namespace, k.Pod.Name, k.Line)}
+			}
 			if d, ok := k.Denied(c); ok {
 				return []Result{fail("The controller of Ingress class %s, pod %s/%s, is ready but its ServiceAccount %s may not read %s", a.Name, k.Pod.Namespace, k.Pod.Name, d.Account, d.List())}
 			}

@@ -78,7 +78,7 @@ type jobAnalysis struct {
 // podConfidence is how sure the pods make the cause: a decisive log line
 // behind the exit makes it verified.
 func (a jobAnalysis) podConfidence() rule.Confidence {
-	if a.exit != nil && a.exit.line != nil && a.exit.line.Pattern.Priority > 10 {
+	if a.exit != nil && a.exit.line != nil && !a.exit.line.Pattern.Generic() {
 		return rule.Strong
 	}
 	return rule.High
@@ -119,7 +119,7 @@ func analyzeJob(c *rule.Pass, j *batchv1.Job) jobAnalysis {
 		if e.term.Reason == "OOMKilled" {
 			a.suffix, a.detail = "OOMKilled", fmt.Sprintf("container %s is OOMKilled", e.container)
 		}
-		if d := e.line; d != nil && d.Pattern.Priority > 10 {
+		if d := e.line; d != nil && !d.Pattern.Generic() {
 			a.evidence = append(a.evidence, c.Evidence(fmt.Sprintf("Log line: %q", d.Line),
 				fmt.Sprintf("logs of %s container %s", kube.PodRef(e.pod), e.container), fmt.Sprintf("kubectl logs %s %s -c %s --tail=50", e.pod.Name, kube.NSFlag(e.pod), e.container)))
 			a.suffix = d.Pattern.Class.String()

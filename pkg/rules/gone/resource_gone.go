@@ -45,7 +45,7 @@ func checkGone(c *rule.Pass) []rule.Finding {
 		if !l.FromEvent {
 			continue
 		}
-		if d := logs.FindDecisive(l.Text); d != nil && d.Pattern.Priority > 10 {
+		if d := logs.FindDecisive(l.Text); d != nil && !d.Pattern.Generic() {
 			evidence = append(evidence, c.Evidence(fmt.Sprintf("Log excerpt in the fault event: %q", d.Line),
 				fmt.Sprintf("context/event.json logs[] (container %s)", l.Container), ""))
 			subject := logs.SubjectOf(d.Pattern.Class, d.Line)

@@ -17,7 +17,7 @@ import (
 // http://[::]:8080"): an outer line of the same class that names its subject
 // is the better line.
 func refine(ev *applog.Event, line string, p *Pattern) (string, *Pattern) {
-	if ev.Trace == "" && len(ev.Raw) > 1 && (p == nil || p.Priority <= 10) {
+	if ev.Trace == "" && len(ev.Raw) > 1 && (p == nil || p.Generic()) {
 		joined := joinLines(ev.Raw)
 		if q := classify(joined, false); q != nil && (p == nil || q.Priority > p.Priority) {
 			return joined, q
@@ -28,7 +28,7 @@ func refine(ev *applog.Event, line string, p *Pattern) (string, *Pattern) {
 			return quoted, p
 		}
 	}
-	if p == nil || p.Priority <= 10 || SubjectOf(p.Class, line) != "" {
+	if p == nil || p.Generic() || SubjectOf(p.Class, line) != "" {
 		return line, p
 	}
 	for _, alt := range eventLines(ev) {

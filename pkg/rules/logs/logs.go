@@ -106,14 +106,14 @@ func FindDecisive(text string) *Decisive {
 		bestWarn.Pattern == best.Pattern && best.Subject == "" && bestWarn.Subject != "") {
 		best = bestWarn
 	}
-	if best == nil || best.Pattern.Priority <= 10 {
+	if best == nil || best.Pattern.Generic() {
 		ds := log.Decisive(applog.Options{Max: 3})
 		// A crash report cut before the line that names its cause says
 		// nothing: the next record does.
 		ds = slices.DeleteFunc(ds, func(d applog.Decisive) bool { return strings.TrimSpace(d.Text) == "" })
 		if len(ds) > 0 {
 			p := classify(ds[0].Text, ds[0].Event.Trace != "")
-			if (p == nil || p.Priority <= 10) && declaredError(ds[0].Event) {
+			if (p == nil || p.Generic()) && declaredError(ds[0].Event) {
 				p = declared
 			}
 			if p != nil {
@@ -167,7 +167,7 @@ func LastWords(c *rule.Pass, p *corev1.Pod, container string) (string, bool) {
 		if l.entry == nil || l.entry.Error != "" {
 			continue
 		}
-		if d := FindDecisive(l.entry.Text); d != nil && d.Pattern.Priority > 10 {
+		if d := FindDecisive(l.entry.Text); d != nil && !d.Pattern.Generic() {
 			return d.Line, l.prev
 		}
 		if w := applog.Parse(l.entry.Text).LastWords(1); len(w) == 1 {

@@ -127,7 +127,7 @@ func lbUnhealthyFinding(c *rule.Pass, ing *networkingv1.Ingress, be LBBackend) r
 	probe, where := servingProbe(c, svc)
 	probeText := "no readinessProbe (the health check then asks for /)"
 	if probe != nil {
-		probeText = "readinessProbe " + probeSummary(probe)
+		probeText = "readinessProbe " + kube.ProbeText(probe, false)
 		evidence = append(evidence, c.Evidence(fmt.Sprintf("Pod %s behind Service %s has %s", where, svc.Name, probeText),
 			fmt.Sprintf("pod/%s .spec.containers[].readinessProbe", where), fmt.Sprintf("kubectl get pod %s -n %s -o jsonpath='{.spec.containers[*].readinessProbe}'", where, svc.Namespace)))
 	}
@@ -159,19 +159,4 @@ func servingProbe(c *rule.Pass, svc *corev1.Service) (*corev1.Probe, string) {
 		return nil, p.Name
 	}
 	return nil, ""
-}
-
-// probeSummary is "httpGet / on 8000".
-func probeSummary(p *corev1.Probe) string {
-	switch {
-	case p.HTTPGet != nil:
-		return fmt.Sprintf("httpGet %s on %s", kube.ValueOr(p.HTTPGet.Path, "/"), p.HTTPGet.Port.String())
-	case p.TCPSocket != nil:
-		return "tcpSocket on " + p.TCPSocket.Port.String()
-	case p.Exec != nil:
-		return "exec " + strings.Join(p.Exec.Command, " ")
-	case p.GRPC != nil:
-		return fmt.Sprintf("grpc on %d", p.GRPC.Port)
-	}
-	return "of no known kind"
 }

@@ -30,8 +30,8 @@ func TestIngressLBUnhealthy(t *testing.T) {
 		name, backends string
 		culprit        []string
 	}{
-		{"instance group by NodePort", `{"k8s-be-30932--b5f3c2a1e8d94f07":"HEALTHY","k8s-be-31469--b5f3c2a1e8d94f07":"UNHEALTHY"}`, []string{"service xray-xray-server", "k8s-be-31469", "readinessProbe httpGet / on 8000"}},
-		{"NEG by name", `{"k8s1-b5f3c2a1-xray-xray-xray-server-80-7d1f0c2e":"UNHEALTHY"}`, []string{"service xray-xray-server", "readinessProbe httpGet / on 8000"}},
+		{"instance group by NodePort", `{"k8s-be-30932--b5f3c2a1e8d94f07":"HEALTHY","k8s-be-31469--b5f3c2a1e8d94f07":"UNHEALTHY"}`, []string{"service xray-xray-server", "k8s-be-31469", "readinessProbe httpGet / port 8000"}},
+		{"NEG by name", `{"k8s1-b5f3c2a1-xray-xray-xray-server-80-7d1f0c2e":"UNHEALTHY"}`, []string{"service xray-xray-server", "readinessProbe httpGet / port 8000"}},
 		{"all healthy", `{"k8s-be-31469--b5f3c2a1e8d94f07":"HEALTHY"}`, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

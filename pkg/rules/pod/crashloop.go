@@ -175,7 +175,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 			{Kind: report.Immediate, Description: "Make the container's command run in the foreground (no `&`, no daemonizing) or, for a one-off task, run it as a Job instead of a Deployment.",
 				Commands: []string{fmt.Sprintf(`kubectl get %s/%s %s -o jsonpath='{.spec.template.spec.containers[?(@.name=="%s")].command}'`, kind, owner, kube.NSFlag(p), st.Name)}},
 		}
-	case dec != nil && dec.Pattern.Priority > 10:
+	case dec != nil && !dec.Pattern.Generic():
 		logEv := c.Evidence(fmt.Sprintf("Log line: %q", dec.Line),
 			fmt.Sprintf("logs of %s container %s (%s instance)", kube.PodRef(p), st.Name, kube.Instance(fromPrev)),
 			kube.LogsCmd(p, st.Name, fromPrev))

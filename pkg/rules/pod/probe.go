@@ -483,7 +483,7 @@ func probeFinding(c *rule.Pass, p *corev1.Pod, ctr *corev1.Container, st *corev1
 			f.Contributing = append(f.Contributing, fmt.Sprintf("Each run lasted about %ds; the probe gives the container %ds (initial delay + failureThreshold × period) before the kill.", run, budget))
 		}
 	}
-	if dec, _ := logs.LastDecisive(c, p, ctr.Name); dec != nil && dec.Pattern.Priority > 10 && !config && (answer == nil || answer.class != probeAppError) {
+	if dec, _ := logs.LastDecisive(c, p, ctr.Name); dec != nil && !dec.Pattern.Generic() && !config && (answer == nil || answer.class != probeAppError) {
 		f.Contributing = append(f.Contributing, fmt.Sprintf("The container's log says %q, which may be why the probe fails.", dec.Line))
 	}
 

@@ -94,9 +94,9 @@ func mountedConfigMapFiles(c *rule.Pass, p *corev1.Pod, spec *corev1.Container) 
 
 // fileOrigin is the line of a mounted ConfigMap file that sets the
 // setting: its name, with '-' and '_' alike (mysqld reads both).
-func fileOrigin(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, name string) *settingOrigin {
+func fileOrigin(c *rule.Pass, p *corev1.Pod, files []mountedConfigMapFile, name string) *settingOrigin {
 	key := settingKey(name)
-	for _, f := range mountedConfigMapFiles(c, p, spec) {
+	for _, f := range files {
 		data := c.B.ConfigMap(p.Namespace, f.configMap).Data[f.key]
 		for _, l := range strings.Split(data, "\n") {
 			t := strings.TrimSpace(l)

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
@@ -36,10 +37,6 @@ type settingOrigin struct {
 }
 
 var (
-	// settingNameRe is a setting's name as programs print it: snake_case,
-	// kebab-case, dotted or camelCase, at least two words (one word, such
-	// as "port", is any program's and would match any variable).
-	settingNameRe = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b`)
 	// unknownOptionRe: the program does not know the option at all, which
 	// for one that worked before means the version changed under it.
 	unknownOptionRe = regexp.MustCompile(`(?i)\bunknown (?:variable|option|(?:long |short )?flag|argument|parameter|setting|directive|config(?:uration)? key)|\bunrecognized (?:[\w-]+ )?(?:option|argument|flag|parameter)|flag provided but not defined|\bno such option\b|\binvalid option\b|\b(?:field|key) not found\b|\bunknown (?:field|key)s?\b|cannot find field`)
@@ -86,6 +83,7 @@ func checkSettingOrigin(c *rule.Pass) []rule.Finding {
 // findSettingOrigin is the first setting the line names that the
 // container's spec sets, flags first (a flag names the setting itself).
 func findSettingOrigin(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, line string) *settingOrigin {
+	files := mountedConfigMapFiles(c, p, spec)
 	for _, name := range settingNames(line) {
 		if o := flagOrigin(spec, name); o != nil {
 			return o
@@ -93,7 +91,7 @@ func findSettingOrigin(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, line
 		if o := envOrigin(c, p, spec, name); o != nil {
 			return o
 		}
-		if o := fileOrigin(c, p, spec, name); o != nil {
+		if o := fileOrigin(c, p, files, name); o != nil {
 			return o
 		}
 	}
@@ -103,7 +101,7 @@ func findSettingOrigin(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, line
 // settingNames are the candidate setting names of a line, in order.
 func settingNames(line string) []string {
 	var out []string
-	for _, m := range settingNameRe.FindAllString(line, -1) {
+	for _, m := range applog.SettingNameRe.FindAllString(line, -1) {
 		if versionRe.MatchString(m) || strings.HasSuffix(m, ".go") || strings.Contains(m, "..") {
 			continue
 		}

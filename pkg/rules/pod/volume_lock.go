@@ -45,33 +45,41 @@ func checkVolumeLock(c *rule.Pass) []rule.Finding {
 		if spec == nil || dec == nil || dec.Pattern.Class != logs.LockHeld && !applog.LockHeld(dec.Line) {
 			continue
 		}
-		var claimed []corev1.VolumeMount
-		var claims []string
-		found := false
-		for _, m := range spec.VolumeMounts {
-			v := volumeNamed(p, m.Name)
-			if v == nil || m.ReadOnly {
-				continue
-			}
-			claim := claimOf(p, v)
-			if claim == "" {
-				continue
-			}
-			claimed, claims = append(claimed, m), append(claims, claim)
-			if holder := otherClaimant(c, p, claim); holder != nil {
-				out = append(out, lockFinding(c, p, spec, crash, dec, m, claim, holder))
-				found = true
-				break
-			}
-		}
-		// No other pod seen on it: with one writable claim, the lock is
-		// on that claim's data all the same (a lock left by a writer that
-		// died, or held from outside the pods read).
-		if !found && len(claims) == 1 {
-			out = append(out, staleLockFinding(c, p, spec, crash, dec, claimed[0], claims[0]))
+		if f := heldLock(c, p, spec, crash, dec); f != nil {
+			out = append(out, *f)
 		}
 	}
 	return out
+}
+
+// heldLock is the pod holding the lock on one of the container's writable
+// claims; with no holder seen and one such claim, the lock is on that
+// claim's data all the same (a lock left by a writer that died, or held
+// from outside the pods read).
+func heldLock(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash rule.Finding, dec *logs.Decisive) *rule.Finding {
+	var only *corev1.VolumeMount
+	onlyClaim, claims := "", 0
+	for i := range spec.VolumeMounts {
+		m := &spec.VolumeMounts[i]
+		v := volumeNamed(p, m.Name)
+		if v == nil || m.ReadOnly {
+			continue
+		}
+		claim := claimOf(p, v)
+		if claim == "" {
+			continue
+		}
+		if holder := otherClaimant(c, p, claim); holder != nil {
+			f := lockFinding(c, p, spec, crash, dec, *m, claim, holder)
+			return &f
+		}
+		only, onlyClaim, claims = m, claim, claims+1
+	}
+	if claims != 1 {
+		return nil
+	}
+	f := staleLockFinding(c, p, spec, crash, dec, *only, onlyClaim)
+	return &f
 }
 
 func staleLockFinding(c *rule.Pass, p *corev1.Pod, spec *corev1.Container, crash rule.Finding, dec *logs.Decisive, m corev1.VolumeMount, claim string) rule.Finding {

@@ -95,7 +95,7 @@ func DiffTemplates(old, cur *corev1.PodTemplateSpec) templateDiff {
 	}
 	diffVolumes(&d, old.Spec.Volumes, cur.Spec.Volumes)
 	if o, n := old.Spec.ServiceAccountName, cur.Spec.ServiceAccountName; o != n {
-		d.add([]string{n}, "serviceAccountName %s → %s", orDefault(o), orDefault(n))
+		d.add([]string{n}, "serviceAccountName %s → %s", kube.ValueOr(o, "(default)"), kube.ValueOr(n, "(default)"))
 	}
 	if !reflect.DeepEqual(old.Spec.NodeSelector, cur.Spec.NodeSelector) {
 		d.add(kube.SortedKeys(cur.Spec.NodeSelector), "nodeSelector %s → %s", labelString(old.Spec.NodeSelector), labelString(cur.Spec.NodeSelector))
@@ -188,9 +188,9 @@ func diffContainer(d *templateDiff, o, n *corev1.Container, kind string) {
 		if reflect.DeepEqual(pr.old, pr.cur) {
 			continue
 		}
-		ob, nb := describeProbe(pr.old, false), describeProbe(pr.cur, false)
+		ob, nb := kube.ProbeText(pr.old, false), kube.ProbeText(pr.cur, false)
 		if ob == nb {
-			ob, nb = describeProbe(pr.old, true), describeProbe(pr.cur, true)
+			ob, nb = kube.ProbeText(pr.old, true), kube.ProbeText(pr.cur, true)
 		}
 		d.add([]string{pr.label}, "%s %s %s %s → %s", kind, name, pr.label, ob, nb)
 	}
@@ -317,30 +317,6 @@ func mountList(ms []corev1.VolumeMount) []string {
 	return out
 }
 
-// describeProbe renders a probe's handler, and with timing its thresholds.
-func describeProbe(p *corev1.Probe, timing bool) string {
-	if p == nil {
-		return "none"
-	}
-	var s string
-	switch {
-	case p.HTTPGet != nil:
-		s = fmt.Sprintf("httpGet %s port %s", orDefault(p.HTTPGet.Path), p.HTTPGet.Port.String())
-	case p.TCPSocket != nil:
-		s = "tcpSocket port " + p.TCPSocket.Port.String()
-	case p.Exec != nil:
-		s = "exec " + quoteList(p.Exec.Command)
-	case p.GRPC != nil:
-		s = fmt.Sprintf("grpc port %d", p.GRPC.Port)
-	default:
-		s = "no handler"
-	}
-	if timing {
-		s += fmt.Sprintf(" (initialDelaySeconds %d, periodSeconds %d, timeoutSeconds %d, failureThreshold %d)", p.InitialDelaySeconds, p.PeriodSeconds, p.TimeoutSeconds, p.FailureThreshold)
-	}
-	return s
-}
-
 func quoteList(l []string) string {
 	if len(l) == 0 {
 		return "[]"
@@ -354,13 +330,6 @@ func refNames(refs []corev1.LocalObjectReference) string {
 		out = append(out, r.Name)
 	}
 	return "[" + strings.Join(out, ",") + "]"
-}
-
-func orDefault(s string) string {
-	if s == "" {
-		return "(default)"
-	}
-	return s
 }
 
 func imageTag(image string) string {
