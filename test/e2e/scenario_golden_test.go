@@ -17,8 +17,10 @@ import (
 // clock taken out: what the load cannot make equal (absolute times, ages,
 // counts of schedules since a time) is masked or compared within slack.
 
-// clockTimes are the absolute times a report prints, and ages in seconds.
-var clockTimes = regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?( UTC|Z)?|\b\d\d:\d\d:\d\dZ?\b|\b\d+s ago\b`)
+// clockTimes are the absolute times a report prints, ages in seconds, and
+// the Unix times a taint carries as its value (the cluster-autoscaler's
+// ToBeDeletedByClusterAutoscaler=1796263320:NoSchedule).
+var clockTimes = regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?( UTC|Z)?|\b\d\d:\d\d:\d\dZ?\b|\b\d+s ago\b|=1\d{9}:`)
 
 // maskClock hides what differs between a live run and its capture however
 // faithfully the state is loaded: absolute times (the live run happens

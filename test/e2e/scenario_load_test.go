@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -395,6 +396,31 @@ func prepare(u *unstructured.Unstructured, ns string, uids map[types.UID]types.U
 		}
 	}
 	u.Object = shiftTimes(u.Object, shift).(map[string]any)
+	if u.GetKind() == "Node" {
+		shiftTaintTimes(u, shift)
+	}
+}
+
+// shiftTaintTimes moves the Unix times some taints carry as their value
+// (the cluster-autoscaler's ToBeDeletedByClusterAutoscaler and
+// DeletionCandidateOfClusterAutoscaler) by shift, as shiftTimes does RFC
+// 3339 ones: their age is what a report reads.
+func shiftTaintTimes(u *unstructured.Unstructured, shift time.Duration) {
+	taints, _, _ := unstructured.NestedSlice(u.Object, "spec", "taints")
+	for i, t := range taints {
+		m, ok := t.(map[string]any)
+		if !ok {
+			continue
+		}
+		v, _ := m["value"].(string)
+		if sec, err := strconv.ParseInt(v, 10, 64); err == nil && sec > 1e9 && sec < 4e9 {
+			m["value"] = strconv.FormatInt(sec+int64(shift/time.Second), 10)
+			taints[i] = m
+		}
+	}
+	if len(taints) > 0 {
+		_ = unstructured.SetNestedSlice(u.Object, taints, "spec", "taints")
+	}
 }
 
 // renameUIDs replaces every string in v that is a captured UID with the

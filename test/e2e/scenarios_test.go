@@ -129,6 +129,10 @@ func allScenarios() []scenario {
 // corpus directory (make capture-scenarios), or "".
 var captureRoot = os.Getenv("KUBECTL_TRIAGE_SCENARIOS_CAPTURE")
 
+// printReports logs each scenario's whole report
+// (KUBECTL_TRIAGE_SCENARIOS_PRINT=1), to read what a miss said.
+var printReports = os.Getenv("KUBECTL_TRIAGE_SCENARIOS_PRINT") != ""
+
 // TestScenarios triages each scenario on the real control plane and checks
 // the report names the real cause, the incident lifecycle, the workspace
 // and that only reads reached the API server. With -v it ends with the
@@ -163,6 +167,14 @@ func TestScenarios(t *testing.T) {
 			row.found, row.confidence, row.requests = rep.RootCause.Category, rep.Confidence, requests
 			assertReplays(t, dir) // the saved workspace alone gives the same report
 
+			if printReports {
+				t.Log(r.stdout)
+				for _, e := range c.AuditSince(t, mark, c.UserName) {
+					if !discovery(e.RequestURI) {
+						t.Logf("request: %s %s", e.Verb, e.RequestURI)
+					}
+				}
+			}
 			section := rootCauseSection(r.stdout)
 			if sc.healthy {
 				if !rep.Healthy || !strings.Contains(section, "healthy") {
