@@ -86,7 +86,7 @@ func signalsOf(s string) []Signal {
 		if !containsAny(lower, signalTable[i].keywords) {
 			continue
 		}
-		if signalTable[i].sig == SigHTTPStatus && !hasHTTPErrorCode(s) {
+		if signalTable[i].sig == SigHTTPStatus && !hasHTTPErrorCode(s) || signalTable[i].sig == SigVersion && !versionMismatch(s) {
 			continue
 		}
 		if signalTable[i].re.MatchString(s) {

@@ -34,6 +34,7 @@ func (c *collector) dependencies(ctx context.Context) {
 	}
 	var want []string
 	refused := map[string]bool{} // Services a login was refused by
+	peer := map[string]bool{}    // Services whose version a mismatch is about
 	// The previous instances first: the one that died says why.
 	logs := append([]ContainerLog(nil), c.b.Logs...)
 	sort.SliceStable(logs, func(a, b int) bool { return logs[a].Previous && !logs[b].Previous })
@@ -45,6 +46,14 @@ func (c *collector) dependencies(ctx context.Context) {
 			if svc, _ := ServiceForHost(c.b.Services, ns, h.host); svc != nil && !contains(want, svc.Name) && !c.haveSlices(ns, svc.Name) {
 				want = append(want, svc.Name)
 				refused[svc.Name] = h.loginRefused
+			}
+		}
+		// A version the server's own release decides: its pods' images
+		// say which it runs (docs/DESIGN.md §7).
+		for _, ev := range peerEvents(l.Text) {
+			if svc, _ := PeerService(c.b.Services, c.podNamed(l.Pod), l.Container, ev); svc != nil && !contains(want, svc.Name) && !c.haveSlices(ns, svc.Name) {
+				want = append(want, svc.Name)
+				peer[svc.Name] = true
 			}
 		}
 	}
@@ -66,11 +75,16 @@ func (c *collector) dependencies(ctx context.Context) {
 	if len(want) > maxDependencies {
 		want = want[:maxDependencies]
 	}
-	c.fanOut(ctx, len(want), func(i int) { c.endpointSlices(ctx, ns, want[i]) })
+	// A version's server is read by its pods alone: their readiness is
+	// what its slices would say.
+	read := slices.DeleteFunc(slices.Clone(want), func(name string) bool { return peer[name] })
+	c.fanOut(ctx, len(read), func(i int) { c.endpointSlices(ctx, ns, read[i]) })
 	for _, name := range want {
 		svc, _ := ServiceForHost(c.b.Services, ns, name)
 		switch {
 		case svc == nil:
+		case peer[name]:
+			c.dependencyPods(ctx, svc, peerPod)
 		case !c.readyEndpoints(ns, name):
 			c.dependencyPods(ctx, svc, downPod)
 		case refused[name]:
@@ -118,6 +132,9 @@ const (
 	// reason (RabbitMQ's "login refused", PostgreSQL's "password
 	// authentication failed for user").
 	servingPod
+	// peerPod: the ready pods, for a Service a version or API mismatch is
+	// about: their images say the server's version; no log is read.
+	peerPod
 )
 
 // dependencyPods follows a Service the logs fail to reach (or that refused
@@ -143,11 +160,11 @@ func (c *collector) dependencyPods(ctx context.Context, svc *corev1.Service, whi
 		c.mu.Lock()
 		c.b.DependencyPods = append(c.b.DependencyPods, rp)
 		c.mu.Unlock()
-		if first == nil && podHealthy(rp) == (which == servingPod) {
+		if first == nil && podHealthy(rp) == (which != downPod) {
 			first = rp
 		}
 	}
-	if first == nil || !c.opts.wants(NeedLogs) {
+	if first == nil || which == peerPod || !c.opts.wants(NeedLogs) {
 		return
 	}
 	r, ok := dependencyLog(first)

@@ -125,7 +125,8 @@ func (c *collector) remainingEvents(ctx context.Context) {
 // a Service that misses it or a policy that isolates it is the fault, and
 // a healthy verdict must have read both), or a log fails to reach a host
 // (a dependency's Service, or a policy dropping the traffic) or has its
-// login refused (the dependency's Service). A pod whose
+// login refused (the dependency's Service), or refuses the version of a
+// server it talks to (that server's Service). A pod whose
 // containers crash, cannot start or cannot be placed fails whatever
 // selects or isolates it: the health model reads it as failing with or
 // without the lists, and no rule traces its failure to them.
@@ -136,7 +137,7 @@ func NamespaceListsWanted(b *Bundle) bool {
 		}
 	}
 	for _, l := range b.Logs {
-		if l.Error == "" && (connectionFailure(l.Text) || settingRejected(b, l)) {
+		if l.Error == "" && (connectionFailure(l.Text) || settingRejected(b, l) || len(peerEvents(l.Text)) > 0) {
 			return true
 		}
 	}

@@ -15,7 +15,7 @@ const (
 	NeedOwners          Need = "owners"          // the owner chain, an HPA's scale target; always collected
 	NeedEvents          Need = "events"          // events about every involved object
 	NeedLogs            Need = "logs"            // container logs, current and previous
-	NeedNodes           Need = "nodes"           // the pods' nodes; all nodes for an unscheduled pod or a DaemonSet
+	NeedNodes           Need = "nodes"           // the pods' nodes; all nodes for an unscheduled pod, a DaemonSet or a LoadBalancer Service with an address
 	NeedNodePods        Need = "node-pods"       // the pods on a Node target
 	NeedConfigMaps      Need = "configmaps"      // referenced by the pods
 	NeedServiceAccounts Need = "serviceaccounts" // the pods' and the pod template's

@@ -49,6 +49,12 @@ func (c *collector) targetRelated(ctx context.Context, target *unstructured.Unst
 		if c.opts.wants(NeedEndpointSlices) {
 			c.endpointSlices(ctx, ns, svc.Name)
 		}
+		// A load balancer's address is only as good as the nodes that
+		// may carry its traffic (their exclusion label and taint): one
+		// bounded list, for a LoadBalancer Service that has an address.
+		if svc.Spec.Type == corev1.ServiceTypeLoadBalancer && len(svc.Status.LoadBalancer.Ingress) > 0 && c.opts.wants(NeedNodes) {
+			c.nodes(ctx)
+		}
 		if len(svc.Spec.Selector) == 0 {
 			return
 		}

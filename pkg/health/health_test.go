@@ -1,6 +1,7 @@
 package health
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,16 +217,40 @@ func TestServiceType(t *testing.T) {
 	young.CreationTimestamp = ago(time.Minute)
 	ext := service("stripe", nil, intstr.FromInt32(443))
 	ext.Spec.Type, ext.Spec.ExternalName = corev1.ServiceTypeExternalName, "api.stripe.com"
+	addressed := lb.DeepCopy()
+	addressed.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "192.168.99.220"}}
+	node := func(name string, excluded bool) *corev1.Node {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}
+		if excluded {
+			n.Labels[corev1.LabelNodeExcludeBalancers] = ""
+		}
+		return n
+	}
+	controlPlanes := []*corev1.Node{node("cp-1", true), node("cp-2", true)}
 	for _, tt := range []struct {
-		name string
-		svc  *corev1.Service
-		want Status
-	}{{"LoadBalancer without an address", lb, Fail}, {"LoadBalancer just created", young, Note}, {"ExternalName is not resolved", ext, Unchecked}} {
+		name  string
+		svc   *corev1.Service
+		nodes []*corev1.Node
+		want  []Status
+	}{
+		{"LoadBalancer without an address", lb, nil, []Status{Fail}},
+		{"LoadBalancer just created", young, nil, []Status{Note}},
+		{"ExternalName is not resolved", ext, nil, []Status{Unchecked}},
+		// https://github.com/metallb/metallb/issues/2274: kubeadm's
+		// control-plane nodes only, every one excluded.
+		{"address, every node excluded from load balancers", addressed, controlPlanes, []Status{Pass, Fail}},
+		{"address, a worker carries it", addressed, append(controlPlanes, node("w-1", false)), []Status{Pass, Pass}},
+		{"address, nodes not read", addressed, nil, []Status{Pass, Unchecked}},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &bundle.Bundle{Target: fault.Resource{Kind: "Service", Name: tt.svc.Name, Namespace: "shop", APIVersion: "v1"}, Services: []*corev1.Service{tt.svc}}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "Service", Name: tt.svc.Name, Namespace: "shop", APIVersion: "v1"}, Services: []*corev1.Service{tt.svc}, Nodes: tt.nodes}
 			got := serviceType.Run(rule.NewPass(b, now, nil))
-			if len(got) != 1 || got[0].Status != tt.want {
-				t.Fatalf("got %+v, want one %s", got, tt.want)
+			var statuses []Status
+			for _, r := range got {
+				statuses = append(statuses, r.Status)
+			}
+			if !slices.Equal(statuses, tt.want) {
+				t.Fatalf("got %+v, want %v", got, tt.want)
 			}
 		})
 	}

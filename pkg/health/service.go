@@ -33,6 +33,21 @@ var serviceEndpoints = &Check{
 	},
 }
 
+// lbNodes: a load balancer's address carries traffic only through the
+// nodes it may send it to (network.LBExclusion).
+func lbNodes(c *rule.Pass, svc *corev1.Service) Result {
+	nodes, ok := network.LBNodesOf(c, svc)
+	switch {
+	case !ok && kube.CollectionFailed(c, "nodes"):
+		return unchecked("Not checked: which nodes may carry Service %s's load-balancer traffic (the nodes could not be listed)", svc.Name)
+	case !ok:
+		return unchecked("Not checked: which nodes may carry Service %s's load-balancer traffic (no node, or no ready endpoint's node, was read)", svc.Name)
+	case len(nodes.Eligible) == 0:
+		return fail("Service %s of type LoadBalancer has no node to carry its traffic: every %s (%d) is excluded from load balancers (%s)", svc.Name, nodes.Which(), nodes.Listed, strings.Join(nodes.Reasons, ", "))
+	}
+	return pass("Service %s of type LoadBalancer has %d %s(s) that may carry its traffic (not excluded from load balancers): %s", svc.Name, len(nodes.Eligible), nodes.Which(), kube.NamesUpTo(nodes.Eligible, 5))
+}
+
 // expectsEndpoints: every Service but an ExternalName (a DNS alias) sends
 // traffic to endpoints, found by its selector or, without one, created by
 // hand.
@@ -42,7 +57,7 @@ func expectsEndpoints(svc *corev1.Service) bool {
 
 var serviceType = &Check{
 	ID: "service/type", Kinds: []string{"Service"},
-	Doc: "What the Service's type promises is there: a LoadBalancer has an external address (after 5 minutes, counted from the service controller's first event when older than the Service; at once when its sync fails), a NodePort has its node ports; an ExternalName's DNS name is not resolved by triage and is reported as not checked.",
+	Doc: "What the Service's type promises is there: a LoadBalancer has an external address (after 5 minutes, counted from the service controller's first event when older than the Service; at once when its sync fails) and a node to carry its traffic (one not labelled node.kubernetes.io/exclude-from-external-load-balancers nor tainted for deletion; with externalTrafficPolicy Local, among the nodes of its ready endpoints), a NodePort has its node ports; an ExternalName's DNS name is not resolved by triage and is reported as not checked.",
 	Run: func(c *rule.Pass) []Result {
 		svc := kube.TargetOf(c, "Service", c.B.Services)
 		if svc == nil {
@@ -52,7 +67,8 @@ var serviceType = &Check{
 		case corev1.ServiceTypeLoadBalancer:
 			lb := network.LoadBalancerOf(c, svc)
 			if lb.Address != "" {
-				return []Result{pass("Service %s of type LoadBalancer has its external address %s", svc.Name, lb.Address)}
+				out := []Result{pass("Service %s of type LoadBalancer has its external address %s", svc.Name, lb.Address)}
+				return append(out, lbNodes(c, svc))
 			}
 			wait := kube.HumanDuration(lb.Waiting(c.Now))
 			if lb.Failed != nil {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -70,6 +71,26 @@ func init() {
 }
 
 // c12kubeTerminated is the status of container name (image) that ran from
+
+// c12kubeLabelHarnessNode labels the harness's own node (key=value) for the
+// scenario and removes the label after it: a cluster in the material whose
+// every node carries a label has no unlabelled node beside them.
+func c12kubeLabelHarnessNode(t *testing.T, c *testcluster.Cluster, key, value string) {
+	t.Helper()
+	set := func(f func(n *corev1.Node)) {
+		n, err := c.Client.CoreV1().Nodes().Get(context.Background(), c.NodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("read node %s: %v", c.NodeName, err)
+		}
+		f(n)
+		if _, err := c.Client.CoreV1().Nodes().Update(context.Background(), n, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("label node %s: %v", c.NodeName, err)
+		}
+	}
+	set(func(n *corev1.Node) { n.Labels[key] = value })
+	t.Cleanup(func() { set(func(n *corev1.Node) { delete(n.Labels, key) }) })
+}
+
 // started ago and exited with code (reason, message) at finished ago.
 func c12kubeTerminated(name, image string, code int32, reason, msg string, started, finished time.Duration) corev1.ContainerStatus {
 	return corev1.ContainerStatus{Name: name, Image: image, ImageID: image + "@sha256:12", ContainerID: "containerd://" + name + "-12", Started: ptr(false),
@@ -336,6 +357,9 @@ var c12kubeScenarios = []scenario{
 					"node-role.kubernetes.io/control-plane", "", "node.kubernetes.io/exclude-from-external-load-balancers", ""))
 				nodes = append(nodes, name)
 			}
+			// The harness's node stands for no node of the thread's
+			// cluster: it carries the label its three nodes carry.
+			c12kubeLabelHarnessNode(t, c, "node.kubernetes.io/exclude-from-external-load-balancers", "")
 			image := "nginx:1.27"
 			labels := map[string]string{"app": "nginx"}
 			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)}, Spec: corev1.PodSpec{

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -130,4 +131,14 @@ func PodState(p *corev1.Pod) (string, bool) {
 		}
 	}
 	return string(p.Status.Phase) + ", not ready", p.Status.Phase != corev1.PodRunning
+}
+
+// ImageTag is the tag of an image reference, its digest aside; "" when it
+// has none (the runtime pulls latest).
+func ImageTag(image string) string {
+	image, _, _ = strings.Cut(image, "@")
+	if i := strings.LastIndexByte(image, ':'); i > strings.LastIndexByte(image, '/') {
+		return image[i+1:]
+	}
+	return ""
 }

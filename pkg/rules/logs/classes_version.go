@@ -2,6 +2,9 @@ package logs
 
 import (
 	"regexp"
+	"strings"
+
+	"github.com/kubectl-triage/kubectl-triage/pkg/applog"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
@@ -13,6 +16,14 @@ import (
 // the other (pin the image tag, upgrade the data or the client), never to
 // retry.
 const VersionMismatch Class = "VersionMismatch"
+
+// A server refuses the shape of the client's request: an HTTP 400 naming a
+// key, field or parameter it does not know. The client was written for
+// another version of the server's API (Elasticsearch 8 dropped mapping
+// types and legacy templates its older clients still send), so the fix is
+// the same as a version mismatch's: versions of the two that support each
+// other.
+const APIMismatch Class = "APIMismatch"
 
 // versionSide is one wording: its expression names the side the program
 // found (have) and the side it brings or needs (want).
@@ -119,6 +130,13 @@ var pgVersionsRe = regexp.MustCompile(`initialized by PostgreSQL version (?P<hav
 var _ = register(Def{
 	Class: VersionMismatch,
 	Patterns: []Pattern{
+		// The class's own row, for any program's compatibility check that
+		// names the versions it compares (applog.SigVersion): "Your
+		// database version (1.48.2) is incompatible with your current
+		// engine version (1.49.0)", "extension version is 0.4.0, but
+		// Immich only supports >=0.2 <0.4".
+		{Explains: "the program refuses a version it checks: the data it finds or the server it talks to is of a version this release does not support",
+			Fix: "Run versions that support each other: pin this image back to the release the data or the server was made for, migrate the data or upgrade the server first, or move both to a supported pair.", Priority: 89},
 		{re: versionSides[0].re,
 			Explains: "the data directory was written by another major version of PostgreSQL than the image runs: the image tag changed over an existing volume",
 			Fix:      "Run the image version the data was written with (pin the tag back), or upgrade the data directory first (pg_upgrade, or dump with the old version and restore into the new one).", Priority: 89},
@@ -144,12 +162,33 @@ var _ = register(Def{
 			Explains: "the application refuses the servers it connects to: their version is outside the range it supports",
 			Fix:      "Run a release of the application that matches the servers' version (pin its image tag or chart version to theirs), or upgrade the servers first.", Priority: 89},
 	},
+	Signals:    []applog.Signal{applog.SigVersion},
 	NamesImage: true,
 	Subject: func(line string) string {
 		for _, s := range versionSides {
 			if m, ok := submatch.Find(s.re, line); ok {
 				return s.say(m, line)
 			}
+		}
+		if v := applog.Versions(line); len(v) > 0 {
+			return "versions " + strings.Join(v, ", ")
+		}
+		return ""
+	},
+})
+
+var _ = register(Def{
+	Class: APIMismatch,
+	Patterns: []Pattern{{
+		Explains: "the server rejects the request's format (HTTP 400 naming what it does not know): the client speaks another version of the server's API",
+		Fix:      "Run a client release that supports the server's version (or the server version the client was written for); where the client has an API-version or compatibility setting, set it to the server's.", Priority: 88}},
+	Rank:       2, // a line of it and Forbidden or WatchLimit is theirs
+	Signals:    []applog.Signal{applog.SigAPIMismatch},
+	NamesImage: true,
+	Dependency: true,
+	Subject: func(line string) string {
+		if w := applog.APIMismatchSubject(line); w != "" {
+			return "the server answers " + w
 		}
 		return ""
 	},

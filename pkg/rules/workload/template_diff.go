@@ -118,7 +118,7 @@ func DiffTemplates(old, cur *corev1.PodTemplateSpec) templateDiff {
 func diffContainer(d *templateDiff, o, n *corev1.Container, kind string) {
 	name := n.Name
 	if o.Image != n.Image {
-		d.add([]string{n.Image, imageTag(n.Image)}, "%s %s image %s → %s", kind, name, o.Image, n.Image)
+		d.add([]string{n.Image, kube.ValueOr(kube.ImageTag(n.Image), n.Image)}, "%s %s image %s → %s", kind, name, o.Image, n.Image)
 	}
 	if !reflect.DeepEqual(o.Command, n.Command) {
 		d.add(n.Command, "%s %s command %s → %s", kind, name, quoteList(o.Command), quoteList(n.Command))
@@ -330,11 +330,4 @@ func refNames(refs []corev1.LocalObjectReference) string {
 		out = append(out, r.Name)
 	}
 	return "[" + strings.Join(out, ",") + "]"
-}
-
-func imageTag(image string) string {
-	if i := strings.LastIndexAny(image, ":@"); i >= 0 && !strings.Contains(image[i:], "/") {
-		return image[i+1:]
-	}
-	return image
 }
