@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,7 +147,9 @@ func loadScenario(t *testing.T, c *testcluster.Cluster, s scenarios.Scenario, ns
 			applyNamespaceMeta(t, c, ns, u)
 			continue
 		case kind == "Node" && name == c.NodeName:
-			// The fake node: its kubelet endpoint is this cluster's.
+			// The fake node: its kubelet endpoint is this cluster's; the
+			// labels and taints the scenario gave it are given again.
+			applyHarnessNode(t, c, u)
 			continue
 		}
 		if kind == "Node" {
@@ -629,4 +633,54 @@ func pointAtFakeKubelet(t *testing.T, c *testcluster.Cluster, u *unstructured.Un
 	if err := unstructured.SetNestedField(u.Object, st["addresses"], "status", "addresses"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// applyHarnessNode gives the harness's node the labels and taints a
+// scenario captured on it (a cluster in the material whose every node is
+// labelled so), for the scenario only: they are taken off again after it.
+func applyHarnessNode(t *testing.T, c *testcluster.Cluster, u *unstructured.Unstructured) {
+	t.Helper()
+	var captured corev1.Node
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &captured); err != nil {
+		t.Fatalf("captured node %s: %v", c.NodeName, err)
+	}
+	live, err := c.Client.CoreV1().Nodes().Get(t.Context(), c.NodeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("read node %s: %v", c.NodeName, err)
+	}
+	var added []string
+	for k, v := range captured.Labels {
+		if _, ok := live.Labels[k]; !ok {
+			live.Labels[k] = v
+			added = append(added, k)
+		}
+	}
+	var taints []corev1.Taint
+	for _, tn := range captured.Spec.Taints {
+		if !slices.ContainsFunc(live.Spec.Taints, func(x corev1.Taint) bool { return x.Key == tn.Key && x.Effect == tn.Effect }) {
+			taints = append(taints, tn)
+		}
+	}
+	if len(added) == 0 && len(taints) == 0 {
+		return
+	}
+	original := slices.Clone(live.Spec.Taints)
+	live.Spec.Taints = append(live.Spec.Taints, taints...)
+	if _, err := c.Client.CoreV1().Nodes().Update(context.Background(), live, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("label node %s: %v", c.NodeName, err)
+	}
+	t.Cleanup(func() {
+		n, err := c.Client.CoreV1().Nodes().Get(context.Background(), c.NodeName, metav1.GetOptions{})
+		if err != nil {
+			t.Errorf("read node %s: %v", c.NodeName, err)
+			return
+		}
+		for _, k := range added {
+			delete(n.Labels, k)
+		}
+		n.Spec.Taints = original
+		if _, err := c.Client.CoreV1().Nodes().Update(context.Background(), n, metav1.UpdateOptions{}); err != nil {
+			t.Errorf("restore node %s: %v", c.NodeName, err)
+		}
+	})
 }

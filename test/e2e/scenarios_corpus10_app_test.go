@@ -273,57 +273,6 @@ var c10appScenarios = []scenario{
 		culprit:  []string{"pm.max_children"},
 	},
 	{
-		// Immich v1.122 accepts pgvecto.rs >=0.2 <0.4 only; the
-		// CloudNativePG cluster it uses was moved to an image built with
-		// pgvecto.rs 0.4.0, so the server refuses the database at start-up
-		// and both workers exit. The fix is running the database on an
-		// image with pgvecto.rs 0.3 (or an Immich release that supports
-		// 0.4).
-		name:   "real-immich-server-refuses-pgvecto-rs-0-4-0-database",
-		source: "material: https://github.com/immich-app/immich/issues/14654 (Immich Server v1.122.2 on Kubernetes, DB_HOSTNAME immich-postgres-v17-rw, REDIS_HOSTNAME immich-valkey-primary: Error: The pgvecto.rs extension version is 0.4.0, but Immich only supports >=0.2 <0.4); the full error and the worker exit as in https://github.com/imagegenius/docker-immich/issues/489 (Please change pgvecto.rs to a compatible version in the Postgres instance. ... api worker exited with code 1); the database image naming (cloudnative-pgvecto.rs <postgres>-v<pgvecto.rs>) as in https://github.com/tensorchord/cloudnative-pgvecto.rs/issues/7",
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			image, pg, valkey := "ghcr.io/immich-app/immich-server:v1.122.2", "ghcr.io/tensorchord/cloudnative-pgvecto.rs:17.2-v0.4.0", "docker.io/bitnami/valkey:8.0.1-debian-12-r0"
-			c8appSecret(t, c, ns, "immich-postgres-v17-app", corev1.SecretTypeBasicAuth, map[string]string{"username": "immich", "password": "Zq8u3CwKp1", "host": "immich-postgres-v17-rw", "port": "5432", "dbname": "immich"})
-			pgLabels := map[string]string{"cnpg.io/cluster": "immich-postgres-v17", "cnpg.io/instanceName": "immich-postgres-v17-1", "cnpg.io/instanceRole": "primary", "role": "primary", "cnpg.io/podRole": "instance"}
-			pgPod := c.CreatePod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "immich-postgres-v17-1", Namespace: ns, Labels: pgLabels},
-				Spec: corev1.PodSpec{Hostname: "immich-postgres-v17-1", Containers: []corev1.Container{{Name: "postgres", Image: pg, Command: []string{"/controller/manager", "instance", "run", "--log-level=info"},
-					Ports: []corev1.ContainerPort{{Name: "postgresql", ContainerPort: 5432}, {Name: "metrics", ContainerPort: 9187}, {Name: "status", ContainerPort: 8000}}}}},
-				Status: c4bReady("postgres", pg, "10.244.1.40", 20*time.Hour)})
-			c4bService(t, c, ns, "immich-postgres-v17-rw", map[string]string{"cnpg.io/cluster": "immich-postgres-v17", "cnpg.io/instanceRole": "primary"}, []corev1.ServicePort{c4bPort("postgres", 5432, intstr.FromInt32(5432))})
-			c4bSlice(t, c, ns, "immich-postgres-v17-rw", c4bSlicePort("postgres", 5432), pgPod)
-			vk := c8appSts(t, c, ns, "immich-valkey-primary", "immich-valkey-headless", "valkey", valkey, 6379, 1, nil, c4bReady("valkey", valkey, "10.244.1.41", 20*time.Hour))
-			c4bService(t, c, ns, "immich-valkey-primary", map[string]string{"app.kubernetes.io/name": "immich-valkey-primary"}, []corev1.ServicePort{c4bPort("tcp-redis", 6379, intstr.FromInt32(6379))})
-			c4bSlice(t, c, ns, "immich-valkey-primary", c4bSlicePort("tcp-redis", 6379), vk...)
-			tmpl := c2Template("immich-server", "main", image, 2283, func(s *corev1.PodSpec) {
-				s.Containers[0].Env = []corev1.EnvVar{{Name: "DB_HOSTNAME", Value: "immich-postgres-v17-rw"}, {Name: "DB_DATABASE_NAME", Value: "immich"},
-					c8appSecretKey("DB_USERNAME", "immich-postgres-v17-app", "username"), c8appSecretKey("DB_PASSWORD", "immich-postgres-v17-app", "password"),
-					{Name: "REDIS_HOSTNAME", Value: "immich-valkey-primary"}, {Name: "IMMICH_MACHINE_LEARNING_URL", Value: "http://immich-machine-learning:3003"}}
-				s.Containers[0].ReadinessProbe = c4aHTTPProbe("/api/server/ping", 2283, corev1.URISchemeHTTP)
-				s.Containers[0].LivenessProbe = c4aHTTPProbe("/api/server/ping", 2283, corev1.URISchemeHTTP)
-			})
-			_, _, pods := c.DeploymentChain(t, ns, testcluster.DeploymentSpec{Name: "immich-server", Replicas: 1, Template: &tmpl, PodStatus: c8appCrash("main", image, 1, 9)})
-			p := pods[0]
-			c.SetLogs(ns, p.Name, "main", true, c5Lines(
-				"Initializing Immich v1.122.2",
-				"Detected CPU Cores: 4",
-				"Starting api worker",
-				"Starting microservices worker",
-				"[Nest] 7  - 12/11/2024, 9:14:02 AM     LOG [Microservices:EventRepository] Initialized websocket server",
-				"Error: The pgvecto.rs extension version is 0.4.0, but Immich only supports >=0.2 <0.4.",
-				"    Please change pgvecto.rs to a compatible version in the Postgres instance.",
-				"    at /usr/src/app/dist/services/database.service.js:79:23",
-				"    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
-				"    at async /usr/src/app/dist/repositories/database.repository.js:211:23",
-				"microservices worker exited with code 1",
-			))
-			c.SetLogs(ns, p.Name, "main", false, "")
-			c8appBackOff(t, c, p, "main", 44)
-			return []string{"pod/" + p.Name}
-		},
-		category: "CrashLoop/",
-		culprit:  []string{"0.4.0", "immich-postgres-v17"},
-	},
-	{
 		// Alertmanager's gossip needs an address to advertise and picks it
 		// from the pod's interfaces only when one is in a private range; on
 		// a GKE cluster whose pods get class E addresses (240.0.0.0/4) it

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -262,95 +261,6 @@ var c12kubeScenarios2 = []scenario{
 				c8kubeEvent(t, c, p, "", corev1.EventTypeWarning, "FailedScheduling", "default-scheduler", "", msg, 48, 147*time.Minute, 70*time.Second)
 			}
 			return []string{"statefulset/consul-server"}
-		},
-	},
-	{
-		// First round: PASS. FailedCreate/PodSecurity (0.95) "pods cannot be created: namespace NS enforces PodSecurity \"restricted:v1.24\" and the pod template violates it (seccompProfile)", the section naming webhook-probe-post.
-		// The real case: Gatekeeper's chart (3.10) runs a post-install Job, gatekeeper-update-namespace-label, in a
-		// namespace that enforces Pod Security restricted; its init container webhook-probe-post (added for the
-		// webhook probe) was left without a seccompProfile when the chart's containers got theirs, so every pod
-		// the Job creates is refused. Fix: seccompProfile RuntimeDefault on webhook-probe-post (the chart's fix),
-		// or postInstall.probeWebhook.enabled=false.
-		name:     "real-gatekeeper-post-install-label-job-refused-by-restricted",
-		source:   "material: https://github.com/open-policy-agent/gatekeeper/pull/2351 (fix(helm): allow installation of post-install and post-upgrade jobs: Error creating: pods \"gatekeeper-update-namespace-label-abcde\" is forbidden: violates PodSecurity \"restricted:v1.24\": seccompProfile (pod or container \"webhook-probe-post\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\"); was missing from 52db6a757485350ae4820b41cb50fb3eac8f7beb, the commit that set the seccompProfile on the chart's other containers) with the job-controller's FailedCreate form of https://github.com/open-policy-agent/gatekeeper/issues/2695 (Warning FailedCreate job-controller Error creating: pods \"gatekeeper-update-crds-hook-rgzh6\" is forbidden: violates PodSecurity \"restricted:v1.24\": ...); the Job follows the chart's namespace-post-install.yaml (the kubectl-label container, the webhook-probe-post init container probing the webhook with curl), abridged; the image tags, the pod names' suffixes, the counts and the times are this setup's",
-		category: "FailedCreate",
-		culprit:  []string{"webhook-probe-post", "seccompProfile"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			c11kubeLabelNamespace(t, c, ns, "pod-security.kubernetes.io/enforce", "restricted", "pod-security.kubernetes.io/enforce-version", "v1.24",
-				"admission.gatekeeper.sh/ignore", "no-self-managing")
-			c.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "gatekeeper-update-namespace-label", Namespace: ns}})
-			sc := func(seccomp bool) *corev1.SecurityContext {
-				s := &corev1.SecurityContext{AllowPrivilegeEscalation: ptr(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-					ReadOnlyRootFilesystem: ptr(true), RunAsGroup: ptr(int64(999)), RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(1000))}
-				if seccomp {
-					s.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
-				}
-				return s
-			}
-			labels := map[string]string{"app": "gatekeeper", "chart": "gatekeeper", "gatekeeper.sh/system": "yes", "heritage": "Helm", "release": "gatekeeper"}
-			tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels)}, Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyOnFailure, ServiceAccountName: "gatekeeper-update-namespace-label",
-				Volumes: []corev1.Volume{{Name: "cert", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "gatekeeper-webhook-server-cert"}}}},
-				InitContainers: []corev1.Container{{Name: "webhook-probe-post", Image: "curlimages/curl:7.83.1", Command: []string{"curl"},
-					Args: []string{"--retry", "99", "--retry-connrefused", "--retry-max-time", "60", "--retry-delay", "1", "--max-time", "2", "--cacert", "/certs/ca.crt", "-v",
-						fmt.Sprintf("https://gatekeeper-webhook-service.%s.svc/v1/admitlabel?timeout=2s", ns)},
-					VolumeMounts: []corev1.VolumeMount{{Name: "cert", MountPath: "/certs", ReadOnly: true}}, SecurityContext: sc(false)}},
-				Containers: []corev1.Container{{Name: "kubectl-label", Image: "openpolicyagent/gatekeeper-crds:v3.10.0",
-					Args:            []string{"label", "ns", ns, "admission.gatekeeper.sh/ignore=no-self-managing", "pod-security.kubernetes.io/audit=restricted", "pod-security.kubernetes.io/audit-version=latest", "pod-security.kubernetes.io/warn=restricted", "pod-security.kubernetes.io/warn-version=latest", "pod-security.kubernetes.io/enforce=restricted", "pod-security.kubernetes.io/enforce-version=v1.24", "--overwrite"},
-					SecurityContext: sc(true)}}}}
-			j := wlJob(t, c, ns, "gatekeeper-update-namespace-label", batchv1.JobSpec{Template: tmpl}, batchv1.JobStatus{StartTime: ptr(wlAgo(12 * time.Minute))})
-			refused := func(sfx string) string {
-				return fmt.Sprintf("Error creating: pods \"gatekeeper-update-namespace-label-%s\" is forbidden: violates PodSecurity \"restricted:v1.24\": seccompProfile (pod or container \"webhook-probe-post\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")", sfx)
-			}
-			for i, sfx := range []string{"abcde", "x7k2q", "m9z4t"} {
-				c8kubeEvent(t, c, j, "", corev1.EventTypeWarning, "FailedCreate", "job-controller", "", refused(sfx), []int32{1, 1, 7}[i],
-					12*time.Minute-time.Duration(i)*time.Second, []time.Duration{12 * time.Minute, 12*time.Minute - time.Second, 2 * time.Minute}[i])
-			}
-			return []string{"job/gatekeeper-update-namespace-label"}
-		},
-	},
-	{
-		// First round: PASS, on the zone. Unschedulable/VolumeNodeAffinity (0.85) "pod cannot be scheduled (0/2 nodes fit): 1 node(s) had volume node affinity conflict — pv/pvc-8d2f4a6b-... (claim data-restored-0) can only be used on nodes with failure-domain.beta.kubernetes.io/zone In [us-west-2a] ...: only ip-172-20-41-98 (the tainted master) qualify, and the other reasons rule them out".
-		// Not named: the cluster-autoscaler's NotTriggerScaleUp, i.e. that scaling cannot help while one autoscaling group spans the zones (the resolution: a group per zone).
-		// The real case: a restored EBS volume lies in us-west-2a, the only schedulable node in us-west-2c: the pod
-		// cannot be scheduled, and the cluster-autoscaler does not add a node, since its one autoscaling group
-		// spans several zones and a new node is not known to land in us-west-2a. Fix: an autoscaling group (node
-		// group) per zone, so a node in us-west-2a can be asked for (or restore the volume in the nodes' zone).
-		name:     "real-aws-restored-volume-zone-without-autoscaling-group",
-		source:   "material: https://github.com/kubernetes/kubernetes/issues/75402 (1 master in us-west-2a not schedulable, 1 node in us-west-2c with failure-domain.beta.kubernetes.io/zone=us-west-2c; the restored volume's Node Affinity: failure-domain.beta.kubernetes.io/zone in [us-west-2a], failure-domain.beta.kubernetes.io/region in [us-west-2]; Warning FailedScheduling default-scheduler 0/2 nodes are available: 1 node(s) had taints that the pod didn't tolerate, ...; Kubernetes is not scaling up; the maintainer: working as intended, the cluster uses a configuration that is not supported: the autoscaler cannot ask a multi-zone autoscaling group for a node in a given zone; the solution is to use multiple ASGs, one per zone) with the autoscaler's event wording from https://github.com/kubernetes/autoscaler/issues/501 (Normal NotTriggerScaleUp cluster-autoscaler pod didn't trigger scale-up (it wouldn't fit if a new node is added), for StatefulSet pods whose EBS volumes are in another zone) and https://github.com/jenkins-infra/helpdesk/issues/3305 (0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had volume node affinity conflict.); the end of the scheduler's message (cut in the thread), the workload (a StatefulSet), the node and volume names and the times are this setup's",
-		category: "Unschedulable",
-		culprit:  []string{"us-west-2a"},
-		setup: func(t *testing.T, c *testcluster.Cluster, ns string) []string {
-			master, worker := "ip-172-20-41-98.us-west-2.compute.internal", "ip-172-20-120-37.us-west-2.compute.internal"
-			info := func(zone, role string) func(*corev1.Node) {
-				return c8kubeNodeInfo("Debian GNU/Linux 9 (stretch)", "4.9.0-7-amd64", "docker://17.3.2", "v1.12.7",
-					"failure-domain.beta.kubernetes.io/region", "us-west-2", "failure-domain.beta.kubernetes.io/zone", zone,
-					"beta.kubernetes.io/instance-type", "m5.xlarge", "kubernetes.io/role", role, "node-role.kubernetes.io/"+role, "")
-			}
-			c8kubeNode(t, c, master, info("us-west-2a", "master"), c4bTaint("node-role.kubernetes.io/master", "", corev1.TaintEffectNoSchedule))
-			c8kubeNode(t, c, worker, info("us-west-2c", "node"))
-			class := "gp2"
-			c10kubeClass(t, c, class, "kubernetes.io/aws-ebs", storagev1.VolumeBindingImmediate, false, false, map[string]string{"type": "gp2"})
-			labels := map[string]string{"app": "restored"}
-			sts := c11appSts(t, c, ns, "restored", "restored", labels, 1, appsv1.OrderedReadyPodManagement, corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "app", Image: "nginx:1.15", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}}},
-				c11appClaimTemplate("data", class, "50Gi"))
-			c12kubeStsStatus(t, c, sts, 1, 0)
-			pv := "pvc-8d2f4a6b-4721-11e9-9c3e-0a1b2c3d4e5f"
-			c9kubeBoundClaim(t, c, ns, "data-restored-0", pv, class, "kubernetes.io/aws-ebs", "50Gi", []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, false,
-				corev1.PersistentVolumeSource{AWSElasticBlockStore: &corev1.AWSElasticBlockStoreVolumeSource{VolumeID: "aws://us-west-2a/vol-0f3c9a1b2d4e5f607", FSType: "ext4"}},
-				func(v *corev1.PersistentVolume) {
-					v.Labels = map[string]string{"failure-domain.beta.kubernetes.io/region": "us-west-2", "failure-domain.beta.kubernetes.io/zone": "us-west-2a"}
-					v.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-						{Key: "failure-domain.beta.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"us-west-2a"}},
-						{Key: "failure-domain.beta.kubernetes.io/region", Operator: corev1.NodeSelectorOpIn, Values: []string{"us-west-2"}}}}}}}
-				})
-			msg := "0/2 nodes are available: 1 node(s) had taints that the pod didn't tolerate, 1 node(s) had volume node affinity conflict."
-			p := c9kubeStsPod(t, c, sts, 0, "", corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-				Reason: "Unschedulable", Message: msg, LastTransitionTime: wlAgo(28 * time.Second)}}})
-			c8kubeEvent(t, c, p, "", corev1.EventTypeWarning, "FailedScheduling", "default-scheduler", "", msg, 7, 28*time.Second, 3*time.Second)
-			c8kubeEvent(t, c, p, "", corev1.EventTypeNormal, "NotTriggerScaleUp", "cluster-autoscaler", "", "pod didn't trigger scale-up (it wouldn't fit if a new node is added)", 2, 20*time.Second, 5*time.Second)
-			return []string{"pod/restored-0"}
 		},
 	},
 }

@@ -61,7 +61,9 @@ type Def struct {
 	// file, the endpoint); "" when the line does not say.
 	Subject func(line string) string
 	// NamesImage: the cause lies in what the image ships (a server of
-	// another version, a plugin it lacks), so the report names the image.
+	// another version, a plugin it lacks, the flags its release accepts,
+	// the commands it holds, its default user), so the report names the
+	// image: its tag is what a fix often pins or moves.
 	NamesImage bool
 	// Exit: a line of another class is of this one when its container
 	// exited with a code that says so; it returns the line's subject then.

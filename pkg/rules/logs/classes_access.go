@@ -86,7 +86,8 @@ var _ = register(Def{
 	Patterns: []Pattern{{
 		Explains: "the process may not bind its listening port: a port below 1024 needs root or the NET_BIND_SERVICE capability",
 		Fix:      "Listen on a port above 1024 (and point containerPort, probes and the Service's targetPort at it), or add the NET_BIND_SERVICE capability to the container's securityContext.", Priority: 78}},
-	Signals: []applog.Signal{applog.SigBindDenied},
+	Signals:    []applog.Signal{applog.SigBindDenied},
+	NamesImage: true, // the image decides: the user it runs as, when the spec sets none
 	// EACCES on a port from 1024 up is no privileged-port failure: the
 	// process may bind it as any user; something else denies it.
 	Instead: func(line string) Class {

@@ -131,7 +131,8 @@ var _ = register(Def{
 	Patterns: []Pattern{{
 		Explains: "the application rejects its command-line arguments or configuration",
 		Fix:      "Correct the container's command/args (or the config file it parses) to what this version of the program accepts; a literal $(VAR) in an argument means VAR is not defined in the container's env.", Priority: 72}},
-	Signals: []applog.Signal{applog.SigConfig},
+	Signals:    []applog.Signal{applog.SigConfig},
+	NamesImage: true, // the image decides: the flags and settings its release accepts
 	Subject: func(line string) string {
 		// Redis's FATAL CONFIG FILE ERROR, as applog words its headline.
 		if m, ok := submatch.Find(directiveRe, line); ok {

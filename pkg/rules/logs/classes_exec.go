@@ -26,7 +26,8 @@ var _ = register(Def{
 		Fix:      "Fix the container's command/args (or the image's ENTRYPOINT) to a path that exists in the image, or rebuild the image so it ships the binary. If the file is there, its interpreter (#! line) or dynamic loader is not: a glibc binary on a musl/Alpine image also fails with \"no such file or directory\".", Priority: 95}},
 	// A wording the log component knows and the expression misses
 	// ("/bin/sh: 1: exec: /bin/x: not found") still lands here.
-	Signals: []applog.Signal{applog.SigCommandNotFound},
+	Signals:    []applog.Signal{applog.SigCommandNotFound},
+	NamesImage: true, // the image decides: the commands it ships
 	Subject: func(line string) string {
 		// The runtime's "exec failed: … exec: "curl": executable file not
 		// found" holds "exec failed:" first: the command is the quoted one.

@@ -184,7 +184,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 		what := dec.Pattern.Explains
 		detail := ""
 		if subj := dec.Subject; subj != "" {
-			detail = " (" + subj + versionImage(p, st.Name, dec) + ")"
+			detail = " (" + subj + ")"
 		} else if dec.Pattern.Class == logs.PrivilegedPort {
 			if port := privilegedPort(p, st.Name); port != "" {
 				detail = " (" + port + ")"
@@ -220,6 +220,7 @@ func crashFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, term *
 					fmt.Sprintf(`kubectl get pod %s %s -o jsonpath='{.spec.dnsPolicy} {.spec.nodeName}'`, p.Name, kube.NSFlag(p))))
 			}
 		}
+		detail = withImage(detail, versionImage(p, st.Name, dec))
 		f.Title = fmt.Sprintf("container %s crashes%s: %s%s", st.Name, kube.ExitSuffix(term), what, detail)
 		because = what + detail
 		f.Hypothesis = fmt.Sprintf("Container %s exits because %s", st.Name, what)

@@ -166,10 +166,20 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 	detail := ""
 	switch row.Class {
 	case runtimeExecutableNotFound, runtimeExecPermission:
-		if m, ok := submatch.Find(execNameRe, message); ok {
-			detail = fmt.Sprintf(" (%q)", m.Get("cmd"))
+		image := st.Image
+		if spec != nil {
+			image = spec.Image
 		}
-		f.Culprit = fmt.Sprintf("%s container %s %s", kube.PodRef(p), st.Name, command)
+		if m, ok := submatch.Find(execNameRe, message); ok {
+			detail = fmt.Sprintf(" (%q, not in image %s)", m.Get("cmd"), image)
+			if row.Class == runtimeExecPermission {
+				detail = fmt.Sprintf(" (%q in image %s)", m.Get("cmd"), image)
+			}
+		}
+		// The image decides what it holds: a tag moved under an
+		// unchanged command (a chart's command over a newer image) is
+		// the likelier change.
+		f.Culprit = fmt.Sprintf("%s container %s %s on image %s", kube.PodRef(p), st.Name, command, image)
 	case runtimeExecFormat:
 		image := st.Image
 		if spec != nil {

@@ -1,6 +1,8 @@
 package pod
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
@@ -18,9 +20,21 @@ func versionImage(p *corev1.Pod, container string, dec *logs.Decisive) string {
 	for _, list := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
 		for i := range list {
 			if list[i].Name == container && list[i].Image != "" {
-				return "; the container runs image " + list[i].Image
+				return "the container runs image " + list[i].Image
 			}
 		}
 	}
 	return ""
+}
+
+// withImage adds image (versionImage's words) to a headline's
+// parenthesised detail, or makes it the detail.
+func withImage(detail, image string) string {
+	switch {
+	case image == "":
+		return detail
+	case strings.HasSuffix(detail, ")"):
+		return strings.TrimSuffix(detail, ")") + "; " + image + ")"
+	}
+	return detail + " (" + image + ")"
 }
