@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-triage/kubectl-triage/pkg/report"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rule"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
+	"github.com/kubectl-triage/kubectl-triage/pkg/submatch"
 )
 
 // A node-local provisioner creates the volume on the node the scheduler
@@ -63,4 +64,38 @@ func bindingModeFinding(f *rule.Finding, pvc *corev1.PersistentVolumeClaim, sc *
 	f.Mechanism = "With WaitForFirstConsumer the scheduler picks a node for the claim's first pod and writes it into the claim's volume.kubernetes.io/selected-node annotation, which a node-local provisioner (local-path, OpenEBS Local PV hostpath) reads to know where to create the volume; with Immediate the claim is provisioned at once, without that annotation, and every retry fails the same way."
 	f.Culprit = fmt.Sprintf("storageclass/%s .volumeBindingMode Immediate (provisioner %s needs WaitForFirstConsumer: %s)", sc.Name, prov, kube.FirstLine(failed.Message))
 	f.Actions = bindingModeActions(pvc, sc)
+}
+
+// nodeNotFoundRe is a provisioner's refusal of a target node that does
+// not exist (the CSI external-provisioner's "failed to get target node:
+// node \"x\" not found", as in
+// https://github.com/kubernetes-sigs/aws-ebs-csi-driver/issues/1713).
+var nodeNotFoundRe = regexp.MustCompile(`node \\?"(?P<node>[^"\\]+)\\?" not found`)
+
+// goneSelectedNode: the claim's selected-node annotation names the node
+// the provisioner says does not exist. The scheduler wrote it for a pod
+// placed there before the node went away (a scale-down, a replaced VM);
+// nothing clears it, so every retry targets the gone node.
+func goneSelectedNode(pvc *corev1.PersistentVolumeClaim, msg string) (string, bool) {
+	node := pvc.Annotations[annSelectedNode]
+	if node == "" {
+		return "", false
+	}
+	m, ok := submatch.Find(nodeNotFoundRe, msg)
+	return node, ok && m.Get("node") == node
+}
+
+// selectedNodeFinding: the annotation, not the driver, is what to change.
+func selectedNodeFinding(f *rule.Finding, pvc *corev1.PersistentVolumeClaim, prov, node string, failed *corev1.Event) {
+	f.Category = f.Category.Sub("SelectedNodeGone")
+	f.Confidence = rule.Definitive
+	f.Hypothesis = fmt.Sprintf("PVC %s's %s annotation names node %s, which no longer exists, so provisioner %s is asked for a volume on it", pvc.Name, annSelectedNode, node, prov)
+	f.Title = fmt.Sprintf("PVC %s: its %s annotation names node %s, which is gone: %s", pvc.Name, annSelectedNode, node, kube.FirstLine(failed.Message))
+	f.Summary = fmt.Sprintf("The scheduler recorded node %s in PVC %s's %s annotation for the claim's first pod; the node has since been removed, nothing clears the annotation, and provisioner %s keeps failing on it (%d time(s)): %q.", node, pvc.Name, annSelectedNode, prov, max(failed.Count, 1), kube.FirstLine(failed.Message))
+	f.Mechanism = "Under WaitForFirstConsumer the scheduler writes the node it picked into the claim's volume.kubernetes.io/selected-node annotation and the provisioner creates the volume in that node's topology. When the node disappears before provisioning succeeds (the cluster autoscaler removed it, a VM was replaced), the provisioner retries against the gone node; the scheduler removes the annotation only when it reschedules the pod, which a StatefulSet's pod stuck on the claim may never be."
+	f.Culprit = fmt.Sprintf("%s annotation %s=%s (node %s not found)", pvcRef(pvc), annSelectedNode, node, node)
+	f.Actions = []report.Action{{Kind: report.Immediate,
+		Description: "Remove the stale annotation so that the scheduler picks a node that exists for the claim's pod (then the provisioner creates the volume there); delete the pending pod if it does not reschedule on its own.",
+		Commands:    []string{fmt.Sprintf("kubectl annotate pvc %s %s %s-", pvc.Name, pvcNS(pvc), annSelectedNode), fmt.Sprintf("kubectl get pvc %s %s -o yaml", pvc.Name, pvcNS(pvc))},
+		Risk:        "none for a Pending claim: it holds no data yet"}}
 }

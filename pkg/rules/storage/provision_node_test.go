@@ -95,3 +95,43 @@ func TestPVCPendingNodeLocalImmediate(t *testing.T) {
 		})
 	}
 }
+
+// TestPVCPendingSelectedNodeGone: a provisioner that cannot find the target
+// node the claim's selected-node annotation names is explained by that
+// stale annotation (the node was removed after the scheduler picked it,
+// https://github.com/kubernetes-sigs/aws-ebs-csi-driver/issues/1713); an
+// annotation naming another node, or none, leaves the provisioner's error.
+func TestPVCPendingSelectedNodeGone(t *testing.T) {
+	now := time.Date(2024, 3, 5, 10, 0, 0, 0, time.UTC)
+	gone := "ip-10-0-92-212.ec2.internal"
+	msg := `failed to provision volume with StorageClass "gp3": error generating accessibility requirements: failed to get target node: node "` + gone + `" not found`
+	for _, tc := range []struct {
+		name, selected string
+		want           bool
+	}{{"the annotation names the gone node", gone, true}, {"another node", "ip-10-0-11-4.ec2.internal", false}, {"no annotation", "", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			class := "gp3"
+			pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data-db-0", Namespace: "db", UID: "c1", CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
+				Spec:   corev1.PersistentVolumeClaimSpec{StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}},
+				Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
+			if tc.selected != "" {
+				pvc.Annotations = map[string]string{annSelectedNode: tc.selected}
+			}
+			wffc := storagev1.VolumeBindingWaitForFirstConsumer
+			sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Provisioner: "ebs.csi.aws.com", VolumeBindingMode: &wffc}
+			ev := corev1.Event{InvolvedObject: corev1.ObjectReference{Kind: "PersistentVolumeClaim", Name: "data-db-0", Namespace: "db", UID: "c1"},
+				Type: corev1.EventTypeWarning, Reason: "ProvisioningFailed", Message: msg, Count: 30,
+				FirstTimestamp: metav1.NewTime(now.Add(-50 * time.Minute)), LastTimestamp: metav1.NewTime(now.Add(-time.Minute))}
+			b := &bundle.Bundle{Target: fault.Resource{Kind: "PersistentVolumeClaim", Name: "data-db-0", Namespace: "db", UID: "c1"},
+				PVCs: []*corev1.PersistentVolumeClaim{pvc}, StorageClasses: []*storagev1.StorageClass{sc}, Events: []corev1.Event{ev}}
+			f := ruletest.Root(ruletest.Run(PVCPending, b, now))
+			if f == nil {
+				t.Fatal("no finding")
+			}
+			got := strings.HasSuffix(string(f.Category), "/SelectedNodeGone")
+			if got != tc.want || tc.want && !strings.Contains(f.Culprit, annSelectedNode+"="+gone) {
+				t.Errorf("got %s %q, want SelectedNodeGone %v", f.Category, f.Culprit, tc.want)
+			}
+		})
+	}
+}

@@ -351,6 +351,9 @@ func pendingClaimFinding(c *rule.Pass, cc claimCase) *rule.Finding {
 		if needsSelectedNode(failed.Message, sc) {
 			bindingModeFinding(&f, pvc, sc, prov, failed)
 		}
+		if node, ok := goneSelectedNode(pvc, failed.Message); ok {
+			selectedNodeFinding(&f, pvc, prov, node, failed)
+		}
 		return &f
 	}
 	if ext := ev.last["ExternalProvisioning"]; ext != nil {
