@@ -177,23 +177,33 @@ func (c *collector) dependencyPods(ctx context.Context, svc *corev1.Service, whi
 }
 
 // servingLog is the current log of the container that serves the
-// Service's port: the one whose ports hold its target port (by number or
-// name), else the pod's only or first container.
+// Service's port (ServingContainer).
 func servingLog(p *corev1.Pod, svc *corev1.Service) (logRequest, bool) {
-	if len(p.Spec.Containers) == 0 {
+	ctr := ServingContainer(p, svc)
+	if ctr == nil {
 		return logRequest{}, false
 	}
-	for _, ctr := range p.Spec.Containers {
+	return logRequest{container: ctr.Name}, true
+}
+
+// ServingContainer is the container of p that serves svc's port: the one
+// whose ports hold its target port (by number or name), else the pod's
+// only or first container; nil for a pod without containers.
+func ServingContainer(p *corev1.Pod, svc *corev1.Service) *corev1.Container {
+	if len(p.Spec.Containers) == 0 {
+		return nil
+	}
+	for i, ctr := range p.Spec.Containers {
 		for _, cp := range ctr.Ports {
 			for _, sp := range svc.Spec.Ports {
 				tp := sp.TargetPort
 				if tp.String() == cp.Name && cp.Name != "" || tp.IntValue() == int(cp.ContainerPort) || tp.IntValue() == 0 && tp.StrVal == "" && sp.Port == cp.ContainerPort {
-					return logRequest{container: ctr.Name}, true
+					return &p.Spec.Containers[i]
 				}
 			}
 		}
 	}
-	return logRequest{container: p.Spec.Containers[0].Name}, true
+	return &p.Spec.Containers[0]
 }
 
 // dependencyLog is the one log that says why a dependency's pod is down:

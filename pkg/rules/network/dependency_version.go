@@ -52,7 +52,10 @@ func peerOf(c *rule.Pass, p *corev1.Pod, ctr string, dec *logs.Decisive) *peerSi
 		if dp.Namespace != svc.Namespace || !Selects(svc, dp) || !kube.IsPodReady(dp) || len(dp.Spec.Containers) == 0 {
 			continue
 		}
-		side := &peerSide{Svc: svc, From: from, Pod: dp, Image: servingImage(dp, svc), Client: containerImage(p, ctr)}
+		side := &peerSide{Svc: svc, From: from, Pod: dp, Image: bundle.ServingContainer(dp, svc).Image}
+		if spec := kube.SpecOf(p, ctr); spec != nil {
+			side.Client = spec.Image
+		}
 		tag := kube.ImageTag(side.Image)
 		for _, v := range applog.Versions(dec.Raw) {
 			if tag != "" && strings.Contains(tag, v) && !strings.Contains(kube.ImageTag(side.Client), v) {
@@ -63,30 +66,6 @@ func peerOf(c *rule.Pass, p *corev1.Pod, ctr string, dec *logs.Decisive) *peerSi
 		return side
 	}
 	return nil
-}
-
-// servingImage is the image of the container of dp that serves svc's
-// port (the first container when none declares it).
-func servingImage(dp *corev1.Pod, svc *corev1.Service) string {
-	for _, ctr := range dp.Spec.Containers {
-		for _, cp := range ctr.Ports {
-			for _, sp := range svc.Spec.Ports {
-				if sp.TargetPort.IntValue() == int(cp.ContainerPort) || sp.TargetPort.StrVal != "" && sp.TargetPort.StrVal == cp.Name {
-					return ctr.Image
-				}
-			}
-		}
-	}
-	return dp.Spec.Containers[0].Image
-}
-
-func containerImage(p *corev1.Pod, name string) string {
-	for _, ctr := range p.Spec.Containers {
-		if ctr.Name == name {
-			return ctr.Image
-		}
-	}
-	return ""
 }
 
 // checkDependencyVersion refines a crash (or a running container's

@@ -61,8 +61,7 @@ type LBNodes struct {
 // LoadBalancer with an address or the nodes were not all read (a list
 // refused or not made, or cut at its bound).
 func LBNodesOf(c *rule.Pass, svc *corev1.Service) (LBNodes, bool) {
-	lb := LoadBalancerOf(c, svc)
-	if lb == nil || lb.Address == "" || len(c.B.Nodes) == 0 || kube.CollectionFailed(c, "nodes") {
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || lbAddress(svc) == "" || len(c.B.Nodes) == 0 || kube.CollectionFailed(c, "nodes") {
 		return LBNodes{}, false
 	}
 	out := LBNodes{Local: svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal}
@@ -122,7 +121,7 @@ func checkServiceLBNodes(c *rule.Pass) []rule.Finding {
 	if !ok || len(nodes.Eligible) > 0 {
 		return nil
 	}
-	lb := LoadBalancerOf(c, svc)
+	addr := lbAddress(svc)
 	reasons := strings.Join(nodes.Reasons, ", ")
 	every := fmt.Sprintf("every %s (%d of %d) carries %s", nodes.Which(), len(nodes.Excluded), nodes.Listed, reasons)
 	label := "kubectl get nodes -L " + corev1.LabelNodeExcludeBalancers
@@ -130,14 +129,14 @@ func checkServiceLBNodes(c *rule.Pass) []rule.Finding {
 		Category: rule.Service.Sub("LoadBalancer", "NoEligibleNode"), Verdict: report.Validated, Confidence: rule.Strong,
 		Hypothesis: fmt.Sprintf("No node may carry Service %s's load-balancer traffic: %s", svc.Name, every),
 		Evidence: []string{
-			c.Evidence(fmt.Sprintf("Service %s is type LoadBalancer with address %s", svc.Name, lb.Address),
+			c.Evidence(fmt.Sprintf("Service %s is type LoadBalancer with address %s", svc.Name, addr),
 				svcRef(svc)+" .status.loadBalancer", fmt.Sprintf("kubectl get service %s %s -o wide", svc.Name, svcNS(svc))),
 			c.Evidence(fmt.Sprintf("Nodes excluded from load balancers: %s", kube.NamesUpTo(nodes.Excluded, 5)),
 				"nodes' labels and taints", label),
 		},
 		Current: true, Strength: rule.Explained, Subject: svc.Name,
-		Title:   fmt.Sprintf("service %s has address %s but no node carries its traffic: %s", svc.Name, lb.Address, every),
-		Summary: fmt.Sprintf("Service %s of type LoadBalancer was given address %s, but %s, so the load balancer has no backend node (a cloud load balancer's target list is empty; MetalLB's and kube-vip's speakers announce the address from no node): connections to it go unanswered.", svc.Name, lb.Address, every),
+		Title:   fmt.Sprintf("service %s has address %s but no node carries its traffic: %s", svc.Name, addr, every),
+		Summary: fmt.Sprintf("Service %s of type LoadBalancer was given address %s, but %s, so the load balancer has no backend node (a cloud load balancer's target list is empty; MetalLB's and kube-vip's speakers announce the address from no node): connections to it go unanswered.", svc.Name, addr, every),
 		Mechanism: "Load-balancer implementations send a Service's traffic only to nodes not labelled " + corev1.LabelNodeExcludeBalancers +
 			" (kubeadm labels control-plane nodes so; the cloud's service controller, MetalLB since 0.14 and kube-vip honour it) and not tainted " + taintToBeDeleted +
 			"; with externalTrafficPolicy Local only nodes running a ready endpoint count. A cluster whose only nodes are so labelled has an address that no node answers.",

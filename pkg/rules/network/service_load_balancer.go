@@ -57,9 +57,7 @@ func LoadBalancerOf(c *rule.Pass, svc *corev1.Service) *LoadBalancer {
 	if svc.Spec.LoadBalancerClass != nil {
 		lb.Class = *svc.Spec.LoadBalancerClass
 	}
-	if ing := svc.Status.LoadBalancer.Ingress; len(ing) > 0 {
-		lb.Address = kube.ValueOr(ing[0].IP, ing[0].Hostname)
-	}
+	lb.Address = lbAddress(svc)
 	// Any controller serving LoadBalancers speaks through events on the
 	// Service: the cloud's service controller (Ensuring…, SyncLoadBalancer-
 	// Failed), or an add-on with words of its own (MetalLB's
@@ -79,6 +77,15 @@ func LoadBalancerOf(c *rule.Pass, svc *corev1.Service) *LoadBalancer {
 		}
 	}
 	return lb
+}
+
+// lbAddress is a Service's first load-balancer ingress IP or hostname; ""
+// while it has none.
+func lbAddress(svc *corev1.Service) string {
+	if ing := svc.Status.LoadBalancer.Ingress; len(ing) > 0 {
+		return kube.ValueOr(ing[0].IP, ing[0].Hostname)
+	}
+	return ""
 }
 
 // Waiting is how long the Service has had no address.

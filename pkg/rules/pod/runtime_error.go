@@ -164,12 +164,12 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 	f.Category = area.Sub(string(row.Class))
 	f.Confidence = row.Conf
 	detail := ""
+	image := st.Image
+	if spec != nil {
+		image = spec.Image
+	}
 	switch row.Class {
 	case runtimeExecutableNotFound, runtimeExecPermission:
-		image := st.Image
-		if spec != nil {
-			image = spec.Image
-		}
 		if m, ok := submatch.Find(execNameRe, message); ok {
 			detail = fmt.Sprintf(" (%q, not in image %s)", m.Get("cmd"), image)
 			if row.Class == runtimeExecPermission {
@@ -181,10 +181,6 @@ func runtimeFinding(c *rule.Pass, p *corev1.Pod, st corev1.ContainerStatus, reas
 		// the likelier change.
 		f.Culprit = fmt.Sprintf("%s container %s %s on image %s", kube.PodRef(p), st.Name, command, image)
 	case runtimeExecFormat:
-		image := st.Image
-		if spec != nil {
-			image = spec.Image
-		}
 		f.Culprit = fmt.Sprintf("%s container %s image %s", kube.PodRef(p), st.Name, image)
 		if n := c.B.Node(p.Spec.NodeName); n != nil && n.Status.NodeInfo.Architecture != "" {
 			detail = fmt.Sprintf(" (node %s is %s/%s)", n.Name, kube.OrDash(n.Status.NodeInfo.OperatingSystem), n.Status.NodeInfo.Architecture)

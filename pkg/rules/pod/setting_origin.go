@@ -234,10 +234,7 @@ func runningVersion(text, except string) string {
 // movingTag says how an image's tag relates to the version it runs: a tag
 // that is not that full version ("8", "latest", none) moves with releases.
 func movingTag(image, running string) string {
-	tag := ""
-	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
-		tag = image[i+1:]
-	}
+	tag := kube.ImageTag(image)
 	if strings.Contains(image, "@") || running != "" && strings.TrimPrefix(tag, "v") == running {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-triage/kubectl-triage/pkg/rules/kube"
 	"github.com/kubectl-triage/kubectl-triage/pkg/rules/logs"
 )
 
@@ -17,12 +18,8 @@ func versionImage(p *corev1.Pod, container string, dec *logs.Decisive) string {
 	if dec == nil || !dec.Pattern.NamesImage() {
 		return ""
 	}
-	for _, list := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
-		for i := range list {
-			if list[i].Name == container && list[i].Image != "" {
-				return "the container runs image " + list[i].Image
-			}
-		}
+	if spec := kube.SpecOf(p, container); spec != nil && spec.Image != "" {
+		return "the container runs image " + spec.Image
 	}
 	return ""
 }
