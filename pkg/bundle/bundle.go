@@ -142,6 +142,9 @@ type ClusterInfo struct {
 	// NetworkPoliciesListed names the namespace whose NetworkPolicies were
 	// listed whole: only then is a pod no policy selects not isolated.
 	NetworkPoliciesListed string `json:"networkPoliciesListed,omitempty"`
+	// NodesListed: the cluster's nodes were listed whole (one page of at
+	// most 500 held them all). Only then does "every node" hold of them.
+	NodesListed bool `json:"nodesListed,omitempty"`
 	// SecretsSeen are the Secrets (namespace/name) a read of their table row
 	// found to exist; one found absent is in Missing. Neither holds
 	// anything of the Secret but its name.

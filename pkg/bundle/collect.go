@@ -544,6 +544,11 @@ func (c *collector) nodes(ctx context.Context) {
 	for i := range list.Items {
 		c.addTyped(&list.Items[i], gvkNode)
 	}
+	if list.Continue == "" {
+		c.mu.Lock()
+		c.b.Cluster.NodesListed = true
+		c.mu.Unlock()
+	}
 }
 
 func (c *collector) node(ctx context.Context, name string) {

@@ -244,6 +244,7 @@ func TestServiceType(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &bundle.Bundle{Target: fault.Resource{Kind: "Service", Name: tt.svc.Name, Namespace: "shop", APIVersion: "v1"}, Services: []*corev1.Service{tt.svc}, Nodes: tt.nodes}
+			b.Cluster.NodesListed = len(tt.nodes) > 0
 			got := serviceType.Run(rule.NewPass(b, now, nil))
 			var statuses []Status
 			for _, r := range got {

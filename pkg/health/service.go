@@ -41,7 +41,7 @@ func lbNodes(c *rule.Pass, svc *corev1.Service) Result {
 	case !ok && kube.CollectionFailed(c, "nodes"):
 		return unchecked("Not checked: which nodes may carry Service %s's load-balancer traffic (the nodes could not be listed)", svc.Name)
 	case !ok:
-		return unchecked("Not checked: which nodes may carry Service %s's load-balancer traffic (no node, or no ready endpoint's node, was read)", svc.Name)
+		return unchecked("Not checked: which nodes may carry Service %s's load-balancer traffic (the nodes were not all read, or no ready endpoint's node was)", svc.Name)
 	case len(nodes.Eligible) == 0:
 		return fail("Service %s of type LoadBalancer has no node to carry its traffic: every %s (%d) is excluded from load balancers (%s)", svc.Name, nodes.Which(), nodes.Listed, strings.Join(nodes.Reasons, ", "))
 	}

@@ -61,7 +61,7 @@ type LBNodes struct {
 // LoadBalancer with an address or the nodes were not all read (a list
 // refused or not made, or cut at its bound).
 func LBNodesOf(c *rule.Pass, svc *corev1.Service) (LBNodes, bool) {
-	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || lbAddress(svc) == "" || len(c.B.Nodes) == 0 || kube.CollectionFailed(c, "nodes") {
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || lbAddress(svc) == "" || !c.B.Cluster.NodesListed || kube.CollectionFailed(c, "nodes") {
 		return LBNodes{}, false
 	}
 	out := LBNodes{Local: svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal}

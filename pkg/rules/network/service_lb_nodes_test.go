@@ -56,19 +56,23 @@ func TestServiceLBNodes(t *testing.T) {
 		svc      *corev1.Service
 		nodes    []*corev1.Node
 		problems []bundle.Problem
+		partial  bool // the node list was cut at its bound
 		want     bool
 		culprit  string
 	}{
-		{"every node a control plane excluded by its label", svc(false, "192.168.99.220"), cp, nil, true, "cp-1 (label " + corev1.LabelNodeExcludeBalancers + ")"},
-		{"the only worker being deleted by the autoscaler", svc(false, "192.168.99.220"), append(cp[:1:1], node("w-1", false, true)), nil, true, "taint " + taintToBeDeleted},
-		{"one worker may carry it", svc(false, "192.168.99.220"), append(cp[:2:2], node("w-1", false, false)), nil, false, ""},
-		{"Local: the endpoint's node is excluded", svc(true, "192.168.99.220"), append(cp[:2:2], node("w-1", false, false)), nil, true, "cp-2"},
-		{"no address yet: service-load-balancer's to say", svc(false, ""), cp, nil, false, ""},
-		{"nodes not listed", svc(false, "192.168.99.220"), nil, []bundle.Problem{{What: "nodes", Error: "forbidden"}}, false, ""},
+		{"every node a control plane excluded by its label", svc(false, "192.168.99.220"), cp, nil, false, true, "cp-1 (label " + corev1.LabelNodeExcludeBalancers + ")"},
+		{"the only worker being deleted by the autoscaler", svc(false, "192.168.99.220"), append(cp[:1:1], node("w-1", false, true)), nil, false, true, "taint " + taintToBeDeleted},
+		{"one worker may carry it", svc(false, "192.168.99.220"), append(cp[:2:2], node("w-1", false, false)), nil, false, false, ""},
+		{"Local: the endpoint's node is excluded", svc(true, "192.168.99.220"), append(cp[:2:2], node("w-1", false, false)), nil, false, true, "cp-2"},
+		{"no address yet: service-load-balancer's to say", svc(false, ""), cp, nil, false, false, ""},
+		{"nodes not listed", svc(false, "192.168.99.220"), nil, []bundle.Problem{{What: "nodes", Error: "forbidden"}}, false, false, ""},
+		// The first page all excluded says nothing of the nodes after it.
+		{"node list cut at its bound", svc(false, "192.168.99.220"), cp, nil, true, false, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &bundle.Bundle{Target: fault.Resource{Kind: "Service", Name: "nginx", Namespace: "web", UID: "s1"}, Services: []*corev1.Service{tt.svc},
 				Nodes: tt.nodes, EndpointSlices: []*discoveryv1.EndpointSlice{slice("cp-2")}, Problems: tt.problems}
+			b.Cluster.NodesListed = len(tt.nodes) > 0 && !tt.partial
 			f := ruletest.Root(ruletest.Run(ServiceLBNodes, b, now))
 			if (f != nil) != tt.want {
 				t.Fatalf("finding %v, want %v: %+v", f != nil, tt.want, f)
