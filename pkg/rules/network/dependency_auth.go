@@ -69,10 +69,7 @@ func authFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *logs.Deci
 		hp = host + ":" + port
 	}
 	named := fmt.Sprintf("%s, from %s", hp, from)
-	lead := crash.Title
-	if i := strings.IndexAny(lead, ":;"); i > 0 {
-		lead = lead[:i]
-	}
+	lead := crashLead(crash)
 	user := ""
 	if u := srv.Dec.Entities.Users; len(u) > 0 {
 		user = u[0]

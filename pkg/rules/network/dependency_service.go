@@ -206,12 +206,7 @@ func dependencyFinding(c *rule.Pass, p *corev1.Pod, crash rule.Finding, dec *log
 	}
 	// The decisive line stays in the root cause: the cluster fact explains it.
 	f.Contributing = append(slices.Clone(crash.Contributing), fmt.Sprintf("The application's log says: %q.", dec.Line))
-	// The crash finding's own words for what the container does
-	// ("container app crashes with exit code 1", "init container …").
-	lead := crash.Title
-	if i := strings.IndexAny(lead, ":;"); i > 0 {
-		lead = lead[:i]
-	}
+	lead := crashLead(crash)
 	if svc == nil && isLoopback(host) && !dns {
 		return loopbackFinding(c, p, f, crash, lead, host, port, from, dec.Line)
 	}
@@ -380,4 +375,15 @@ func upper(s string) string {
 // timesOut: the line states a timeout (a dial that got no answer).
 func timesOut(line string) bool {
 	return slices.Contains(applog.Signals(line), applog.SigTimeout)
+}
+
+// crashLead is the crash finding's own words for what the container does,
+// before its reason ("container app crashes with exit code 1", "init
+// container …"): the start of a headline that names the dependency.
+func crashLead(crash rule.Finding) string {
+	lead := crash.Title
+	if i := strings.IndexAny(lead, ":;"); i > 0 {
+		lead = lead[:i]
+	}
+	return lead
 }

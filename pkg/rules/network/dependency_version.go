@@ -112,10 +112,7 @@ func versionFinding(c *rule.Pass, p *corev1.Pod, ctr string, crash rule.Finding,
 	if side.Named != "" {
 		named = fmt.Sprintf("; the version the log names, %s, is that image's", side.Named)
 	}
-	lead := crash.Title
-	if i := strings.IndexAny(lead, ":;"); i > 0 {
-		lead = lead[:i]
-	}
+	lead := crashLead(crash)
 	f.Title = fmt.Sprintf("%s: it refuses the version of the server it talks to, %s%s; this container runs %s", lead, server, named, side.Client)
 	f.Hypothesis = fmt.Sprintf("Container %s (%s) and Service %s's server (%s) are of versions that do not work together", ctr, side.Client, side.Svc.Name, side.Image)
 	f.Culprit = fmt.Sprintf("%s (pod %s, image %s) against %s container %s image %s: %q", svcRef(side.Svc), side.Pod.Name, side.Image, kube.PodRef(p), ctr, side.Client, dec.Line)
