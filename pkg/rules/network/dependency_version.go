@@ -124,7 +124,7 @@ func versionFinding(c *rule.Pass, p *corev1.Pod, ctr string, crash rule.Finding,
 			fmt.Sprintf("kubectl get pods -n %s -l %s -o custom-columns=NAME:.metadata.name,IMAGE:.spec.containers[*].image", side.Svc.Namespace, labels.SelectorFromSet(side.Svc.Spec.Selector).String())))
 	f.Mechanism = fmt.Sprintf("The client checks the server's version (or sends requests in the format of the server version it was written for) and gives up when they do not match; the cause is the pair of versions, not the network. %s", crash.Mechanism)
 	f.Actions = append([]report.Action{{Kind: report.Immediate,
-		Description: fmt.Sprintf("Run a pair of versions that support each other: move Service %s's server (%s) to a version this release supports, or this container (%s) to a release that supports the server's. %s", side.Svc.Name, side.Image, side.Client, dec.Pattern.Fix),
+		Description: fmt.Sprintf("Run a pair of versions that support each other: move Service %s's server (%s) to a version this release supports, or this container (%s) to a release that supports the server's.", side.Svc.Name, side.Image, side.Client),
 		Commands:    []string{fmt.Sprintf("kubectl get pod %s -n %s -o jsonpath='{.spec.containers[*].image}'", side.Pod.Name, side.Pod.Namespace)}}}, crash.Actions...)
 	f.Summary = fmt.Sprintf("%s. %s", upper(f.Title), crash.Summary)
 	return f
