@@ -52,7 +52,7 @@ func LBExclusion(n *corev1.Node) string {
 type LBNodes struct {
 	Local    bool     // externalTrafficPolicy Local: only endpoint nodes count
 	Eligible []string // nodes that may carry the traffic
-	Excluded []string // "node (reason)"
+	Excluded []string // "node (reason)", or the node alone when every one has the same reason
 	Reasons  []string // the distinct reasons, in order
 	Listed   int      // the nodes considered
 }
@@ -98,6 +98,12 @@ func LBNodesOf(c *rule.Pass, svc *corev1.Service) (LBNodes, bool) {
 			out.Reasons = append(out.Reasons, why)
 		}
 	}
+	if len(out.Reasons) == 1 {
+		// One reason for all: said once, after the names.
+		for i, e := range out.Excluded {
+			out.Excluded[i] = strings.TrimSuffix(e, " ("+out.Reasons[0]+")")
+		}
+	}
 	return out, out.Listed > 0
 }
 
@@ -131,7 +137,7 @@ func checkServiceLBNodes(c *rule.Pass) []rule.Finding {
 		Evidence: []string{
 			c.Evidence(fmt.Sprintf("Service %s is type LoadBalancer with address %s", svc.Name, addr),
 				svcRef(svc)+" .status.loadBalancer", fmt.Sprintf("kubectl get service %s %s -o wide", svc.Name, svcNS(svc))),
-			c.Evidence(fmt.Sprintf("Nodes excluded from load balancers: %s", kube.NamesUpTo(nodes.Excluded, 5)),
+			c.Evidence(fmt.Sprintf("Nodes excluded from load balancers (%s): %s", reasons, kube.NamesUpTo(nodes.Excluded, 5)),
 				"nodes' labels and taints", label),
 		},
 		Current: true, Strength: rule.Explained, Subject: svc.Name,

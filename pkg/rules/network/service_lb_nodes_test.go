@@ -60,7 +60,7 @@ func TestServiceLBNodes(t *testing.T) {
 		want     bool
 		culprit  string
 	}{
-		{"every node a control plane excluded by its label", svc(false, "192.168.99.220"), cp, nil, false, true, "cp-1 (label " + corev1.LabelNodeExcludeBalancers + ")"},
+		{"every node a control plane excluded by its label", svc(false, "192.168.99.220"), cp, nil, false, true, "nodes cp-1, cp-2, cp-3: label " + corev1.LabelNodeExcludeBalancers},
 		{"the only worker being deleted by the autoscaler", svc(false, "192.168.99.220"), append(cp[:1:1], node("w-1", false, true)), nil, false, true, "taint " + taintToBeDeleted},
 		{"one worker may carry it", svc(false, "192.168.99.220"), append(cp[:2:2], node("w-1", false, false)), nil, false, false, ""},
 		{"Local: the endpoint's node is excluded", svc(true, "192.168.99.220"), append(cp[:2:2], node("w-1", false, false)), nil, false, true, "cp-2"},
