@@ -180,7 +180,7 @@ var _ = register(Def{
 var _ = register(Def{
 	Class: APIMismatch,
 	Patterns: []Pattern{{
-		Explains: "the server rejects the request's format (HTTP 400 naming what it does not know): the client speaks another version of the server's API",
+		Explains: "the server rejects the request's format (HTTP 400 naming what it does not know): most often the client speaks another version of the server's API",
 		Fix:      "Run a client release that supports the server's version (or the server version the client was written for); where the client has an API-version or compatibility setting, set it to the server's.", Priority: 88}},
 	Rank:       2, // a line of it and Forbidden or WatchLimit is theirs
 	Signals:    []applog.Signal{applog.SigAPIMismatch},
